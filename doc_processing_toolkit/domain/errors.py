@@ -1,0 +1,255 @@
+"""The toolkit's exceptions.
+
+User mistakes (bad configuration, bad tools) are told apart from run failures
+(the provider or the network failed). Adapters translate SDK exceptions into this
+tree at the edge with ``raise ... from exc``; nothing above an adapter sees an SDK
+exception type.
+
+The tree::
+
+    Exception
+    ├── DocProcessingToolkitError
+    │   ├── ConfigurationError (also ValueError)     a user mistake in Agent(...) or a tool
+    │   │   ├── ToolDefinitionError                  a tool that cannot be offered
+    │   │   └── CompatibilityError                   asked for something this model/provider cannot do
+    │   ├── ProviderError                            a request to a model provider failed
+    │   │   ├── ProviderConnectionError              no response: refused, reset, DNS  [retryable]
+    │   │   │   └── ProviderTimeoutError             the request timed out            [retryable]
+    │   │   ├── ProviderStatusError                  an HTTP error status (.status_code)
+    │   │   │   ├── BadRequestError                  400 / 404 / 413 / 422
+    │   │   │   ├── AuthenticationError              401 / 403
+    │   │   │   ├── RequestTimeoutError              408                              [retryable]
+    │   │   │   ├── ConflictError                    409                              [retryable]
+    │   │   │   ├── RateLimitError                   429                              [retryable]
+    │   │   │   ├── ServerError                      5xx                              [retryable]
+    │   │   │   └── OverloadedError                  529                              [retryable]
+    │   │   └── StreamInterruptedError               the stream broke after it began  [retryable]
+    │   └── ToolExecutionError                       a tool raised (becomes an error result)
+    ├── ConfigParseError                             YAML could not be parsed
+    ├── ConfigValidationError                        configuration is invalid (names the key)
+    ├── AgentAborted                                 a hook aborted the run
+    ├── SessionCompatibilityError                    a history cannot move to another provider
+    └── UnsupportedPartError                         a prompt part the model cannot take
+
+``ConfigParseError``, ``ConfigValidationError``, ``AgentAborted``,
+``SessionCompatibilityError`` and ``UnsupportedPartError`` derive from ``Exception``
+directly, as the API reference documents.
+
+Every :class:`ProviderError` carries what the retry layer and the ledger need:
+``retryable``, ``retry_after`` (seconds, from retry-after / retry-after-ms),
+``partial_usage`` (usage reported before the failure, if any), ``before_stream``
+(True when the provider refused the request before any byte streamed, so nothing was
+billed) and ``deltas_emitted`` (True when a delta already reached the caller, which
+makes the failure unsafe to retry).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from doc_processing_toolkit.domain.requests import Usage
+
+__all__ = [
+    "AgentAborted",
+    "AuthenticationError",
+    "BadRequestError",
+    "CompatibilityError",
+    "ConfigParseError",
+    "ConfigValidationError",
+    "ConfigurationError",
+    "ConflictError",
+    "DocProcessingToolkitError",
+    "OverloadedError",
+    "ProviderConnectionError",
+    "ProviderError",
+    "ProviderStatusError",
+    "ProviderTimeoutError",
+    "RateLimitError",
+    "RequestTimeoutError",
+    "ServerError",
+    "SessionCompatibilityError",
+    "StreamInterruptedError",
+    "ToolDefinitionError",
+    "ToolExecutionError",
+    "UnsupportedPartError",
+    "status_error_class",
+]
+
+
+class DocProcessingToolkitError(Exception):
+    """Base of the toolkit's own errors."""
+
+
+class ConfigurationError(DocProcessingToolkitError, ValueError):
+    """A user mistake in the Agent's configuration; raised before any request is sent."""
+
+
+class ToolDefinitionError(ConfigurationError):
+    """A tool that cannot be offered to a model (bad schema, duplicate name)."""
+
+
+class CompatibilityError(ConfigurationError):
+    """The configuration asks for something this model or provider cannot do."""
+
+
+class ToolExecutionError(DocProcessingToolkitError):
+    """A tool raised; the run loop turns it into an error result."""
+
+
+class ProviderError(DocProcessingToolkitError):
+    """A request to a model provider failed."""
+
+    retryable: bool = False
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str | None = None,
+        status_code: int | None = None,
+        retry_after: float | None = None,
+        request_id: str | None = None,
+        partial_usage: Usage | None = None,
+        before_stream: bool = False,
+        deltas_emitted: bool = False,
+        error_type: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.provider = provider
+        self.status_code = status_code
+        self.retry_after = retry_after
+        self.request_id = request_id
+        self.partial_usage = partial_usage
+        self.before_stream = before_stream
+        self.deltas_emitted = deltas_emitted
+        self.error_type = error_type
+
+    def with_context(self, **changes: Any) -> ProviderError:
+        """Set attributes in place and return self (used by the retry layer)."""
+        for key, value in changes.items():
+            setattr(self, key, value)
+        return self
+
+
+class ProviderConnectionError(ProviderError):
+    """No response: the connection was refused, reset, or could not be made."""
+
+    retryable = True
+
+
+class ProviderTimeoutError(ProviderConnectionError):
+    """The request timed out."""
+
+
+class ProviderStatusError(ProviderError):
+    """The provider answered with an HTTP error status."""
+
+
+class BadRequestError(ProviderStatusError):
+    """400 / 404 / 413 / 422: the request itself is wrong; retrying will not help."""
+
+
+class AuthenticationError(ProviderStatusError):
+    """401 / 403: the key is missing, wrong, or not allowed."""
+
+
+class RequestTimeoutError(ProviderStatusError):
+    """408."""
+
+    retryable = True
+
+
+class ConflictError(ProviderStatusError):
+    """409."""
+
+    retryable = True
+
+
+class RateLimitError(ProviderStatusError):
+    """429."""
+
+    retryable = True
+
+
+class ServerError(ProviderStatusError):
+    """5xx."""
+
+    retryable = True
+
+
+class OverloadedError(ServerError):
+    """529 (Anthropic overloaded), also an ``overloaded_error`` event mid-stream."""
+
+    retryable = True
+
+
+class StreamInterruptedError(ProviderError):
+    """The stream broke after it began (disconnect, an ``error`` event on a 200 stream)."""
+
+    retryable = True
+
+
+def status_error_class(status_code: int | None) -> type[ProviderStatusError]:
+    """The error class for an HTTP status code."""
+    match status_code:
+        case 401 | 403:
+            return AuthenticationError
+        case 408:
+            return RequestTimeoutError
+        case 409:
+            return ConflictError
+        case 429:
+            return RateLimitError
+        case 529:
+            return OverloadedError
+        case int() if status_code >= 500:
+            return ServerError
+        case int() if status_code >= 400:
+            return BadRequestError
+        case _:
+            return ProviderStatusError
+
+
+class ConfigParseError(Exception):
+    """Raised when YAML parsing fails."""
+
+
+class ConfigValidationError(Exception):
+    """Raised when configuration validation fails."""
+
+
+class AgentAborted(Exception):
+    """Raised when a hook directs the run to abort.
+
+    Attributes:
+        reason: The hook-supplied rationale (may be None).
+        partial: Best-effort partial state at the abort point —
+            ``{"input_tokens", "output_tokens", "cost", "iterations"}``.
+        undelivered_injections: Hook-injected texts still queued when the run ended.
+    """
+
+    def __init__(
+        self,
+        reason: str | None = None,
+        partial: dict[str, Any] | None = None,
+        undelivered_injections: list[str] | None = None,
+    ) -> None:
+        super().__init__(reason or "run aborted by a hook")
+        self.reason = reason
+        self.partial: dict[str, Any] = partial or {
+            "input_tokens": 0,
+            "output_tokens": 0,
+            "cost": 0.0,
+            "iterations": 0,
+        }
+        self.undelivered_injections: list[str] = list(undelivered_injections or [])
+
+
+class SessionCompatibilityError(Exception):
+    """A stored history cannot be converted for the target provider."""
+
+
+class UnsupportedPartError(Exception):
+    """A prompt part the model cannot accept, under on_unsupported_part="raise"."""

@@ -1,0 +1,122 @@
+"""The event vocabulary: AgentStreamEvent (what a run reports) and HookDirective (how a
+hook steers it).
+
+Every observation of a run — stream events and hook points alike — goes through one
+channel as an :class:`AgentStreamEvent`. Hook points are the subset a hook is awaited at.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias
+
+__all__ = [
+    "HOOK_POINTS",
+    "OBSERVATION_ONLY_EVENTS",
+    "REQUEST_PURPOSES",
+    "STREAM_EVENT_TYPES",
+    "AgentStreamEvent",
+    "EventType",
+    "HookAction",
+    "HookDirective",
+]
+
+EventType: TypeAlias = Literal[
+    "run_start",
+    "iteration_start",
+    "request_start",
+    "text_delta",
+    "thinking_delta",
+    "tool_call_start",
+    "before_tool_call",
+    "tool_call_result",
+    "iteration_complete",
+    "run_end",
+    "error",
+    "complete",
+    "turn_start",
+    "turn_complete",
+]
+
+STREAM_EVENT_TYPES: frozenset[str] = frozenset(
+    {
+        "text_delta",
+        "thinking_delta",
+        "tool_call_start",
+        "tool_call_result",
+        "iteration_complete",
+        "error",
+        "complete",
+        "request_start",
+        "turn_start",
+        "turn_complete",
+    }
+)
+"""Events a ``stream()`` consumer can see."""
+
+HOOK_POINTS: frozenset[str] = frozenset(
+    {
+        "run_start",
+        "iteration_start",
+        "tool_call_start",
+        "before_tool_call",
+        "tool_call_result",
+        "iteration_complete",
+        "run_end",
+        "request_start",
+    }
+)
+"""Events a hook is awaited at (deltas never are: a hook per token would stall streaming)."""
+
+OBSERVATION_ONLY_EVENTS: frozenset[str] = frozenset({"request_start"})
+"""Hook points where any directive other than continue is ignored with a WARNING."""
+
+REQUEST_PURPOSES: tuple[str, ...] = (
+    "generation",
+    "tool_followup",
+    "max_tokens_continuation",
+    "truncation_retry",
+    "empty_turn_retry",
+    "pause_turn_continuation",
+    "compaction_summary",
+)
+"""Why a request was sent (``request_start`` metadata and ``IterationMetrics.purpose``)."""
+
+HookAction: TypeAlias = Literal["continue", "skip_tool", "inject_message", "pause", "abort"]
+
+
+@dataclass(slots=True)
+class AgentStreamEvent:
+    """A single event emitted during ``Agent.stream()`` (and delivered to hooks)."""
+
+    event_type: str
+    """One of :data:`EventType`."""
+    content: Any = None
+    """The text chunk for deltas, the message for ``error``; None otherwise."""
+    metadata: dict[str, Any] | None = None
+    """Event-specific data (see the event vocabulary in the API reference)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-data form."""
+        return {"event_type": self.event_type, "content": self.content, "metadata": self.metadata}
+
+
+@dataclass(frozen=True, slots=True)
+class HookDirective:
+    """Directive returned by a hook to steer the run."""
+
+    action: HookAction = "continue"
+    """One of "continue", "skip_tool", "inject_message", "pause", "abort"."""
+    message: str | None = None
+    """inject_message: the user text; skip_tool: the declined result's text."""
+    reason: str | None = None
+    """Free-text rationale (logged; carried on AgentAborted)."""
+
+    def __post_init__(self) -> None:
+        if self.action not in ("continue", "skip_tool", "inject_message", "pause", "abort"):
+            raise ValueError(
+                f"HookDirective action {self.action!r} is not one of "
+                "'continue', 'skip_tool', 'inject_message', 'pause', 'abort'"
+            )
+        if self.action == "inject_message" and not self.message:
+            raise ValueError("HookDirective(action='inject_message') needs a message")

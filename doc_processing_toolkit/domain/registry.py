@@ -1,0 +1,126 @@
+"""Model registry rows (ModelInfo) and provider detection, as pure data.
+
+A row says what a model is (provider, window, output cap, input types), what it can
+do (capability flags) and what it costs (per-million-token prices, service tiers).
+The JSON file ``registry/model_information.json`` holds the rows; the adapter in
+``adapters/registry/json_file.py`` reads it. Keys starting with ``_`` are metadata at
+every level and never resolve as models.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "PROVIDERS",
+    "ModelInfo",
+    "Pricing",
+    "detect_provider_by_prefix",
+]
+
+PROVIDERS = ("anthropic", "openai", "google", "fireworks")
+
+
+class Pricing(BaseModel):
+    """USD per million tokens. None means unknown (never invented)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    input_per_mtok: float | None = None
+    """Uncached input."""
+    output_per_mtok: float | None = None
+    """Output, reasoning included."""
+    cache_read_per_mtok: float | None = None
+    """Prompt-cache reads. None: priced as uncached input."""
+    cache_write_5m_per_mtok: float | None = None
+    """Anthropic 5-minute cache writes (1.25x input when None)."""
+    cache_write_1h_per_mtok: float | None = None
+    """Anthropic 1-hour cache writes (2x input when None)."""
+    long_context_threshold_tokens: int | None = None
+    """Input size above which the long-context prices apply, if the model has them."""
+    long_context_input_per_mtok: float | None = None
+    long_context_output_per_mtok: float | None = None
+
+    @property
+    def known(self) -> bool:
+        """True when both input and output prices are known."""
+        return self.input_per_mtok is not None and self.output_per_mtok is not None
+
+
+class ModelInfo(BaseModel):
+    """One model's row. Unknown extra keys are kept (later issues add flags)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    model: str
+    """The canonical model name."""
+    provider: str
+    """anthropic / openai / google / fireworks (or a plug-in's name)."""
+    context_window_tokens: int | None = None
+    max_output_tokens: int | None = None
+    input_types: tuple[str, ...] = ("text",)
+    """Accepted inputs: text, image, pdf, audio, video."""
+    aliases: tuple[str, ...] = ()
+    """Other names that resolve to this row (dated snapshots, provider ids)."""
+    api_model: str | None = None
+    """The model id sent on the wire, when it differs from ``model``."""
+    pricing: Pricing = Field(default_factory=Pricing)
+    service_tiers: dict[str, Pricing] = Field(default_factory=dict)
+    """Tier name (priority, flex, ultrafast) -> that tier's prices."""
+    cache_write_billing: str = "additive"
+    """"additive" (Anthropic: writes on top of input) or "subset" (OpenAI GPT-5.6+)."""
+    cache_write_input_multiplier: float | None = None
+    """OpenAI-style: the multiple of uncached input a written token costs."""
+    cache_min_prompt_tokens: int | None = None
+    supports_tools: bool = True
+    supports_thinking: bool = False
+    supports_adaptive_thinking: bool = False
+    thinking_off_type: str | None = None
+    thinking_off_max_effort: str | None = None
+    supports_structured_output: bool = False
+    """Native schema-constrained output (structured output Path A)."""
+    supports_function_calling_and_structured_outputs: bool = True
+    supports_strict_tools: bool = False
+    supports_forced_tool_choice: bool = True
+    supports_concurrent_built_in_and_custom_tools: bool = True
+    enforces_thinking_prefix_check: bool = False
+    built_in_tools: tuple[str, ...] = ()
+    deprecated: bool = False
+    release_date: str | None = None
+    notes: str | None = None
+
+    def flag(self, name: str, default: Any = None) -> Any:
+        """A capability flag by name, declared or extra."""
+        if name in type(self).model_fields:
+            return getattr(self, name)
+        extra = self.model_extra or {}
+        return extra.get(name, default)
+
+
+_PREFIXES: tuple[tuple[str, str], ...] = (
+    ("claude", "anthropic"),
+    ("anthropic/", "anthropic"),
+    ("gpt-", "openai"),
+    ("o1", "openai"),
+    ("o3", "openai"),
+    ("o4", "openai"),
+    ("chatgpt", "openai"),
+    ("codex", "openai"),
+    ("computer-use", "openai"),
+    ("gemini", "google"),
+    ("models/gemini", "google"),
+    ("gemma", "google"),
+    ("accounts/fireworks/", "fireworks"),
+    ("fireworks/", "fireworks"),
+)
+
+
+def detect_provider_by_prefix(model: str) -> str | None:
+    """Guess the provider from a model name's prefix; None when nothing matches."""
+    name = model.strip().lower()
+    for prefix, provider in _PREFIXES:
+        if name.startswith(prefix):
+            return provider
+    return None

@@ -1,0 +1,25 @@
+"""ToolSession: a source of tools the toolkit executes (local functions or an MCP server)."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+from doc_processing_toolkit.domain.tools import ToolOutcome, ToolSpec
+
+__all__ = ["ToolSession"]
+
+
+@runtime_checkable
+class ToolSession(Protocol):
+    """Lists tools and calls them."""
+
+    name: str
+    """The server name (used in logs and ``LoadedTool.server_name``)."""
+
+    async def list_tools(self) -> list[ToolSpec]:
+        """Every tool this session exposes (after any allowed_tools filter)."""
+        ...
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
+        """Run one tool; a tool failure is an error outcome, not an exception."""
+        ...
