@@ -1,0 +1,101 @@
+"""Scripted model behaviour shared by :class:`FakeModel` and :class:`ProviderEmulator`.
+
+A script is a list of steps, consumed one per model request (a fault step consumes one
+request too). The same steps drive the in-process fake and every wire dialect of the
+loopback emulator, so a test can move from one to the other unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+__all__ = [
+    "Fault",
+    "Reply",
+    "ScriptStep",
+    "ThinkingBlock",
+    "ToolCall",
+    "reply",
+    "tool_call",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A tool call the scripted model makes."""
+
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    id: str | None = None
+    """The call id; generated (``toolu_...`` / ``call_...``) when None."""
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingBlock:
+    """Visible reasoning, optionally signed (Anthropic) or redacted."""
+
+    text: str = ""
+    signature: str | None = None
+    redacted_data: str | None = None
+    """When set, the block is ``redacted_thinking`` carrying this opaque data."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """One successful model response."""
+
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    thinking: tuple[ThinkingBlock, ...] = ()
+    input_tokens: int = 10
+    """Uncached input tokens as the wire reports them."""
+    output_tokens: int = 5
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
+    stop_reason: str | None = None
+    """Override the stop reason (default: tool_use with tool calls, else end_turn)."""
+    chunk_size: int = 8
+    """Characters per text delta when streamed."""
+    delay_between_chunks: float = 0.0
+    """Seconds between streamed chunks (a slow stream)."""
+    served_tier: str | None = None
+    model: str | None = None
+    """The served model name (defaults to the requested one)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """A failure of one request.
+
+    kinds:
+        ``status``: an HTTP error status before any byte streams (``status``,
+        ``retry_after``, ``retry_after_ms``, ``error_type``, ``message``).
+        ``stream_error``: a 200 stream that starts, sends ``partial_text`` and then an
+        ``error`` event (Anthropic's ``overloaded_error``).
+        ``disconnect``: a 200 stream cut after ``partial_text``.
+    """
+
+    kind: Literal["status", "stream_error", "disconnect"] = "status"
+    status: int = 500
+    retry_after: float | None = None
+    retry_after_ms: int | None = None
+    error_type: str | None = None
+    message: str = "scripted fault"
+    partial_text: str = ""
+    input_tokens: int = 10
+    """Usage reported at stream start before a mid-stream fault."""
+
+
+ScriptStep: TypeAlias = Reply | Fault
+
+
+def reply(text: str = "", **kwargs: Any) -> Reply:
+    """Shorthand for :class:`Reply`."""
+    return Reply(text=text, **kwargs)
+
+
+def tool_call(name: str, arguments: dict[str, Any] | None = None, id: str | None = None) -> Reply:
+    """A reply that makes one tool call."""
+    return Reply(tool_calls=(ToolCall(name=name, arguments=arguments or {}, id=id),))
