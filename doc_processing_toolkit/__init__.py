@@ -1,1 +1,43 @@
-"""doc-processing-toolkit."""
+"""doc-processing-toolkit: one Agent API over Anthropic, OpenAI, Google Gemini and Fireworks.
+
+Importing the package imports no provider SDK and no MCP library: each adapter imports
+its SDK when it is first used.
+"""
+
+from doc_processing_toolkit.agent import (
+    Agent,
+    AgentAborted,
+    AgentBuilder,
+    AgentResult,
+    AgentStreamEvent,
+    DetailedCostReport,
+    tool,
+)
+from doc_processing_toolkit.agent.tools import get_tool_metadata, is_tool
+from doc_processing_toolkit.domain.errors import (
+    ConfigParseError,
+    ConfigValidationError,
+    DocProcessingToolkitError,
+    ProviderError,
+)
+from doc_processing_toolkit.domain.events import HookDirective
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Agent",
+    "AgentAborted",
+    "AgentBuilder",
+    "AgentResult",
+    "AgentStreamEvent",
+    "ConfigParseError",
+    "ConfigValidationError",
+    "DetailedCostReport",
+    "DocProcessingToolkitError",
+    "HookDirective",
+    "ProviderError",
+    "__version__",
+    "get_tool_metadata",
+    "is_tool",
+    "tool",
+]

@@ -1,1 +1,21 @@
+"""Agent abstraction layer for doc-processing-toolkit.
 
+Main exports: Agent, AgentBuilder, AgentResult, AgentStreamEvent, tool, DetailedCostReport.
+Features of later releases (AgentSession, ToolLoader, MediaTransformer, CompactionConfig)
+are not exported until they exist.
+"""
+
+from doc_processing_toolkit.agent.core import Agent, AgentAborted, AgentBuilder
+from doc_processing_toolkit.agent.cost import AgentStreamEvent, DetailedCostReport
+from doc_processing_toolkit.agent.result import AgentResult
+from doc_processing_toolkit.agent.tools import tool
+
+__all__ = [
+    "Agent",
+    "AgentAborted",
+    "AgentBuilder",
+    "AgentResult",
+    "AgentStreamEvent",
+    "DetailedCostReport",
+    "tool",
+]

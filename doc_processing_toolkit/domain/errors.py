@@ -11,7 +11,7 @@ The tree::
     ├── DocProcessingToolkitError
     │   ├── ConfigurationError (also ValueError)     a user mistake in Agent(...) or a tool
     │   │   ├── ToolDefinitionError                  a tool that cannot be offered
-    │   │   └── CompatibilityError                   asked for something this model/provider cannot do
+    │   │   └── CompatibilityError                   the model/provider cannot do what was asked
     │   ├── ProviderError                            a request to a model provider failed
     │   │   ├── ProviderConnectionError              no response: refused, reset, DNS  [retryable]
     │   │   │   └── ProviderTimeoutError             the request timed out            [retryable]

@@ -48,7 +48,7 @@ class Usage:
     """
 
     input_tokens: int = 0
-    """All prompt tokens billed, cached and cache-written ones included where the provider counts them."""
+    """All prompt tokens billed (cache reads included; see the class docstring)."""
     output_tokens: int = 0
     """All generated tokens, reasoning included."""
     reasoning_tokens: int = 0

@@ -1,0 +1,136 @@
+"""AgentBuilder: a fluent way to collect Agent keyword arguments.
+
+Each method records one keyword and returns the builder; :meth:`AgentBuilder.build`
+calls ``Agent(**kwargs)``, so the Agent's own validation (and its NotImplementedError for
+features not built yet) applies unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from doc_processing_toolkit.application.agent import Agent
+
+__all__ = ["AgentBuilder"]
+
+
+class AgentBuilder:
+    """Builder pattern for Agent construction.
+
+    Example::
+
+        agent = (
+            Agent.builder()
+            .model("claude-sonnet-4-5")
+            .instructions("You are helpful.")
+            .add_tool(my_tool)
+            .with_thinking(budget_tokens=10000)
+            .build()
+        )
+    """
+
+    def __init__(self) -> None:
+        self._model: str | None = None
+        self._kwargs: dict[str, Any] = {}
+        self._tools: list[Any] = []
+
+    def _set(self, key: str, value: Any) -> AgentBuilder:
+        self._kwargs[key] = value
+        return self
+
+    def model(self, model_name: str) -> AgentBuilder:
+        """Set the model name."""
+        self._model = model_name
+        return self
+
+    def instructions(self, instructions: str) -> AgentBuilder:
+        """Set the system instructions."""
+        return self._set("instructions", instructions)
+
+    def add_tool(self, tool: Any) -> AgentBuilder:
+        """Add a tool."""
+        self._tools.append(tool)
+        return self
+
+    def max_iterations(self, n: int) -> AgentBuilder:
+        """Set max iterations."""
+        return self._set("max_iterations", n)
+
+    def max_tokens(self, n: int) -> AgentBuilder:
+        """Set max tokens."""
+        return self._set("max_tokens", n)
+
+    def temperature(self, t: float) -> AgentBuilder:
+        """Set temperature."""
+        return self._set("temperature", t)
+
+    def with_thinking(self, **kwargs: Any) -> AgentBuilder:
+        """Configure thinking/reasoning."""
+        return self._set("thinking", dict(kwargs))
+
+    def with_built_in_tools(self, **kwargs: Any) -> AgentBuilder:
+        """Configure built-in tools."""
+        return self._set("built_in_tools", dict(kwargs))
+
+    def with_compaction(self, enabled: bool = True, **config: Any) -> AgentBuilder:
+        """Configure compaction."""
+        self._kwargs["compaction"] = enabled
+        if config:
+            self._kwargs["compaction_config"] = dict(config)
+        return self
+
+    def auto_inject_skills(self, enabled: bool = True) -> AgentBuilder:
+        """Enable/disable auto skills injection."""
+        return self._set("auto_inject_skills", enabled)
+
+    def prompt_caching(self, enabled: Any = True) -> AgentBuilder:
+        """Opt in to Anthropic prompt caching (True or {"ttl": "5m" | "1h"})."""
+        return self._set("prompt_caching", enabled)
+
+    def service_tier(self, tier: str) -> AgentBuilder:
+        """Request a service tier ("priority", "flex" or "ultrafast")."""
+        return self._set("service_tier", tier)
+
+    def anthropic_block_binding(self, behaviour: str = "drop_block") -> AgentBuilder:
+        """Set the Anthropic thinking block-binding behaviour."""
+        return self._set("anthropic_block_binding", behaviour)
+
+    def strict_prefix_binding(self, enabled: bool = True) -> AgentBuilder:
+        """Fail loudly on a thinking prefix mismatch instead of dropping blocks."""
+        return self._set("strict_prefix_binding", enabled)
+
+    def prefix_audit(self, enabled: bool = True) -> AgentBuilder:
+        """Log would-be prefix mismatches without changing any request byte."""
+        return self._set("prefix_audit", enabled)
+
+    def prefix_strip_fallback(self, enabled: bool = True) -> AgentBuilder:
+        """Strip all replayed thinking instead of sending the binding beta."""
+        return self._set("prefix_strip_fallback", enabled)
+
+    def media_policy(self, policy: str = "auto") -> AgentBuilder:
+        """Set how the agent's sessions write media when saved."""
+        return self._set("media_policy", policy)
+
+    def media_store(self, store: Any) -> AgentBuilder:
+        """Set where externalised media bytes live."""
+        return self._set("media_store", store)
+
+    def media_max_inline_bytes(self, limit: int | None) -> AgentBuilder:
+        """Set the per-part cap on Google upload bytes kept in the envelope."""
+        return self._set("media_max_inline_bytes", limit)
+
+    def build(self) -> Agent:
+        """Build and return the Agent.
+
+        Raises:
+            ValueError: when no model was set.
+        """
+        from doc_processing_toolkit.application.agent import Agent
+
+        if not self._model:
+            raise ValueError("AgentBuilder.build(): call .model(name) first")
+        kwargs = dict(self._kwargs)
+        if self._tools:
+            kwargs["tools"] = list(self._tools)
+        return Agent(self._model, **kwargs)

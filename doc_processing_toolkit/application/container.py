@@ -1,0 +1,130 @@
+"""The composition root: the one module that wires adapters to the application.
+
+Nothing else imports ``dependency_injector`` or an adapter module from the application.
+``Agent(...)`` uses the process default container (:func:`default_container`); a host
+overrides any adapter on it::
+
+    from dependency_injector import providers
+    from doc_processing_toolkit.application.container import default_container
+
+    container = default_container()
+    container.model_clients.anthropic.override(providers.Object(my_client))
+    ...
+    container.model_clients.anthropic.reset_override()
+
+or per Agent with ``Agent(..., client=my_client)``. Third-party providers register a
+factory ``(**kwargs) -> ModelClient`` under the entry-point group
+``doc_processing_toolkit.providers``; the entry point's name is the provider name.
+"""
+
+from __future__ import annotations
+
+import threading
+from importlib.metadata import entry_points
+from typing import Any, cast
+
+from dependency_injector import containers, providers
+
+from doc_processing_toolkit.adapters.mcp.local_functions import LocalFunctionSession
+from doc_processing_toolkit.adapters.providers.anthropic.client import AnthropicModelClient
+from doc_processing_toolkit.adapters.providers.anthropic.dialect import AnthropicHistoryCodec
+from doc_processing_toolkit.adapters.registry.json_file import JsonFileRegistry
+from doc_processing_toolkit.ports.dialect import HistoryCodec
+from doc_processing_toolkit.ports.model_client import ModelClient
+from doc_processing_toolkit.ports.registry import ModelRegistry
+from doc_processing_toolkit.ports.tool_session import ToolSession
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Container",
+    "build_history_codec",
+    "build_model_client",
+    "default_container",
+    "local_function_session",
+    "registry",
+    "reset_default_container",
+]
+
+ENTRY_POINT_GROUP = "doc_processing_toolkit.providers"
+
+_PLANNED_PROVIDERS = ("openai", "google", "fireworks")
+
+
+class Container(containers.DeclarativeContainer):
+    """Adapters by port. Override a provider to swap an adapter for the whole process."""
+
+    registry = providers.Singleton(JsonFileRegistry)
+    model_clients = providers.FactoryAggregate(
+        anthropic=providers.Factory(AnthropicModelClient),
+    )
+    history_codecs = providers.FactoryAggregate(
+        anthropic=providers.Factory(AnthropicHistoryCodec),
+    )
+    local_functions = providers.Factory(LocalFunctionSession)
+
+
+_default: Container | None = None
+_default_lock = threading.Lock()
+
+
+def default_container() -> Container:
+    """The process default container, built on first use."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Container()
+        return _default
+
+
+def reset_default_container() -> None:
+    """Drop the process default container (tests, hosts that rebuild their wiring)."""
+    global _default
+    with _default_lock:
+        _default = None
+
+
+def _plugin_factory(provider: str) -> Any | None:
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name == provider:
+            return ep.load()
+    return None
+
+
+def build_model_client(container: Container, provider: str, **kwargs: Any) -> ModelClient:
+    """A ModelClient for ``provider``: a built-in adapter, else an entry-point plug-in.
+
+    Raises:
+        NotImplementedError: for a built-in provider whose adapter is not built yet.
+        ValueError: for a provider nothing provides.
+    """
+    if provider in container.model_clients.providers:
+        return cast(ModelClient, container.model_clients(provider, **kwargs))
+    factory = _plugin_factory(provider)
+    if factory is not None:
+        return cast(ModelClient, factory(**kwargs))
+    if provider in _PLANNED_PROVIDERS:
+        raise NotImplementedError(
+            f"the {provider} provider adapter is not implemented yet; today only "
+            "'anthropic' models run (or pass client= with your own ModelClient)"
+        )
+    raise ValueError(
+        f"no adapter for provider {provider!r}: register one under the entry-point group "
+        f"{ENTRY_POINT_GROUP!r} or pass client="
+    )
+
+
+def local_function_session(container: Container, functions: list[Any]) -> ToolSession:
+    """A ToolSession over ``@tool`` functions."""
+    return cast(ToolSession, container.local_functions(functions))
+
+
+def build_history_codec(container: Container, provider: str) -> HistoryCodec | None:
+    """The provider's HistoryCodec, or None when it has none."""
+    if provider in container.history_codecs.providers:
+        return cast(HistoryCodec, container.history_codecs(provider))
+    return None
+
+
+def registry(container: Container | None = None) -> ModelRegistry:
+    """The registry of ``container`` (default: the process container)."""
+    return cast(ModelRegistry, (container or default_container()).registry())

@@ -1,0 +1,60 @@
+"""The one event channel of a run.
+
+Every observation — stream events and hook points — goes through :meth:`EventChannel.emit`.
+Stream-visible events reach the stream sink (``Agent.stream()`` consumers and the
+``stream_callback`` tap); hook points reach the hook runner, whose directive comes back
+to the call site. The hooks issue adds directive handling in the runner only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from doc_processing_toolkit.domain.events import (
+    HOOK_POINTS,
+    STREAM_EVENT_TYPES,
+    AgentStreamEvent,
+    HookDirective,
+)
+
+__all__ = ["EventChannel", "EventSink", "HookDispatcher"]
+
+EventSink = Callable[[AgentStreamEvent], Awaitable[None]]
+"""Receives stream-visible events in order."""
+
+
+class HookDispatcher(Protocol):
+    """Awaits the user's hook for one hook point and returns its directive."""
+
+    async def dispatch(self, event: AgentStreamEvent) -> HookDirective | None:
+        """Deliver ``event``; return a directive the call site must act on, else None."""
+        ...
+
+
+class EventChannel:
+    """Routes each event to the stream sink and/or the hooks."""
+
+    def __init__(
+        self,
+        sink: EventSink | None = None,
+        hooks: HookDispatcher | None = None,
+        *,
+        emit_request_start: bool = False,
+    ) -> None:
+        self._sink = sink
+        self._hooks = hooks
+        self.emit_request_start = emit_request_start
+
+    async def emit(
+        self, event_type: str, content: Any = None, metadata: dict[str, Any] | None = None
+    ) -> HookDirective | None:
+        """Emit one event. Returns the hook's directive at hook points, else None."""
+        if event_type == "request_start" and not self.emit_request_start:
+            return None
+        event = AgentStreamEvent(event_type, content, metadata)
+        if self._sink is not None and event_type in STREAM_EVENT_TYPES:
+            await self._sink(event)
+        if self._hooks is not None and event_type in HOOK_POINTS:
+            return await self._hooks.dispatch(event)
+        return None

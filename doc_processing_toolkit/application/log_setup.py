@@ -1,0 +1,152 @@
+"""Logging: structlog over the standard library, one logger per Agent, no secret ever.
+
+* Library modules log with ``get_logger(__name__)``; records flow into stdlib
+  logging under ``doc_processing_toolkit.*``.
+* Each Agent gets a stdlib logger (or uses the one it was given). Built by the toolkit, it
+  writes to ``./logs/Agent-{model}_{timestamp}.log`` and to the console; ``log_to_file=False``
+  or ``DPT_AGENT_LOG_TO_FILE=0`` makes it console-only and creates no ``./logs/``.
+  ``AGENT_LOG_LEVEL`` overrides ``log_level``.
+* While an Agent runs, library records are forwarded to that Agent's logger (a context
+  variable says which Agent is running), so one file holds the whole run.
+* Every handler the toolkit builds carries :class:`RedactingFilter`: registered secrets
+  (API keys, bearer tokens) are replaced by ``***`` in the message and its arguments,
+  whatever the level.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import os
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+
+from doc_processing_toolkit._logging import redact, register_secret
+
+__all__ = [
+    "RedactingFilter",
+    "active_agent_logger",
+    "build_agent_logger",
+    "install_forwarding",
+    "redact",
+    "register_secret",
+]
+
+_LEVELS = {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL", "NOTSET"}
+_configured = False
+_configured_lock = threading.Lock()
+_current_logger: contextvars.ContextVar[logging.Logger | None] = contextvars.ContextVar(
+    "dpt_current_agent_logger", default=None
+)
+
+
+class RedactingFilter(logging.Filter):
+    """Masks secrets in a record's final message (args are rendered first)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):
+            message = str(record.msg)
+        record.msg = redact(message)
+        record.args = None
+        return True
+
+
+class _ForwardToActiveAgent(logging.Handler):
+    """Sends library records to the logger of the Agent that is running, if any."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        target = _current_logger.get()
+        if target is None or record.name == target.name:
+            return
+        if target.isEnabledFor(record.levelno):
+            target.handle(record)
+
+
+def install_forwarding() -> None:
+    """Install the forwarding handler on the package logger once."""
+    global _configured
+    with _configured_lock:
+        if _configured:
+            return
+        _configured = True
+    package = logging.getLogger("doc_processing_toolkit")
+    if not any(isinstance(h, _ForwardToActiveAgent) for h in package.handlers):
+        package.addHandler(_ForwardToActiveAgent())
+        if package.level == logging.NOTSET:
+            package.setLevel(logging.DEBUG)
+
+
+def _resolve_level(log_level: str) -> int:
+    level = os.environ.get("AGENT_LOG_LEVEL") or log_level
+    name = str(level).upper()
+    if name not in _LEVELS:
+        raise ValueError(
+            f"log_level {level!r} is not one of {', '.join(sorted(_LEVELS))}"
+            + (" (from AGENT_LOG_LEVEL)" if os.environ.get("AGENT_LOG_LEVEL") else "")
+        )
+    return logging.getLevelName(name)  # type: ignore[no-any-return]
+
+
+def _log_to_file_enabled(log_to_file: bool) -> bool:
+    env = os.environ.get("DPT_AGENT_LOG_TO_FILE")
+    if env is not None and env.strip().lower() in ("0", "false", "no", "off"):
+        return False
+    return log_to_file
+
+
+def build_agent_logger(
+    *,
+    model: str,
+    agent_id: str,
+    log_level: str = "DEBUG",
+    log_file: str | None = None,
+    log_to_file: bool = True,
+) -> tuple[logging.Logger, str | None]:
+    """A fresh per-Agent logger and the file it writes (None when console-only)."""
+    install_forwarding()
+    level = _resolve_level(log_level)
+    safe_model = re.sub(r"[^A-Za-z0-9._-]", "_", model)
+    logger = logging.getLogger(f"doc_processing_toolkit.Agent.{safe_model}.{agent_id}")
+    logger.setLevel(level)
+    logger.propagate = False
+    for handler in list(logger.handlers):
+        logger.removeHandler(handler)
+    formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    console = logging.StreamHandler()
+    # The console shows warnings and above unless AGENT_LOG_LEVEL asks for more.
+    console.setLevel(level if os.environ.get("AGENT_LOG_LEVEL") else max(level, logging.WARNING))
+    console.setFormatter(formatter)
+    console.addFilter(RedactingFilter())
+    logger.addHandler(console)
+    path: str | None = None
+    if _log_to_file_enabled(log_to_file):
+        if log_file:
+            path = log_file
+        else:
+            stamp = datetime.now().strftime("%Y%m%d_%H%M%S")
+            path = str(Path("logs") / f"Agent-{safe_model}_{stamp}.log")
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        file_handler = logging.FileHandler(path, encoding="utf-8", delay=True)
+        file_handler.setLevel(level)
+        file_handler.setFormatter(formatter)
+        file_handler.addFilter(RedactingFilter())
+        logger.addHandler(file_handler)
+    elif log_file:
+        logger.warning("log_file=%s ignored: logging to file is off", log_file)
+    return logger, path
+
+
+@contextmanager
+def active_agent_logger(logger: logging.Logger) -> Iterator[None]:
+    """Forward library records to ``logger`` for the duration of the block."""
+    token = _current_logger.set(logger)
+    try:
+        yield
+    finally:
+        _current_logger.reset(token)

@@ -1,0 +1,75 @@
+"""``dpt demo``: a tool-using agent run end to end, offline.
+
+The loopback ProviderEmulator plays the provider; the real SDK and the real Agent talk to
+it over HTTP, so everything but the model itself is the production path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any, TextIO
+
+from doc_processing_toolkit.agent import Agent
+from doc_processing_toolkit.agent.tools import tool
+from doc_processing_toolkit.cli.main import _stream_run, cost_table
+from doc_processing_toolkit.testing.script import Reply, ToolCall
+
+__all__ = ["run_demo"]
+
+
+@tool
+def calculate(a: int, b: int) -> int:
+    """Add two numbers.
+
+    Args:
+        a: The first number.
+        b: The second number.
+    """
+    return a + b
+
+
+_SCRIPT = (
+    Reply(
+        text="Let me add those with the calculator.",
+        tool_calls=(ToolCall("calculate", {"a": 2, "b": 3}),),
+        input_tokens=412,
+        output_tokens=58,
+    ),
+    Reply(
+        text="The sum of 2 and 3 is 5.",
+        input_tokens=498,
+        output_tokens=14,
+        chunk_size=3,
+        delay_between_chunks=0.03,
+    ),
+)
+
+
+def run_demo(model: str, out: TextIO) -> int:
+    """Run the demo against the emulator; returns a process exit code."""
+    from doc_processing_toolkit.testing.emulator import ProviderEmulator
+
+    print("dpt demo — OFFLINE: a local provider emulator on 127.0.0.1 plays the model.", file=out)
+    print("No API key is used and nothing leaves this machine.\n", file=out)
+    with ProviderEmulator(_SCRIPT) as emulator:
+        agent = Agent(
+            model,
+            "You are a helpful math assistant.",
+            tools=[calculate],
+            api_key=os.environ.get("DPT_DEMO_API_KEY", "demo-key-offline"),
+            base_url=emulator.anthropic_base_url,
+            log_to_file=False,
+        )
+        print(f"model: {model} ({agent.provider})  endpoint: {emulator.url}\n", file=out)
+        print("user: What is 2 + 3?\n", file=out)
+
+        async def demo() -> dict[str, Any]:
+            async with agent:
+                return await _stream_run(agent, "What is 2 + 3?", out)
+
+        final = asyncio.run(demo())
+    print(file=out)
+    cost_table(final, out)
+    print(f"\ntools used: {', '.join(final.get('tools_used') or []) or 'none'}", file=out)
+    return 0 if not final.get("error") else 1

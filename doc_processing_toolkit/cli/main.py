@@ -1,0 +1,184 @@
+"""The ``dpt`` command: run an agent, list the registry, or watch an offline demo.
+
+::
+
+    dpt run "What is 2 + 3?" --model claude-sonnet-4-5 --tool tools.py --stream
+    dpt models [--provider anthropic]
+    dpt demo [--model claude-sonnet-4-5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from doc_processing_toolkit.agent import Agent, AgentResult
+from doc_processing_toolkit.agent.tools import is_tool
+
+__all__ = ["main"]
+
+
+def _load_tool_file(path: str) -> list[Any]:
+    file = Path(path)
+    if not file.is_file():
+        raise FileNotFoundError(f"tool file not found: {path}")
+    spec = importlib.util.spec_from_file_location(f"dpt_cli_tools_{file.stem}", file)
+    if spec is None or spec.loader is None:
+        raise ValueError(f"cannot import tool file {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    tools = [obj for obj in vars(module).values() if is_tool(obj)]
+    if not tools:
+        raise ValueError(f"{path} defines no @tool functions")
+    return tools
+
+
+def _cost_line(result: AgentResult) -> str:
+    estimated = " (estimated)" if result.cost_estimated else ""
+    return (
+        f"cost ${result.cost:.6f}{estimated} · {result.input_tokens} in / "
+        f"{result.output_tokens} out tokens · {len(result.request_cost_records)} request(s)"
+    )
+
+
+def cost_table(result: dict[str, Any] | AgentResult, out: TextIO) -> None:
+    """Print one row per API request and the total."""
+    data = result.to_dict() if isinstance(result, AgentResult) else result
+    records = data.get("request_cost_records") or []
+    header = f"{'#':>2}  {'purpose':<16} {'input':>7} {'cached':>7} {'output':>7} {'cost USD':>12}"
+    print(header, file=out)
+    print("-" * len(header), file=out)
+    for index, record in enumerate(records, 1):
+        print(
+            f"{index:>2}  {record.get('purpose') or ''!s:<16} "
+            f"{record.get('input_tokens', 0):>7} {record.get('cached_input_tokens', 0):>7} "
+            f"{record.get('output_tokens', 0):>7} {record.get('cost', 0.0):>12.6f}",
+            file=out,
+        )
+    print("-" * len(header), file=out)
+    retry = data.get("retry_cost", 0.0)
+    if retry:
+        print(f"    {'failed retries':<16} {'':>7} {'':>7} {'':>7} {retry:>12.6f}", file=out)
+    mark = " (estimated)" if data.get("cost_estimated") else ""
+    print(
+        f"    {'total':<16} {data.get('input_tokens', 0):>7} "
+        f"{data.get('cached_input_tokens', 0):>7} {data.get('output_tokens', 0):>7} "
+        f"{data.get('cost', 0.0):>12.6f}{mark}",
+        file=out,
+    )
+
+
+async def _stream_run(agent: Agent, message: str, out: TextIO) -> dict[str, Any]:
+    final: dict[str, Any] = {}
+    async for event in agent.stream(message):
+        meta = event.metadata or {}
+        if event.event_type == "text_delta":
+            print(event.content, end="", flush=True, file=out)
+        elif event.event_type == "thinking_delta":
+            print(f"\x1b[2m{event.content}\x1b[0m", end="", flush=True, file=out)
+        elif event.event_type == "tool_call_start":
+            args = json.dumps(meta.get("arguments"), ensure_ascii=False)
+            print(f"\n→ tool {meta.get('tool_name')}({args})", file=out)
+        elif event.event_type == "tool_call_result":
+            status = "ok" if meta.get("success") else "error"
+            print(f"← {meta.get('tool_name')} [{status}]: {meta.get('result')}", file=out)
+        elif event.event_type == "error":
+            print(f"\nerror: {event.content}", file=sys.stderr)
+        elif event.event_type == "complete":
+            final = meta
+    print(file=out)
+    return final
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    tools: list[Any] = []
+    for path in args.tool or []:
+        tools.extend(_load_tool_file(path))
+    agent = Agent(args.model, args.instructions or "", tools=tools or None, log_to_file=False)
+    out = sys.stdout
+    if args.stream:
+        final = asyncio.run(_stream_run(agent, args.message, out))
+        if args.json:
+            print(json.dumps(final, indent=2, default=str), file=out)
+        else:
+            result = AgentResult.from_dict(final)
+            print(_cost_line(result), file=out)
+        return 0 if not final.get("error") else 1
+    result = agent.run_sync(args.message)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2, default=str), file=out)
+    else:
+        print(result.output, file=out)
+        print(_cost_line(result), file=out)
+    return 0
+
+
+def _price(value: float | None) -> str:
+    return "?" if value is None else f"{value:g}"
+
+
+def _cmd_models(args: argparse.Namespace) -> int:
+    from doc_processing_toolkit.application.container import registry
+
+    rows = registry().models()
+    if args.provider:
+        rows = [r for r in rows if r.provider == args.provider]
+    print(f"{'model':<36} {'provider':<10} {'window':>9} {'in $/M':>8} {'out $/M':>8}")
+    for row in rows:
+        window = f"{row.context_window_tokens:,}" if row.context_window_tokens else "?"
+        print(
+            f"{row.model:<36} {row.provider:<10} {window:>9} "
+            f"{_price(row.pricing.input_per_mtok):>8} {_price(row.pricing.output_per_mtok):>8}"
+        )
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from doc_processing_toolkit.cli.demo import run_demo
+
+    return run_demo(args.model, sys.stdout)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="dpt", description="doc-processing-toolkit agents")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run an agent on one message")
+    run.add_argument("message")
+    run.add_argument("--model", required=True)
+    run.add_argument("--tool", action="append", metavar="FILE.py", help="a file of @tool functions")
+    run.add_argument("--instructions", default="")
+    run.add_argument("--stream", action="store_true", help="stream text and tool calls")
+    run.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    run.set_defaults(func=_cmd_run)
+
+    models = sub.add_parser("models", help="list registry models with windows and prices")
+    models.add_argument("--provider")
+    models.set_defaults(func=_cmd_models)
+
+    demo = sub.add_parser("demo", help="an offline tool-using agent against the local emulator")
+    demo.add_argument("--model", default="claude-sonnet-4-5")
+    demo.set_defaults(func=_cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``dpt``."""
+    args = _parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (ValueError, FileNotFoundError, NotImplementedError) as exc:
+        print(f"dpt: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        print(f"dpt: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
