@@ -18,6 +18,7 @@ __all__ = [
     "ModelInfo",
     "Pricing",
     "detect_provider_by_prefix",
+    "is_metadata_key",
 ]
 
 PROVIDERS = ("anthropic", "openai", "google", "fireworks")
@@ -74,11 +75,16 @@ class ModelInfo(BaseModel):
     cache_write_input_multiplier: float | None = None
     """OpenAI-style: the multiple of uncached input a written token costs."""
     cache_min_prompt_tokens: int | None = None
+    """Shortest prefix the provider caches (Anthropic); None: unknown."""
     supports_tools: bool = True
     supports_thinking: bool = False
     supports_adaptive_thinking: bool = False
     thinking_off_type: str | None = None
+    """The thinking type that turns thinking off (``disabled``, ``between_tools``).
+
+    None on a thinking row means the model cannot turn thinking off."""
     thinking_off_max_effort: str | None = None
+    """The highest effort at which thinking can be turned off; None: no limit."""
     supports_structured_output: bool = False
     """Native schema-constrained output (structured output Path A)."""
     supports_function_calling_and_structured_outputs: bool = True
@@ -86,7 +92,17 @@ class ModelInfo(BaseModel):
     supports_forced_tool_choice: bool = True
     supports_concurrent_built_in_and_custom_tools: bool = True
     enforces_thinking_prefix_check: bool = False
+    """Anthropic rows that send ``drop_block`` plus the thinking-binding beta by default."""
+    default_reasoning_effort: str | None = None
+    """The effort the provider applies when the request names none."""
+    supported_reasoning_values: tuple[str, ...] = ()
+    """Effort values the model accepts (empty: unknown, send what the caller gave)."""
+    supported_reasoning_modes: tuple[str, ...] = ()
+    """OpenAI GPT-5.6+ reasoning modes (``standard`` / ``pro``)."""
+    supported_reasoning_values_pro_mode: tuple[str, ...] = ()
+    """Effort values allowed in pro mode."""
     built_in_tools: tuple[str, ...] = ()
+    """Provider-run tools the row offers (web_search, code_execution, tool_search)."""
     deprecated: bool = False
     release_date: str | None = None
     notes: str | None = None
@@ -115,6 +131,11 @@ _PREFIXES: tuple[tuple[str, str], ...] = (
     ("accounts/fireworks/", "fireworks"),
     ("fireworks/", "fireworks"),
 )
+
+
+def is_metadata_key(key: str) -> bool:
+    """True for registry metadata keys (``_meta``, ``_comment``...): never a model."""
+    return key.startswith("_")
 
 
 def detect_provider_by_prefix(model: str) -> str | None:
