@@ -169,9 +169,10 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
         summary.append(stripped)
     params: dict[str, str] = {}
     in_args, header_indent, entry_indent, current = False, 0, -1, ""
-    for line in lines:
+    for number, line in enumerate(lines):
         stripped = line.strip()
-        indent = len(line) - len(line.lstrip())
+        # cleandoc leaves the first line's own indent out of the margin it removes
+        indent = len(line) - len(line.lstrip()) if number else -1
         if not stripped:
             continue
         sphinx = _SPHINX_RE.match(stripped)
