@@ -83,13 +83,14 @@ def install_forwarding() -> None:
 
 
 def _resolve_level(log_level: str) -> int:
-    level = os.environ.get("AGENT_LOG_LEVEL") or log_level
-    name = str(level).upper()
-    if name not in _LEVELS:
-        raise ValueError(
-            f"log_level {level!r} is not one of {', '.join(sorted(_LEVELS))}"
-            + (" (from AGENT_LOG_LEVEL)" if os.environ.get("AGENT_LOG_LEVEL") else "")
-        )
+    """The level to use: AGENT_LOG_LEVEL when set, else ``log_level`` (both validated)."""
+    for source, value in (
+        ("log_level", log_level),
+        ("AGENT_LOG_LEVEL", os.environ.get("AGENT_LOG_LEVEL")),
+    ):
+        if value is not None and str(value).upper() not in _LEVELS:
+            raise ValueError(f"{source} {value!r} is not one of {', '.join(sorted(_LEVELS))}")
+    name = str(os.environ.get("AGENT_LOG_LEVEL") or log_level).upper()
     return logging.getLevelName(name)  # type: ignore[no-any-return]
 
 
