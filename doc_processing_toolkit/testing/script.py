@@ -53,6 +53,8 @@ class Reply:
     output_tokens: int = 5
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+    cache_write_1h_tokens: int = 0
+    """The 1-hour-TTL share of ``cache_write_tokens`` (Anthropic ``cache_creation``)."""
     reasoning_tokens: int = 0
     stop_reason: str | None = None
     """Override the stop reason (default: tool_use with tool calls, else end_turn)."""

@@ -1,0 +1,386 @@
+"""AnthropicModelClient: the ModelClient for Anthropic Messages, through the ``anthropic`` SDK.
+
+This module owns the SDK client and its lifecycle; :mod:`.mapping` maps the request,
+:mod:`.stream` turns raw events into deltas. The SDK is imported inside methods, so
+importing this module (or the package) does not import ``anthropic``.
+
+SDK retries are off (``max_retries=0``): the application's retry layer is the only one.
+SDK clients are shared per process, per event loop and per (environment key, endpoint)
+when no ``api_key`` is given; an explicit ``api_key`` gets its own SDK client, which
+:meth:`AnthropicModelClient.aclose` closes. A client is bound to an event loop because
+its connection pool is (``run_sync`` runs each call on a fresh loop).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import os
+import re
+import threading
+import time
+import weakref
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from doc_processing_toolkit._logging import get_logger, redact, register_secret
+from doc_processing_toolkit.adapters.providers.anthropic.dialect import PROVIDER
+from doc_processing_toolkit.adapters.providers.anthropic.mapping import (
+    WireRequest,
+    build_request,
+    resolve_max_tokens,
+)
+from doc_processing_toolkit.adapters.providers.anthropic.stream import StreamAssembler
+from doc_processing_toolkit.domain.errors import (
+    OverloadedError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderTimeoutError,
+    StreamInterruptedError,
+    status_error_class,
+)
+from doc_processing_toolkit.domain.registry import ModelInfo
+from doc_processing_toolkit.domain.requests import ModelRequest, StreamItem, Usage
+
+__all__ = [
+    "DPT_BASE_URL_ENV",
+    "SDK_BASE_URL_ENV",
+    "AnthropicModelClient",
+    "import_anthropic",
+    "parse_retry_after",
+    "safe_url",
+]
+
+DPT_BASE_URL_ENV = "DPT_ANTHROPIC_BASE_URL"
+"""The toolkit's endpoint override (wins over the SDK's own variable)."""
+SDK_BASE_URL_ENV = "ANTHROPIC_BASE_URL"
+"""The SDK's endpoint variable (read by the SDK itself)."""
+_API_KEY_ENV = "ANTHROPIC_API_KEY"
+
+log = get_logger(__name__)
+
+
+def import_anthropic() -> Any:
+    """Import the ``anthropic`` SDK, or raise an ImportError naming the pip extra."""
+    try:
+        import anthropic
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise ImportError(
+            "The Anthropic provider needs the anthropic SDK: "
+            "pip install 'doc-processing-toolkit[anthropic]'"
+        ) from exc
+    return anthropic
+
+
+def safe_url(url: str) -> str:
+    """``scheme://host:port/path`` of ``url``: no userinfo, no query, no fragment."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port is not None else ""
+    except ValueError:
+        return "<unparseable url>"
+    return f"{parts.scheme}://{host}{port}{parts.path}"
+
+
+def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` (ms) or ``retry-after`` (seconds or HTTP date)."""
+    raw_ms = headers.get("retry-after-ms")
+    if raw_ms:
+        try:
+            return max(float(raw_ms) / 1000.0, 0.0)
+        except ValueError:
+            pass
+    raw = headers.get("retry-after")
+    if not raw:
+        return None
+    try:
+        return max(float(raw), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(raw)
+    except (TypeError, ValueError):
+        return None
+    return max(when.timestamp() - (time.time() if now is None else now), 0.0)
+
+
+_USERINFO = re.compile(r"(://)[^/@\s]+@")
+
+
+class _NoLoop:
+    """The cache key when no asyncio loop runs (e.g. anyio on trio)."""
+
+
+_NO_LOOP = _NoLoop()
+_SHARED_LOCK = threading.Lock()
+_SHARED: weakref.WeakKeyDictionary[Any, dict[tuple[str | None, ...], Any]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _loop_key() -> Any:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return _NO_LOOP
+
+
+class AnthropicModelClient:
+    """Streams Anthropic Messages requests; see the module docstring for client sharing."""
+
+    provider = PROVIDER
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float | None = None,
+        default_headers: dict[str, str] | None = None,
+        row_lookup: Callable[[str], ModelInfo | None] | None = None,
+    ) -> None:
+        self._api_key = api_key
+        register_secret(api_key)
+        self._base_url = base_url
+        self._timeout = timeout
+        self._default_headers = dict(default_headers or {})
+        self._row_lookup = row_lookup
+        self._own: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        endpoint = safe_url(self._base_url) if self._base_url else None
+        own = self._api_key is not None
+        return f"AnthropicModelClient(base_url={endpoint!r}, own_key={own})"
+
+    # -- the SDK client ------------------------------------------------------------------
+
+    def _endpoint(self) -> tuple[str | None, str]:
+        """(base_url to pass to the SDK, where it came from)."""
+        if self._base_url:
+            return self._base_url, "argument"
+        env = os.environ.get(DPT_BASE_URL_ENV)
+        if env:
+            return env, DPT_BASE_URL_ENV
+        if os.environ.get(SDK_BASE_URL_ENV):
+            return None, SDK_BASE_URL_ENV
+        return None, "sdk default"
+
+    def _new_sdk_client(
+        self, sdk: Any, api_key: str | None, base_url: str | None, source: str
+    ) -> Any:
+        shown = base_url if base_url is not None else os.environ.get(SDK_BASE_URL_ENV)
+        log.debug(
+            "anthropic endpoint",
+            source=source,
+            url=safe_url(shown) if shown else "https://api.anthropic.com",
+            shared=api_key is None,
+        )
+        return sdk.AsyncAnthropic(api_key=api_key, base_url=base_url, max_retries=0)
+
+    def _sdk_client(self, sdk: Any) -> Any:
+        base_url, source = self._endpoint()
+        loop = _loop_key()
+        if self._api_key is not None:
+            with self._lock:
+                client = self._own.get(loop)
+                if client is None:
+                    client = self._new_sdk_client(sdk, self._api_key, base_url, source)
+                    self._own[loop] = client
+            return client
+        key = (
+            os.environ.get(_API_KEY_ENV),
+            base_url,
+            os.environ.get(SDK_BASE_URL_ENV) if base_url is None else None,
+        )
+        with _SHARED_LOCK:
+            per_loop = _SHARED.setdefault(loop, {})
+            client = per_loop.get(key)
+            if client is None:
+                client = self._new_sdk_client(sdk, None, base_url, source)
+                per_loop[key] = client
+        return client
+
+    async def aclose(self) -> None:
+        """Close this instance's own SDK client (a shared one is left open)."""
+        with self._lock:
+            client = self._own.pop(_loop_key(), None)
+            self._own.clear()
+        if client is not None:
+            await client.close()
+
+    # -- requests ------------------------------------------------------------------------
+
+    def _row(self, model: str) -> ModelInfo | None:
+        return self._row_lookup(model) if self._row_lookup is not None else None
+
+    def _wire(self, request: ModelRequest) -> WireRequest:
+        row = self._row(request.model)
+        max_tokens = resolve_max_tokens(request.max_tokens, row.max_output_tokens if row else None)
+        wire = build_request(
+            request,
+            max_tokens=max_tokens,
+            supports_forced_tool_choice=row.supports_forced_tool_choice if row else True,
+        )
+        if row is not None and row.api_model:
+            wire.params["model"] = row.api_model
+        if wire.downgraded_tool_choice is not None:
+            log.warning(
+                "anthropic: this model cannot force a tool choice; sending tool_choice auto",
+                model=request.model,
+                requested=wire.downgraded_tool_choice,
+            )
+        if wire.ignored_options:
+            log.warning(
+                "anthropic: provider options not supported by this adapter yet, not sent",
+                options=list(wire.ignored_options),
+            )
+        if wire.notes or wire.extra_body or wire.extra_headers:
+            log.debug(
+                "anthropic request mapping",
+                notes=list(wire.notes),
+                extra_body_keys=sorted(wire.extra_body),
+                extra_header_names=sorted(wire.extra_headers),
+            )
+        return wire
+
+    def _call_options(self, wire: WireRequest) -> dict[str, Any]:
+        options: dict[str, Any] = {}
+        headers = {**self._default_headers, **wire.extra_headers}
+        if headers:
+            options["extra_headers"] = headers
+        if wire.extra_body:
+            options["extra_body"] = wire.extra_body
+        if self._timeout is not None:
+            options["timeout"] = self._timeout
+        return options
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
+        """Send ``request`` (always streaming); yield deltas, then one ModelResponse."""
+        sdk = import_anthropic()
+        import httpx2
+
+        client = self._sdk_client(sdk)
+        wire = self._wire(request)
+        assembler = StreamAssembler(structured_output=request.output_schema is not None)
+        try:
+            events = await client.messages.create(
+                **wire.params, stream=True, **self._call_options(wire)
+            )
+        except sdk.APIStatusError as exc:
+            raise self._status_error(exc, before_stream=True) from exc
+        except sdk.APITimeoutError as exc:
+            raise ProviderTimeoutError(
+                self._redact(f"anthropic: the request timed out: {exc}"),
+                provider=PROVIDER,
+                before_stream=True,
+            ) from exc
+        except sdk.APIConnectionError as exc:
+            raise ProviderConnectionError(
+                self._redact(f"anthropic: connection failed: {exc}"),
+                provider=PROVIDER,
+                before_stream=True,
+            ) from exc
+
+        request_id = events.response.headers.get("request-id")
+        emitted = False
+        try:
+            async for event in events:
+                for delta in assembler.feed(event.to_dict(mode="json")):
+                    emitted = True
+                    yield delta
+        except sdk.APIStatusError as exc:
+            raise self._stream_error_event(exc, assembler, emitted, request_id) from exc
+        except (sdk.APIError, httpx2.HTTPError) as exc:
+            raise StreamInterruptedError(
+                self._redact(f"anthropic: the stream broke: {type(exc).__name__}: {exc}"),
+                provider=PROVIDER,
+                request_id=request_id,
+                partial_usage=assembler.partial_usage(),
+                deltas_emitted=emitted,
+            ) from exc
+        finally:
+            await events.close()
+        if not assembler.complete:
+            raise StreamInterruptedError(
+                "anthropic: the stream ended before message_stop",
+                provider=PROVIDER,
+                request_id=request_id,
+                partial_usage=assembler.partial_usage(),
+                deltas_emitted=emitted,
+            )
+        yield assembler.response(requested_model=request.model, request_id=request_id)
+
+    async def count_tokens(self, request: ModelRequest) -> int:
+        """Input tokens of ``request`` by the provider's count_tokens endpoint."""
+        sdk = import_anthropic()
+        client = self._sdk_client(sdk)
+        wire = self._wire(request)
+        keys = ("model", "messages", "system", "tools", "tool_choice", "thinking", "output_config")
+        params = {k: v for k, v in wire.params.items() if k in keys}
+        try:
+            result = await client.messages.count_tokens(**params, **self._call_options(wire))
+        except sdk.APIStatusError as exc:
+            raise self._status_error(exc, before_stream=True) from exc
+        except sdk.APITimeoutError as exc:
+            raise ProviderTimeoutError(
+                self._redact(f"anthropic: count_tokens timed out: {exc}"), provider=PROVIDER
+            ) from exc
+        except sdk.APIConnectionError as exc:
+            raise ProviderConnectionError(
+                self._redact(f"anthropic: count_tokens connection failed: {exc}"),
+                provider=PROVIDER,
+            ) from exc
+        return int(result.input_tokens)
+
+    # -- errors --------------------------------------------------------------------------
+
+    def _redact(self, text: str) -> str:
+        """``text`` without API keys, bearer tokens or URL userinfo."""
+        for secret in (self._api_key, os.environ.get(_API_KEY_ENV)):
+            if secret:
+                text = text.replace(secret, "***")
+        return redact(_USERINFO.sub(r"\1***@", text))
+
+    def _describe(self, exc: Any) -> str:
+        detail = getattr(exc, "api_message", None) or str(getattr(exc, "message", exc))
+        kind = getattr(exc, "type", None) or "error"
+        status = int(exc.status_code)
+        where = f"HTTP {status}" if status >= 400 else "stream error event"
+        return self._redact(f"anthropic {where} {kind}: {detail}")
+
+    def _status_error(self, exc: Any, *, before_stream: bool) -> ProviderError:
+        status = int(exc.status_code)
+        return status_error_class(status)(
+            self._describe(exc),
+            provider=PROVIDER,
+            status_code=status,
+            retry_after=parse_retry_after(exc.response.headers),
+            request_id=getattr(exc, "request_id", None),
+            before_stream=before_stream,
+            error_type=getattr(exc, "type", None),
+        )
+
+    def _stream_error_event(
+        self, exc: Any, assembler: StreamAssembler, emitted: bool, request_id: str | None
+    ) -> ProviderError:
+        """An ``event: error`` on a 200 stream (the SDK raises it as APIStatusError)."""
+        if int(exc.status_code) >= 400:  # not expected mid-stream, but keep the status
+            error = self._status_error(exc, before_stream=False)
+            return error.with_context(
+                partial_usage=assembler.partial_usage(), deltas_emitted=emitted
+            )
+        kind = getattr(exc, "type", None)
+        cls = OverloadedError if kind == "overloaded_error" else StreamInterruptedError
+        usage: Usage | None = assembler.partial_usage()
+        return cls(
+            self._describe(exc),
+            provider=PROVIDER,
+            request_id=getattr(exc, "request_id", None) or request_id,
+            partial_usage=usage,
+            before_stream=False,
+            deltas_emitted=emitted,
+            error_type=kind,
+        )

@@ -1,0 +1,294 @@
+"""Pure IR <-> Anthropic wire mapping: request parameters, usage and stop reasons.
+
+Nothing here does I/O, logs, or imports the SDK: :func:`build_request` returns the
+keyword arguments for ``client.messages.create`` plus the facts the client must log
+(a downgraded tool_choice, what went through ``extra_body``).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from doc_processing_toolkit.adapters.providers.anthropic.dialect import AnthropicHistoryCodec
+from doc_processing_toolkit.domain.requests import ModelRequest, StopReason, Usage
+from doc_processing_toolkit.domain.tools import ForcedTool, ToolChoice, ToolSpec
+
+__all__ = [
+    "DEFAULT_MAX_TOKENS",
+    "MAX_DEFAULT_MAX_TOKENS",
+    "WireRequest",
+    "build_request",
+    "map_stop_reason",
+    "map_thinking",
+    "map_tool_choice",
+    "merge_usage",
+    "parse_usage",
+    "resolve_max_tokens",
+]
+
+DEFAULT_MAX_TOKENS = 8192
+"""Output cap when neither the request nor the registry row gives one."""
+
+MAX_DEFAULT_MAX_TOKENS = 32_000
+"""The registry's max_output_tokens is capped to this when used as a default."""
+
+_TYPED_OPTIONS = frozenset(
+    {
+        "metadata",
+        "stop_sequences",
+        "speed",
+        "inference_geo",
+        "container",
+        "diagnostics",
+        "cache_control",
+        "user_profile_id",
+        "workspace_id",
+    }
+)
+"""provider_options keys that are typed ``messages.create`` keywords."""
+
+_LOOP_OPTIONS = frozenset({"max_pause_turn_iterations"})
+"""provider_options keys the run loop consumes; never sent."""
+
+_STOP_REASONS: dict[str, StopReason] = {
+    "end_turn": "end_turn",
+    "tool_use": "tool_use",
+    "max_tokens": "max_tokens",
+    "pause_turn": "pause_turn",
+    "stop_sequence": "stop_sequence",
+    "refusal": "refusal",
+}
+
+_CODEC = AnthropicHistoryCodec()
+
+
+@dataclass(frozen=True, slots=True)
+class WireRequest:
+    """What :func:`build_request` produced for ``client.messages.create``."""
+
+    params: dict[str, Any]
+    """Typed keyword arguments (model, max_tokens, messages, system, tools, ...)."""
+    extra_body: dict[str, Any] = field(default_factory=dict)
+    """Body keys the typed signature lacks."""
+    extra_headers: dict[str, str] = field(default_factory=dict)
+    """Headers the request adds (e.g. ``anthropic-beta``)."""
+    downgraded_tool_choice: str | None = None
+    """The forced tool_choice that was downgraded to auto (the model cannot force tools)."""
+    notes: tuple[str, ...] = ()
+    """What the mapping did that a reader of the DEBUG log should know."""
+    ignored_options: tuple[str, ...] = ()
+    """provider_options keys this adapter does not send."""
+
+
+def resolve_max_tokens(requested: int | None, row_max_output_tokens: int | None) -> int:
+    """The request's cap, else the row's (capped at :data:`MAX_DEFAULT_MAX_TOKENS`), else 8192."""
+    if requested is not None:
+        return requested
+    if row_max_output_tokens:
+        return min(row_max_output_tokens, MAX_DEFAULT_MAX_TOKENS)
+    return DEFAULT_MAX_TOKENS
+
+
+def map_tool_choice(
+    choice: ToolChoice, *, supports_forced_tool_choice: bool = True
+) -> tuple[dict[str, Any], str | None]:
+    """The wire tool_choice and, when a forced choice was downgraded, what was asked.
+
+    Raises:
+        ValueError: for a forced choice of several tools (only Google takes a list).
+    """
+    wire: dict[str, Any]
+    match choice:
+        case "auto" | "validated":
+            return {"type": "auto"}, None
+        case "none":
+            return {"type": "none"}, None
+        case "required":
+            wire = {"type": "any"}
+        case ForcedTool(name=str() as name):
+            wire = {"type": "tool", "name": name}
+        case ForcedTool(name=names):
+            raise ValueError(
+                f"tool_choice forcing several tools {list(names)!r} is Google-only; "
+                "Anthropic forces one tool by name"
+            )
+        case _:
+            raise ValueError(f"unknown tool_choice {choice!r}")
+    if not supports_forced_tool_choice:
+        return {"type": "auto"}, str(wire.get("name", "any"))
+    return wire, None
+
+
+def map_thinking(thinking: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The Agent's thinking setting as the wire ``thinking`` object."""
+    if thinking is None:
+        return None
+    if "type" not in thinking and "budget_tokens" in thinking:
+        return {"type": "enabled", **dict(thinking)}
+    return dict(thinking)
+
+
+def _tool_param(spec: ToolSpec) -> dict[str, Any]:
+    tool: dict[str, Any] = {
+        "name": spec.name,
+        "description": spec.description,
+        "input_schema": spec.parameters,
+    }
+    if spec.strict:
+        tool["strict"] = True
+    if spec.defer_loading:
+        tool["defer_loading"] = True
+    return tool
+
+
+def _cache_control(prompt_caching: Mapping[str, Any]) -> dict[str, Any]:
+    ttl = prompt_caching.get("ttl")
+    return {"type": "ephemeral", "ttl": "1h"} if ttl == "1h" else {"type": "ephemeral"}
+
+
+def _mark_last_turn(messages: list[dict[str, Any]], cache_control: dict[str, Any]) -> bool:
+    """Put a cache breakpoint on the last cacheable block of the last message (in place)."""
+    if not messages:
+        return False
+    last = messages[-1]
+    content = last["content"]
+    if isinstance(content, str):
+        last["content"] = [{"type": "text", "text": content, "cache_control": cache_control}]
+        return True
+    for block in reversed(content):
+        if block.get("type") not in ("thinking", "redacted_thinking"):
+            block["cache_control"] = cache_control
+            return True
+    return False
+
+
+def build_request(
+    request: ModelRequest,
+    *,
+    max_tokens: int,
+    supports_forced_tool_choice: bool = True,
+) -> WireRequest:
+    """Map a :class:`ModelRequest` to ``messages.create`` keyword arguments (without stream)."""
+    notes: list[str] = []
+    extra_body: dict[str, Any] = {}
+    extra_headers: dict[str, str] = {}
+    ignored: list[str] = []
+    messages = _CODEC.render(list(request.messages))
+    params: dict[str, Any] = {"model": request.model, "max_tokens": max_tokens}
+
+    system: str | list[dict[str, Any]] | None = request.system or None
+    if request.prompt_caching is not None:
+        cache_control = _cache_control(request.prompt_caching)
+        messages = copy.deepcopy(messages)
+        if system:
+            system = [{"type": "text", "text": system, "cache_control": cache_control}]
+        if _mark_last_turn(messages, cache_control):
+            notes.append("prompt caching: breakpoints on the system block and the last turn")
+    params["messages"] = messages
+    if system:
+        params["system"] = system
+
+    downgraded = None
+    if request.tools:
+        params["tools"] = [_tool_param(spec) for spec in request.tools]
+        choice, downgraded = map_tool_choice(
+            request.tool_choice, supports_forced_tool_choice=supports_forced_tool_choice
+        )
+        if choice != {"type": "auto"}:
+            params["tool_choice"] = choice
+    elif request.tool_choice == "none":
+        params["tool_choice"] = {"type": "none"}
+
+    thinking = map_thinking(request.thinking)
+    if thinking is not None:
+        params["thinking"] = thinking
+        budget = thinking.get("budget_tokens")
+        if isinstance(budget, int) and budget >= max_tokens:
+            params["max_tokens"] = budget + DEFAULT_MAX_TOKENS
+            notes.append(f"max_tokens raised to {params['max_tokens']} above the thinking budget")
+
+    output_config: dict[str, Any] = {}
+    if request.output_schema is not None:
+        output_config["format"] = {"type": "json_schema", "schema": request.output_schema}
+    if request.service_tier is not None:
+        params["service_tier"] = request.service_tier
+    if request.temperature is not None:
+        extra_body["temperature"] = request.temperature
+        notes.append("temperature sent through extra_body (not in the typed signature)")
+
+    for key, value in request.provider_options.items():
+        if key == "effort_config":
+            output_config["effort"] = value
+        elif key in _TYPED_OPTIONS:
+            params[key] = value
+        elif key == "extra_headers" and isinstance(value, Mapping):
+            extra_headers.update({str(k): str(v) for k, v in value.items()})
+        elif key == "extra_body" and isinstance(value, Mapping):
+            extra_body.update(value)
+        elif key in _LOOP_OPTIONS:
+            continue
+        elif key == "skills":
+            ignored.append(key)
+        else:
+            extra_body[key] = value
+            notes.append(f"provider option {key!r} sent through extra_body")
+    if output_config:
+        params["output_config"] = output_config
+
+    return WireRequest(
+        params=params,
+        extra_body=extra_body,
+        extra_headers=extra_headers,
+        downgraded_tool_choice=downgraded,
+        notes=tuple(notes),
+        ignored_options=tuple(ignored),
+    )
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def parse_usage(usage: Mapping[str, Any] | None) -> Usage:
+    """Wire usage -> :class:`Usage` on the toolkit convention.
+
+    input = input_tokens + cache_read_input_tokens (all prompt tokens but cache writes,
+    which Anthropic bills on top); cached = cache reads; cache_write = cache creation.
+    """
+    if not usage:
+        return Usage()
+    cache_read = _int(usage.get("cache_read_input_tokens"))
+    cache_write = _int(usage.get("cache_creation_input_tokens"))
+    creation = usage.get("cache_creation")
+    write_1h = (
+        _int(creation.get("ephemeral_1h_input_tokens")) if isinstance(creation, Mapping) else 0
+    )
+    details = usage.get("output_tokens_details")
+    reasoning = _int(details.get("thinking_tokens")) if isinstance(details, Mapping) else 0
+    return Usage(
+        input_tokens=_int(usage.get("input_tokens")) + cache_read,
+        output_tokens=_int(usage.get("output_tokens")),
+        reasoning_tokens=reasoning,
+        cached_input_tokens=cache_read,
+        cache_write_tokens=cache_write,
+        cache_write_1h_tokens=write_1h,
+    )
+
+
+def merge_usage(base: Mapping[str, Any] | None, update: Mapping[str, Any] | None) -> dict[str, Any]:
+    """message_start usage updated by a message_delta's (cumulative) non-null fields."""
+    merged = dict(base or {})
+    for key, value in (update or {}).items():
+        if value is not None:
+            merged[key] = value
+    return merged
+
+
+def map_stop_reason(reason: str | None) -> StopReason:
+    """A wire stop_reason as the normalised :data:`StopReason` ("other" when unknown)."""
+    if reason is None:
+        return "other"
+    return _STOP_REASONS.get(reason, "other")

@@ -1,0 +1,181 @@
+"""Anthropic raw stream events -> domain deltas and the final assistant message.
+
+:class:`StreamAssembler` is fed the SDK's raw events as plain dicts (``event.to_dict()``),
+so it is independent of the SDK's typed models and can be driven by hand in tests.
+Blocks are rebuilt exactly as the API sent them (text, tool_use with its accumulated
+``input_json_delta``, thinking with its ``signature_delta``, redacted thinking, and
+server-tool blocks verbatim) and then parsed with the same code as a stored history,
+so the message replays byte-identical.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.adapters.providers.anthropic.dialect import PROVIDER, block_to_part
+from doc_processing_toolkit.adapters.providers.anthropic.mapping import (
+    map_stop_reason,
+    merge_usage,
+    parse_usage,
+)
+from doc_processing_toolkit.domain.messages import Message, Part, ToolCallPart
+from doc_processing_toolkit.domain.requests import (
+    ModelResponse,
+    StreamDelta,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    Usage,
+)
+
+__all__ = ["StreamAssembler"]
+
+log = get_logger(__name__)
+
+
+class StreamAssembler:
+    """Accumulates one Messages stream; :meth:`feed` returns the deltas each event yields."""
+
+    def __init__(self, *, structured_output: bool = False) -> None:
+        self._structured_output = structured_output
+        self._message: dict[str, Any] = {}
+        self._usage: dict[str, Any] = {}
+        self._delta: dict[str, Any] = {}
+        self._blocks: dict[int, dict[str, Any]] = {}
+        self._json: dict[int, list[str]] = {}
+        self.started = False
+        """True once message_start arrived (usage is known from then on)."""
+        self.complete = False
+        """True once message_stop arrived."""
+
+    def feed(self, event: Mapping[str, Any]) -> list[StreamDelta]:
+        """Apply one raw event; returns the deltas to yield for it (often none)."""
+        match event.get("type"):
+            case "message_start":
+                self._message = dict(event.get("message") or {})
+                self._usage = dict(self._message.get("usage") or {})
+                self.started = True
+            case "content_block_start":
+                return self._start_block(int(event["index"]), dict(event["content_block"]))
+            case "content_block_delta":
+                return self._apply_delta(int(event["index"]), event.get("delta") or {})
+            case "content_block_stop":
+                self._stop_block(int(event["index"]))
+            case "message_delta":
+                self._delta.update(
+                    {k: v for k, v in (event.get("delta") or {}).items() if v is not None}
+                )
+                self._usage = merge_usage(self._usage, event.get("usage"))
+            case "message_stop":
+                self.complete = True
+            case _:
+                pass
+        return []
+
+    def _start_block(self, index: int, block: dict[str, Any]) -> list[StreamDelta]:
+        self._blocks[index] = block
+        kind = block.get("type")
+        if kind == "tool_use":
+            self._json[index] = []
+            return [ToolCallDelta(id=str(block.get("id", "")), name=str(block.get("name", "")))]
+        if kind == "text" and block.get("text"):
+            return [TextDelta(block["text"], structured_output=self._structured_output)]
+        if kind == "thinking" and block.get("thinking"):
+            return [ThinkingDelta(block["thinking"])]
+        return []
+
+    def _apply_delta(self, index: int, delta: Mapping[str, Any]) -> list[StreamDelta]:
+        block = self._blocks.setdefault(index, {"type": "text", "text": ""})
+        match delta.get("type"):
+            case "text_delta":
+                text = str(delta.get("text", ""))
+                block["text"] = block.get("text", "") + text
+                return [TextDelta(text, structured_output=self._structured_output)] if text else []
+            case "thinking_delta":
+                text = str(delta.get("thinking", ""))
+                block["thinking"] = block.get("thinking", "") + text
+                return [ThinkingDelta(text)] if text else []
+            case "signature_delta":
+                block["signature"] = block.get("signature", "") + str(delta.get("signature", ""))
+            case "input_json_delta":
+                self._json.setdefault(index, []).append(str(delta.get("partial_json", "")))
+            case "citations_delta":
+                block.setdefault("citations", []).append(delta.get("citation"))
+            case _:
+                pass
+        return []
+
+    def _stop_block(self, index: int) -> None:
+        pieces = self._json.pop(index, None)
+        block = self._blocks.get(index)
+        if block is None or pieces is None:
+            return
+        text = "".join(pieces)
+        if not text:
+            block.setdefault("input", {})
+            return
+        try:
+            arguments = json.loads(text)
+        except json.JSONDecodeError:
+            arguments = None
+        if not isinstance(arguments, dict):
+            log.warning(
+                "anthropic: tool call arguments are not a JSON object; using {}",
+                tool=block.get("name"),
+                call_id=block.get("id"),
+            )
+            arguments = {}
+        block["input"] = arguments
+
+    def partial_usage(self) -> Usage | None:
+        """The usage reported so far (None before message_start)."""
+        return parse_usage(self._usage) if self.started else None
+
+    @property
+    def request_model(self) -> str | None:
+        """The model named in message_start."""
+        model = self._message.get("model")
+        return model if isinstance(model, str) else None
+
+    def content_blocks(self) -> list[dict[str, Any]]:
+        """The assistant's content blocks so far, in index order."""
+        for index in list(self._json):
+            self._stop_block(index)
+        return [self._blocks[i] for i in sorted(self._blocks)]
+
+    def message(self) -> Message:
+        """The assistant message as IR (blocks that the IR cannot hold stay verbatim)."""
+        parts: list[Part] = []
+        names: dict[str, str] = {}
+        for block in self.content_blocks():
+            part = block_to_part(block, names)
+            if isinstance(part, ToolCallPart):
+                names[part.id] = part.name
+            parts.append(part)
+        return Message(role="assistant", parts=tuple(parts), provider=PROVIDER)
+
+    def raw(self) -> dict[str, Any]:
+        """The final message as plain data, as a non-streaming call would have returned it."""
+        raw = dict(self._message)
+        raw.update(self._delta)
+        raw["content"] = self.content_blocks()
+        raw["usage"] = dict(self._usage)
+        raw.setdefault("stop_reason", None)
+        return raw
+
+    def response(self, *, requested_model: str, request_id: str | None) -> ModelResponse:
+        """The :class:`ModelResponse` of a completed stream."""
+        tier = self._usage.get("service_tier")
+        return ModelResponse(
+            message=self.message(),
+            usage=parse_usage(self._usage),
+            stop_reason=map_stop_reason(self._delta.get("stop_reason")),
+            model=self.request_model or requested_model,
+            provider=PROVIDER,
+            request_id=request_id,
+            served_tier=tier if isinstance(tier, str) else None,
+            raw=self.raw(),
+        )

@@ -1,0 +1,288 @@
+"""The Anthropic Messages dialect of the emulator.
+
+Routes: ``POST /v1/messages`` (SSE with ``event:`` lines when ``"stream": true``, else a
+JSON message) and ``POST /v1/messages/count_tokens``. Script steps map as follows:
+
+* :class:`Reply` -> message_start (usage with cache read/creation), a ping, then
+  content blocks in order: thinking (thinking_delta chunks + signature_delta),
+  redacted_thinking, text (chunked per ``chunk_size``, ``delay_between_chunks`` apart),
+  tool_use (input_json_delta in pieces); message_delta (stop_reason, output usage),
+  message_stop.
+* ``Fault("status")`` -> that HTTP status with an Anthropic error body and
+  ``retry-after`` / ``retry-after-ms`` headers.
+* ``Fault("stream_error")`` -> a 200 stream: message_start, partial text, then
+  ``event: error`` (``overloaded_error`` unless ``error_type`` says otherwise).
+* ``Fault("disconnect")`` -> a 200 stream cut after the partial text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+from starlette.responses import JSONResponse, Response, StreamingResponse
+
+from doc_processing_toolkit.testing.emulator.common import (
+    EXHAUSTED_MESSAGE,
+    DeliberateDisconnect,
+    DialectRoute,
+    EmulatorCall,
+    chunk_text,
+    new_id,
+    sse_event,
+)
+from doc_processing_toolkit.testing.script import Fault, Reply, ThinkingBlock
+
+__all__ = [
+    "ANTHROPIC_ROUTES",
+    "DIALECT",
+    "error_body",
+    "handle_count_tokens",
+    "handle_messages",
+    "message_json",
+    "reply_content_blocks",
+]
+
+DIALECT = "anthropic"
+
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    402: "billing_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    504: "timeout_error",
+    529: "overloaded_error",
+}
+
+
+def _error_type(status: int) -> str:
+    return _ERROR_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error")
+
+
+def error_body(error_type: str, message: str, request_id: str) -> dict[str, Any]:
+    """An Anthropic error object."""
+    return {
+        "type": "error",
+        "error": {"type": error_type, "message": message},
+        "request_id": request_id,
+    }
+
+
+def _error_response(
+    status: int, error_type: str, message: str, fault: Fault | None = None
+) -> Response:
+    request_id = new_id("req_")
+    headers = {"request-id": request_id}
+    if fault is not None and fault.retry_after is not None:
+        value = fault.retry_after
+        headers["retry-after"] = str(int(value)) if float(value).is_integer() else str(value)
+    if fault is not None and fault.retry_after_ms is not None:
+        headers["retry-after-ms"] = str(fault.retry_after_ms)
+    return JSONResponse(error_body(error_type, message, request_id), status, headers=headers)
+
+
+def _usage(reply: Reply, output_tokens: int) -> dict[str, Any]:
+    write_1h = min(reply.cache_write_1h_tokens, reply.cache_write_tokens)
+    return {
+        "input_tokens": reply.input_tokens,
+        "output_tokens": output_tokens,
+        "cache_creation_input_tokens": reply.cache_write_tokens,
+        "cache_read_input_tokens": reply.cache_read_tokens,
+        "cache_creation": {
+            "ephemeral_5m_input_tokens": reply.cache_write_tokens - write_1h,
+            "ephemeral_1h_input_tokens": write_1h,
+        },
+        "service_tier": reply.served_tier or "standard",
+    }
+
+
+def _stop_reason(reply: Reply) -> str:
+    if reply.stop_reason is not None:
+        return reply.stop_reason
+    return "tool_use" if reply.tool_calls else "end_turn"
+
+
+def _thinking_block(block: ThinkingBlock) -> dict[str, Any]:
+    if block.redacted_data is not None:
+        return {"type": "redacted_thinking", "data": block.redacted_data}
+    signature = block.signature if block.signature is not None else new_id("sig", 64)
+    return {"type": "thinking", "thinking": block.text, "signature": signature}
+
+
+def reply_content_blocks(reply: Reply) -> list[dict[str, Any]]:
+    """The final content blocks of a reply (tool ids generated where missing)."""
+    blocks = [_thinking_block(block) for block in reply.thinking]
+    if reply.text:
+        blocks.append({"type": "text", "text": reply.text})
+    for call in reply.tool_calls:
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": call.id or new_id("toolu_"),
+                "name": call.name,
+                "input": call.arguments,
+            }
+        )
+    return blocks
+
+
+def _message_head(reply: Reply, model: str) -> dict[str, Any]:
+    return {
+        "id": new_id("msg_"),
+        "type": "message",
+        "role": "assistant",
+        "model": reply.model or model,
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": _usage(reply, 1),
+    }
+
+
+def _final_usage(reply: Reply) -> dict[str, Any]:
+    usage = {k: v for k, v in _usage(reply, reply.output_tokens).items() if k != "cache_creation"}
+    usage.pop("service_tier")
+    if reply.reasoning_tokens:
+        usage["output_tokens_details"] = {"thinking_tokens": reply.reasoning_tokens}
+    return usage
+
+
+def message_json(reply: Reply, model: str) -> dict[str, Any]:
+    """A non-streaming Messages response for ``reply``."""
+    message = _message_head(reply, model)
+    message["content"] = reply_content_blocks(reply)
+    message["stop_reason"] = _stop_reason(reply)
+    message["usage"] = _usage(reply, reply.output_tokens)
+    if reply.reasoning_tokens:
+        message["usage"]["output_tokens_details"] = {"thinking_tokens": reply.reasoning_tokens}
+    return message
+
+
+def _block_start(index: int, block: dict[str, Any]) -> bytes:
+    return sse_event(
+        "content_block_start",
+        {"type": "content_block_start", "index": index, "content_block": block},
+    )
+
+
+def _block_delta(index: int, delta: dict[str, Any]) -> bytes:
+    return sse_event(
+        "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+    )
+
+
+def _block_stop(index: int) -> bytes:
+    return sse_event("content_block_stop", {"type": "content_block_stop", "index": index})
+
+
+async def _reply_events(reply: Reply, model: str) -> AsyncIterator[bytes]:
+    delay = reply.delay_between_chunks
+    size = reply.chunk_size
+
+    async def pause() -> None:
+        if delay > 0:
+            await anyio.sleep(delay)
+
+    head = _message_head(reply, model)
+    yield sse_event("message_start", {"type": "message_start", "message": head})
+    yield sse_event("ping", {"type": "ping"})
+    for index, block in enumerate(reply_content_blocks(reply)):
+        kind = block["type"]
+        if kind == "thinking":
+            yield _block_start(index, {"type": "thinking", "thinking": "", "signature": ""})
+            for piece in chunk_text(block["thinking"], size):
+                await pause()
+                yield _block_delta(index, {"type": "thinking_delta", "thinking": piece})
+            yield _block_delta(index, {"type": "signature_delta", "signature": block["signature"]})
+        elif kind == "text":
+            yield _block_start(index, {"type": "text", "text": ""})
+            for piece in chunk_text(block["text"], size):
+                await pause()
+                yield _block_delta(index, {"type": "text_delta", "text": piece})
+        elif kind == "tool_use":
+            yield _block_start(index, {**block, "input": {}})
+            arguments = json.dumps(block["input"])
+            for piece in chunk_text(arguments, max(size, 4)):
+                await pause()
+                yield _block_delta(index, {"type": "input_json_delta", "partial_json": piece})
+        else:
+            yield _block_start(index, block)
+        yield _block_stop(index)
+    yield sse_event(
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": _stop_reason(reply), "stop_sequence": None},
+            "usage": _final_usage(reply),
+        },
+    )
+    yield sse_event("message_stop", {"type": "message_stop"})
+
+
+async def _fault_events(fault: Fault, model: str) -> AsyncIterator[bytes]:
+    head = _message_head(Reply(input_tokens=fault.input_tokens), model)
+    yield sse_event("message_start", {"type": "message_start", "message": head})
+    if fault.partial_text:
+        yield _block_start(0, {"type": "text", "text": ""})
+        for piece in chunk_text(fault.partial_text, 8):
+            yield _block_delta(0, {"type": "text_delta", "text": piece})
+    if fault.kind == "disconnect":
+        raise DeliberateDisconnect("scripted disconnect")
+    error_type = fault.error_type or "overloaded_error"
+    yield sse_event("error", error_body(error_type, fault.message, new_id("req_")))
+
+
+def _stream_response(body: AsyncIterator[bytes]) -> StreamingResponse:
+    return StreamingResponse(
+        body,
+        media_type="text/event-stream",
+        headers={"request-id": new_id("req_"), "cache-control": "no-cache"},
+    )
+
+
+async def handle_messages(call: EmulatorCall) -> Response:
+    """POST /v1/messages."""
+    step = call.next_step()
+    model = str(call.body.get("model") or "claude-emulated")
+    streaming = call.body.get("stream") is True
+    if step is None:
+        return _error_response(500, "api_error", EXHAUSTED_MESSAGE)
+    if isinstance(step, Fault):
+        if step.kind == "status":
+            return _error_response(
+                step.status, step.error_type or _error_type(step.status), step.message, step
+            )
+        if not streaming and step.kind == "stream_error":
+            error_type = step.error_type or "overloaded_error"
+            return _error_response(
+                529 if error_type == "overloaded_error" else 500, error_type, step.message
+            )
+        return _stream_response(_fault_events(step, model))
+    if streaming:
+        return _stream_response(_reply_events(step, model))
+    return JSONResponse(message_json(step, model), headers={"request-id": new_id("req_")})
+
+
+def _estimate_tokens(body: dict[str, Any]) -> int:
+    text = json.dumps([body.get("system"), body.get("messages"), body.get("tools")])
+    return max(1, len(text) // 4)
+
+
+async def handle_count_tokens(call: EmulatorCall) -> Response:
+    """POST /v1/messages/count_tokens (consumes no script step)."""
+    return JSONResponse(
+        {"input_tokens": _estimate_tokens(call.body)}, headers={"request-id": new_id("req_")}
+    )
+
+
+ANTHROPIC_ROUTES: dict[str, DialectRoute] = {
+    "/v1/messages": DialectRoute(DIALECT, handle_messages),
+    "/v1/messages/count_tokens": DialectRoute(DIALECT, handle_count_tokens),
+}
+"""The Anthropic routes, merged into the emulator's dialect registry."""

@@ -1,0 +1,181 @@
+"""What every wire dialect of the emulator shares: the script, the request log, ids, SSE.
+
+A dialect is a set of routes (:class:`DialectRoute`) whose handlers take an
+:class:`EmulatorCall` and return a starlette response built from the next script step.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import string
+import threading
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from doc_processing_toolkit.testing.script import Reply, ScriptStep
+
+__all__ = [
+    "EXHAUSTED_MESSAGE",
+    "DeliberateDisconnect",
+    "DialectRoute",
+    "EmulatorCall",
+    "EmulatorState",
+    "Handler",
+    "RecordedRequest",
+    "chunk_text",
+    "install_disconnect_log_filter",
+    "new_id",
+    "sse_event",
+]
+
+EXHAUSTED_MESSAGE = "emulator script exhausted: push() more steps or give the emulator a default"
+
+_ALPHABET = string.ascii_letters + string.digits
+
+
+def new_id(prefix: str, length: int = 24) -> str:
+    """A provider-looking id: ``toolu_...``, ``msg_...``, ``req_...``."""
+    return prefix + "".join(secrets.choice(_ALPHABET) for _ in range(length))
+
+
+def chunk_text(text: str, size: int) -> Iterator[str]:
+    """``text`` in pieces of ``size`` characters (at least one character each)."""
+    size = max(size, 1)
+    for start in range(0, len(text), size):
+        yield text[start : start + size]
+
+
+def sse_event(event: str | None, data: Mapping[str, Any] | str) -> bytes:
+    """One server-sent event; ``event`` None gives a data-only event."""
+    payload = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
+    head = f"event: {event}\n" if event is not None else ""
+    return f"{head}data: {payload}\n\n".encode()
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedRequest:
+    """One request the emulator received."""
+
+    dialect: str
+    """The wire dialect that served it (``anthropic``, ...)."""
+    path: str
+    """The URL path."""
+    headers: dict[str, str]
+    """Request headers, names lower-cased."""
+    body: dict[str, Any]
+    """The decoded JSON body ({} when there was none)."""
+
+
+class EmulatorState:
+    """The script and the request log, shared between the server thread and the test."""
+
+    def __init__(self, script: Sequence[ScriptStep] = (), default: Reply | None = None) -> None:
+        self._lock = threading.Lock()
+        self._script: deque[ScriptStep] = deque(script)
+        self._requests: list[RecordedRequest] = []
+        self.default = default
+
+    def next_step(self) -> ScriptStep | None:
+        """Consume the next step; the default reply when the script is exhausted, else None."""
+        with self._lock:
+            if self._script:
+                return self._script.popleft()
+            return self.default
+
+    def push(self, *steps: ScriptStep) -> None:
+        """Append steps to the script."""
+        with self._lock:
+            self._script.extend(steps)
+
+    def record(self, request: RecordedRequest) -> None:
+        """Log one received request."""
+        with self._lock:
+            self._requests.append(request)
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """A copy of the request log."""
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def remaining(self) -> int:
+        """Script steps not yet consumed."""
+        with self._lock:
+            return len(self._script)
+
+    def reset(self, script: Sequence[ScriptStep] = ()) -> None:
+        """Forget the log and replace the script."""
+        with self._lock:
+            self._script = deque(script)
+            self._requests.clear()
+
+
+@dataclass(frozen=True, slots=True)
+class EmulatorCall:
+    """One request as a dialect handler sees it."""
+
+    request: Request
+    """The starlette request."""
+    body: dict[str, Any]
+    """The decoded JSON body."""
+    state: EmulatorState
+    """The shared script (call :meth:`next_step` to consume a step)."""
+    path_params: dict[str, Any] = field(default_factory=dict)
+    """Route parameters (e.g. a Gemini model name)."""
+
+    def next_step(self) -> ScriptStep | None:
+        """The step answering this request (None: the script is exhausted, no default)."""
+        return self.state.next_step()
+
+
+Handler = Callable[[EmulatorCall], Awaitable[Response]]
+"""A dialect's route handler."""
+
+
+@dataclass(frozen=True, slots=True)
+class DialectRoute:
+    """A route of one wire dialect."""
+
+    dialect: str
+    """The dialect name recorded on each request."""
+    handler: Handler
+    """Builds the response."""
+    methods: tuple[str, ...] = ("POST",)
+
+
+class DeliberateDisconnect(Exception):
+    """Raised inside a streaming body to cut the connection (a scripted disconnect)."""
+
+
+def _is_deliberate(exc: BaseException | None) -> bool:
+    if isinstance(exc, DeliberateDisconnect):
+        return True
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_is_deliberate(inner) for inner in exc.exceptions)
+    return False
+
+
+class _DropDeliberateDisconnects(logging.Filter):
+    """Keeps uvicorn from logging a scripted disconnect as an application error."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not _is_deliberate(exc)
+
+
+_FILTER = _DropDeliberateDisconnects()
+
+
+def install_disconnect_log_filter() -> None:
+    """Install the filter on ``uvicorn.error`` (idempotent)."""
+    logger = logging.getLogger("uvicorn.error")
+    if _FILTER not in logger.filters:
+        logger.addFilter(_FILTER)
