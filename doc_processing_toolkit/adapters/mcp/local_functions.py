@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio.to_thread
-import structlog
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import to_jsonable_python
 
+from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.domain.errors import ToolDefinitionError
 from doc_processing_toolkit.domain.messages import ContentPart, MediaPart, TextPart
 from doc_processing_toolkit.domain.tool_schema import (
@@ -34,7 +34,7 @@ from doc_processing_toolkit.domain.type_schema import normalize_schema
 
 __all__ = ["LocalFunctionSession", "outcome_from_return", "sniff_media_type"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 _INPUT_REPR_CHARS = 80
 _MAGIC: tuple[tuple[bytes, str], ...] = (
