@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from doc_processing_toolkit.domain.messages import ContentPart, MediaPart, TextPart
@@ -143,6 +143,7 @@ _items = st.lists(
 ).map(tuple)
 
 
+@settings(deadline=None)
 @given(content=_items, cap=st.integers(min_value=1, max_value=120))
 def test_shown_text_never_exceeds_the_cap(content: tuple[ContentPart, ...], cap: int) -> None:
     outcome = cap_tool_result(content, cap)

@@ -285,6 +285,14 @@ def test_untyped_parameter_raises_type_error_naming_it() -> None:
     assert not is_tool(f)
 
 
+def test_unresolvable_hint_raises_type_error() -> None:
+    def f(a: NotDefinedAnywhere) -> None:  # type: ignore[name-defined]  # noqa: F821
+        return None
+
+    with pytest.raises(TypeError, match="'f'"):
+        tool(f)
+
+
 def test_star_args_raise_type_error() -> None:
     def f(*items: int) -> None:
         return None
