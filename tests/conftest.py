@@ -18,7 +18,12 @@ def anyio_backend() -> str:
 def _no_log_files(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DPT_AGENT_LOG_TO_FILE", "0")
     monkeypatch.setenv("AGENT_LOG_LEVEL", "WARNING")
-    for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GOOGLE_GEMINI_API_KEY", "FIREWORKS_API_KEY"):
+    for var in (
+        "ANTHROPIC_API_KEY",
+        "OPENAI_API_KEY",
+        "GOOGLE_GEMINI_API_KEY",
+        "FIREWORKS_API_KEY",
+    ):
         monkeypatch.setenv(var, "test-key-not-real")
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
     monkeypatch.delenv("DPT_ANTHROPIC_BASE_URL", raising=False)

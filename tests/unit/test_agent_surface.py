@@ -153,9 +153,7 @@ def test_default_log_file_and_no_secret_at_debug(
     assert "provider request" not in text or CANARY not in text
     assert CANARY not in text
     assert CANARY not in repr(agent)
-    assert CANARY not in json.dumps(result.to_dict(), default=str).replace(
-        f"leak {CANARY}?", ""
-    )
+    assert CANARY not in json.dumps(result.to_dict(), default=str).replace(f"leak {CANARY}?", "")
 
 
 def test_log_to_file_false_creates_no_logs_dir(
