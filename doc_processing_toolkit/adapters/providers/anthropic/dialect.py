@@ -8,8 +8,10 @@ Canonical rendering (what the adapter produces, so ``render(parse(x)) == x`` for
   every other message renders a list of blocks (assistant messages always do);
 * an IR ``tool`` message renders as a ``user`` message; a native user message whose
   content is only ``tool_result`` blocks parses back as role ``tool``;
-* ``tool_result`` content is always a list of blocks; ``is_error`` appears only when true;
-  the tool's name is not on the wire and is recovered from the matching ``tool_use``;
+* ``tool_result`` content is always a list of blocks; ``is_error`` appears only when true
+  (string content, absent content and ``"is_error": false`` parse to the same part and
+  render in this canonical form); the tool's name is not on the wire and is recovered
+  from the matching ``tool_use``;
 * signed thinking is ``ReasoningPart(text, "anthropic", {"signature": ...})`` and redacted
   thinking ``ReasoningPart("", "anthropic", {"redacted_data": ...})``; both replay
   byte-identical;
@@ -211,9 +213,27 @@ def block_to_part(block: Any, names: dict[str, str] | None = None) -> Part:
     if not isinstance(block, dict):
         raise ValueError(f"an Anthropic content block must be an object, got {block!r}")
     part = _candidate_part(block, names or {})
-    if part is not None and part_to_block(part) == block:
+    if part is not None and part_to_block(part) == _canonical(block):
         return part
     return ProviderPart(provider=PROVIDER, payload=block)
+
+
+def _canonical(block: dict[str, Any]) -> dict[str, Any]:
+    """``block`` in the form this codec renders, for spellings that mean the same thing.
+
+    A ``tool_result`` whose content is a string, or absent, or that says
+    ``"is_error": false`` is the canonical list-content block (and renders as one).
+    """
+    if block.get("type") != "tool_result":
+        return block
+    canonical = dict(block)
+    content = canonical.get("content", [])
+    canonical["content"] = (
+        [{"type": "text", "text": content}] if isinstance(content, str) else content
+    )
+    if canonical.get("is_error") is False:
+        del canonical["is_error"]
+    return canonical
 
 
 def _candidate_part(block: dict[str, Any], names: dict[str, str]) -> Part | None:

@@ -1,0 +1,231 @@
+"""Anthropic request mapping, usage, stop reasons, retry-after and the stream assembler."""
+
+from __future__ import annotations
+
+import email.utils
+from typing import Any
+
+import pytest
+
+from doc_processing_toolkit.adapters.providers.anthropic.client import (
+    parse_retry_after,
+    safe_url,
+)
+from doc_processing_toolkit.adapters.providers.anthropic.mapping import (
+    build_request,
+    map_stop_reason,
+    map_thinking,
+    map_tool_choice,
+    parse_usage,
+    resolve_max_tokens,
+)
+from doc_processing_toolkit.adapters.providers.anthropic.stream import StreamAssembler
+from doc_processing_toolkit.domain.messages import ProviderPart, ToolCallPart, user_text
+from doc_processing_toolkit.domain.requests import (
+    ModelRequest,
+    TextDelta,
+    ToolCallDelta,
+    Usage,
+)
+from doc_processing_toolkit.domain.tools import ForcedTool, ToolSpec
+
+
+@pytest.mark.parametrize(
+    ("choice", "wire"),
+    [
+        ("auto", {"type": "auto"}),
+        ("validated", {"type": "auto"}),
+        ("none", {"type": "none"}),
+        ("required", {"type": "any"}),
+        (ForcedTool("f"), {"type": "tool", "name": "f"}),
+    ],
+)
+def test_tool_choice(choice: Any, wire: dict[str, Any]) -> None:
+    assert map_tool_choice(choice) == (wire, None)
+
+
+def test_forced_tool_choice_downgrade_and_google_only_lists() -> None:
+    assert map_tool_choice("required", supports_forced_tool_choice=False) == (
+        {"type": "auto"},
+        "any",
+    )
+    assert map_tool_choice(ForcedTool("f"), supports_forced_tool_choice=False)[1] == "f"
+    with pytest.raises(ValueError, match="Google"):
+        map_tool_choice(ForcedTool(("a", "b")))
+
+
+def test_thinking() -> None:
+    assert map_thinking({"budget_tokens": 2048}) == {"type": "enabled", "budget_tokens": 2048}
+    assert map_thinking({"type": "adaptive"}) == {"type": "adaptive"}
+    assert map_thinking({"type": "disabled"}) == {"type": "disabled"}
+    assert map_thinking({"type": "enabled", "budget_tokens": 1}) == {
+        "type": "enabled",
+        "budget_tokens": 1,
+    }
+    assert map_thinking(None) is None
+
+
+def test_max_tokens_resolution() -> None:
+    assert resolve_max_tokens(100, 64_000) == 100
+    assert resolve_max_tokens(None, 4096) == 4096
+    assert resolve_max_tokens(None, 128_000) == 32_000
+    assert resolve_max_tokens(None, None) == 8192
+
+
+def test_build_request_shapes() -> None:
+    request = ModelRequest(
+        model="claude-x",
+        messages=(user_text("hi"),),
+        system="S",
+        tools=(ToolSpec("f", "F.", {"type": "object"}, strict=True, defer_loading=True),),
+        tool_choice="none",
+        thinking={"budget_tokens": 9000},
+        provider_options={"max_pause_turn_iterations": 3, "top_k": 5, "skills": ["pdf"]},
+    )
+    wire = build_request(request, max_tokens=8192)
+    assert wire.params["tools"] == [
+        {
+            "name": "f",
+            "description": "F.",
+            "input_schema": {"type": "object"},
+            "strict": True,
+            "defer_loading": True,
+        }
+    ]
+    assert wire.params["tool_choice"] == {"type": "none"}
+    assert wire.params["max_tokens"] > 9000  # above the thinking budget
+    assert wire.params["system"] == "S"
+    assert wire.extra_body == {"top_k": 5}
+    assert wire.ignored_options == ("skills",)
+    assert "max_pause_turn_iterations" not in wire.params
+
+
+def test_prompt_caching_does_not_touch_the_history() -> None:
+    message = user_text("hi")
+    request = ModelRequest(model="m", messages=(message,), prompt_caching={"ttl": "5m"})
+    wire = build_request(request, max_tokens=10)
+    assert wire.params["messages"][0]["content"][0]["cache_control"] == {"type": "ephemeral"}
+    assert build_request(ModelRequest(model="m", messages=(message,)), max_tokens=10).params[
+        "messages"
+    ] == [{"role": "user", "content": "hi"}]
+
+
+def test_usage_convention() -> None:
+    usage = parse_usage(
+        {
+            "input_tokens": 10,
+            "output_tokens": 20,
+            "cache_read_input_tokens": 30,
+            "cache_creation_input_tokens": 40,
+            "cache_creation": {"ephemeral_5m_input_tokens": 15, "ephemeral_1h_input_tokens": 25},
+            "output_tokens_details": {"thinking_tokens": 5},
+        }
+    )
+    assert usage == Usage(
+        input_tokens=40,
+        output_tokens=20,
+        reasoning_tokens=5,
+        cached_input_tokens=30,
+        cache_write_tokens=40,
+        cache_write_1h_tokens=25,
+    )
+    assert parse_usage(
+        {"input_tokens": 3, "output_tokens": 1, "cache_read_input_tokens": None}
+    ) == (Usage(input_tokens=3, output_tokens=1))
+    assert parse_usage(None) == Usage()
+
+
+@pytest.mark.parametrize(
+    ("wire", "ours"),
+    [
+        ("end_turn", "end_turn"),
+        ("tool_use", "tool_use"),
+        ("max_tokens", "max_tokens"),
+        ("pause_turn", "pause_turn"),
+        ("stop_sequence", "stop_sequence"),
+        ("refusal", "refusal"),
+        ("model_context_window_exceeded", "other"),
+        (None, "other"),
+    ],
+)
+def test_stop_reasons(wire: str | None, ours: str) -> None:
+    assert map_stop_reason(wire) == ours
+
+
+def test_retry_after_parsing() -> None:
+    assert parse_retry_after({"retry-after": "0.1"}) == 0.1
+    assert parse_retry_after({"retry-after": "2", "retry-after-ms": "250"}) == 0.25
+    assert parse_retry_after({"retry-after": "soon"}) is None
+    assert parse_retry_after({}) is None
+    date = email.utils.formatdate(1_000_030, usegmt=True)
+    assert parse_retry_after({"retry-after": date}, now=1_000_000) == pytest.approx(30)
+    assert parse_retry_after({"retry-after": date}, now=2_000_000) == 0.0
+
+
+def test_safe_url() -> None:
+    assert safe_url("https://u:p@host.test:8443/v1/?key=s#f") == "https://host.test:8443/v1/"
+    assert safe_url("http://127.0.0.1:9") == "http://127.0.0.1:9"
+
+
+def _events(*events: dict[str, Any]) -> tuple[StreamAssembler, list[Any]]:
+    assembler = StreamAssembler()
+    deltas = [d for event in events for d in assembler.feed(event)]
+    return assembler, deltas
+
+
+def test_assembler_keeps_server_blocks_verbatim_and_citations() -> None:
+    server = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}
+    result = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}
+    citation = {"type": "char_location", "cited_text": "x"}
+    assembler, deltas = _events(
+        {"type": "message_start", "message": {"id": "msg_1", "model": "m", "usage": {}}},
+        {"type": "content_block_start", "index": 0, "content_block": server},
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": '{"query": "q"}'},
+        },
+        {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_start", "index": 1, "content_block": result},
+        {"type": "content_block_stop", "index": 1},
+        {"type": "content_block_start", "index": 2, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 2, "delta": {"type": "text_delta", "text": "a"}},
+        {
+            "type": "content_block_delta",
+            "index": 2,
+            "delta": {"type": "citations_delta", "citation": citation},
+        },
+        {"type": "content_block_stop", "index": 2},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn"},
+            "usage": {"output_tokens": 3},
+        },
+        {"type": "message_stop"},
+    )
+    assert deltas == [TextDelta("a")]
+    message = assembler.message()
+    assert message.parts[0] == ProviderPart("anthropic", {**server, "input": {"query": "q"}})
+    assert message.parts[1] == ProviderPart("anthropic", result)
+    assert message.parts[2] == ProviderPart(
+        "anthropic", {"type": "text", "text": "a", "citations": [citation]}
+    )
+    response = assembler.response(requested_model="m", request_id=None)
+    assert response.usage.output_tokens == 3 and response.stop_reason == "end_turn"
+
+
+def test_assembler_tolerates_bad_tool_json_and_unfinished_blocks() -> None:
+    tool = {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}
+    assembler, deltas = _events(
+        {"type": "message_start", "message": {"id": "msg_1", "model": "m", "usage": {}}},
+        {"type": "content_block_start", "index": 0, "content_block": tool},
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": '{"a": '},
+        },
+    )
+    assert deltas == [ToolCallDelta("toolu_1", "f")]
+    assert not assembler.complete
+    assert assembler.message().parts == (ToolCallPart("toolu_1", "f", {}),)
+    assert assembler.partial_usage() == Usage()
