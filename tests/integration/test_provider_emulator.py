@@ -200,3 +200,34 @@ async def test_async_context_manager_and_custom_dialect_routes() -> None:
         "params": {"model": "gemini-x"},
     }
     assert emu.requests[0].dialect == "toy"
+
+
+def test_unpaired_tool_rounds_are_refused_like_the_api(emu: ProviderEmulator) -> None:
+    emu.push(Reply("kept"))
+    orphan = {
+        **BODY,
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [{"type": "text", "text": "no call"}]},
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_x", "content": []}],
+            },
+        ],
+    }
+    response = httpx2.post(f"{emu.url}/v1/messages", json=orphan)
+    assert response.status_code == 400
+    assert "toolu_x" in response.json()["error"]["message"]
+    unanswered = {
+        **BODY,
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}],
+            },
+            {"role": "user", "content": "next"},
+        ],
+    }
+    assert httpx2.post(f"{emu.url}/v1/messages", json=unanswered).status_code == 400
+    assert emu.remaining_steps == 1  # a refused request consumes no step

@@ -13,6 +13,13 @@ JSON message) and ``POST /v1/messages/count_tokens``. Script steps map as follow
 * ``Fault("stream_error")`` -> a 200 stream: message_start, partial text, then
   ``event: error`` (``overloaded_error`` unless ``error_type`` says otherwise).
 * ``Fault("disconnect")`` -> a 200 stream cut after the partial text.
+
+A ``stream_error`` fault on a non-streaming request answers HTTP 529 (500 for another
+``error_type``). Like the real API, a request whose tool rounds do not pair up (a
+``tool_result`` answering no ``tool_use`` of the previous assistant turn, or a
+``tool_use`` left unanswered before the next turn) or that lacks ``model`` /
+``max_tokens`` / ``messages`` gets a 400 ``invalid_request_error`` without consuming a
+script step.
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ __all__ = [
     "handle_messages",
     "message_json",
     "reply_content_blocks",
+    "validate_request",
 ]
 
 DIALECT = "anthropic"
@@ -246,8 +254,49 @@ def _stream_response(body: AsyncIterator[bytes]) -> StreamingResponse:
     )
 
 
+def _ids_of(content: Any, kind: str, key: str) -> list[str]:
+    if not isinstance(content, list):
+        return []
+    return [str(b.get(key)) for b in content if isinstance(b, dict) and b.get("type") == kind]
+
+
+def validate_request(body: dict[str, Any]) -> str | None:
+    """Why the real API would refuse ``body`` with a 400 (None when it would not)."""
+    messages = body.get("messages")
+    if not isinstance(body.get("model"), str) or not isinstance(body.get("max_tokens"), int):
+        return "model and max_tokens are required"
+    if not isinstance(messages, list) or not messages:
+        return "messages: at least one message is required"
+    for index, message in enumerate(messages):
+        if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+            return f"messages.{index}: role must be 'user' or 'assistant'"
+        content = message.get("content")
+        results = _ids_of(content, "tool_result", "tool_use_id")
+        if results:
+            previous = messages[index - 1] if index > 0 else {}
+            calls = _ids_of(previous.get("content"), "tool_use", "id")
+            if previous.get("role") != "assistant" or set(results) - set(calls):
+                return (
+                    f"messages.{index}: unexpected tool_use_id found in tool_result blocks: "
+                    f"{sorted(set(results) - set(calls))}. Each tool_result block must have a "
+                    "corresponding tool_use block in the previous message."
+                )
+        calls = _ids_of(content, "tool_use", "id")
+        if calls and index + 1 < len(messages):
+            answered = _ids_of(messages[index + 1].get("content"), "tool_result", "tool_use_id")
+            if set(calls) - set(answered):
+                return (
+                    f"messages.{index + 1}: tool_use ids were found without tool_result blocks "
+                    f"immediately after: {sorted(set(calls) - set(answered))}"
+                )
+    return None
+
+
 async def handle_messages(call: EmulatorCall) -> Response:
     """POST /v1/messages."""
+    problem = validate_request(call.body)
+    if problem is not None:
+        return _error_response(400, "invalid_request_error", problem)
     step = call.next_step()
     model = str(call.body.get("model") or "claude-emulated")
     streaming = call.body.get("stream") is True

@@ -109,6 +109,12 @@ def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -
 _USERINFO = re.compile(r"(://)[^/@\s]+@")
 
 
+def _with_cause(exc: BaseException) -> str:
+    """``exc`` and, when the SDK wrapped one, the transport error underneath."""
+    cause = exc.__cause__
+    return f"{exc} ({type(cause).__name__}: {cause})" if cause is not None else str(exc)
+
+
 class _NoLoop:
     """The cache key when no asyncio loop runs (e.g. anyio on trio)."""
 
@@ -149,6 +155,7 @@ class AnthropicModelClient:
         self._row_lookup = row_lookup
         self._own: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
+        self._logged_endpoint: tuple[str | None, str] | None = None
 
     def __repr__(self) -> str:
         endpoint = safe_url(self._base_url) if self._base_url else None
@@ -168,26 +175,32 @@ class AnthropicModelClient:
             return None, SDK_BASE_URL_ENV
         return None, "sdk default"
 
-    def _new_sdk_client(
-        self, sdk: Any, api_key: str | None, base_url: str | None, source: str
-    ) -> Any:
+    def _log_endpoint(self, base_url: str | None, source: str) -> None:
+        """Say once per instance and endpoint where requests go (never a key or query)."""
+        if self._logged_endpoint == (base_url, source):
+            return
+        self._logged_endpoint = (base_url, source)
         shown = base_url if base_url is not None else os.environ.get(SDK_BASE_URL_ENV)
         log.debug(
             "anthropic endpoint",
             source=source,
             url=safe_url(shown) if shown else "https://api.anthropic.com",
-            shared=api_key is None,
+            shared=self._api_key is None,
         )
+
+    @staticmethod
+    def _new_sdk_client(sdk: Any, api_key: str | None, base_url: str | None) -> Any:
         return sdk.AsyncAnthropic(api_key=api_key, base_url=base_url, max_retries=0)
 
     def _sdk_client(self, sdk: Any) -> Any:
         base_url, source = self._endpoint()
+        self._log_endpoint(base_url, source)
         loop = _loop_key()
         if self._api_key is not None:
             with self._lock:
                 client = self._own.get(loop)
                 if client is None:
-                    client = self._new_sdk_client(sdk, self._api_key, base_url, source)
+                    client = self._new_sdk_client(sdk, self._api_key, base_url)
                     self._own[loop] = client
             return client
         key = (
@@ -199,7 +212,7 @@ class AnthropicModelClient:
             per_loop = _SHARED.setdefault(loop, {})
             client = per_loop.get(key)
             if client is None:
-                client = self._new_sdk_client(sdk, None, base_url, source)
+                client = self._new_sdk_client(sdk, None, base_url)
                 per_loop[key] = client
         return client
 
@@ -273,13 +286,13 @@ class AnthropicModelClient:
             raise self._status_error(exc, before_stream=True) from exc
         except sdk.APITimeoutError as exc:
             raise ProviderTimeoutError(
-                self._redact(f"anthropic: the request timed out: {exc}"),
+                self._redact(f"anthropic: the request timed out: {_with_cause(exc)}"),
                 provider=PROVIDER,
                 before_stream=True,
             ) from exc
         except sdk.APIConnectionError as exc:
             raise ProviderConnectionError(
-                self._redact(f"anthropic: connection failed: {exc}"),
+                self._redact(f"anthropic: connection failed: {_with_cause(exc)}"),
                 provider=PROVIDER,
                 before_stream=True,
             ) from exc
