@@ -104,6 +104,11 @@ class ModelRequest:
     """Anthropic prompt caching: ``{"ttl": "5m" | "1h"}`` or None."""
     provider_options: dict[str, Any] = field(default_factory=dict)
     """Provider keywords passed through from ``Agent(**provider_kwargs)``."""
+    built_in_tools: dict[str, Any] | None = None
+    """Neutral built-in tool configuration (web_search, code_execution, tool_search), as
+    ``{name: {"enabled": bool, "config": {...}}}``; the adapter maps it to its wire."""
+    remote_mcp_servers: tuple[dict[str, Any], ...] = ()
+    """Provider-run remote MCP server configs (tool format 7), as the user gave them."""
     purpose: str = "generation"
     """Why this request is made (the request_start vocabulary)."""
 
@@ -161,6 +166,13 @@ class ModelResponse:
     """The provider's request id, for support tickets."""
     served_tier: str | None = None
     """The service tier that actually served the request, when the provider says."""
+    served_tier_source: str | None = None
+    """How the served tier was established: "body", "header" or "none" (Google)."""
+    built_in_tools_invoked: tuple[str, ...] = ()
+    """Built-in tools with evidence they ran in this response ("remote_mcp" included)."""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    """Provider facts the run surfaces on the result (container_id, input_transformations,
+    distinct_urls, ...), keyed by AgentResult field name."""
     raw: dict[str, Any] | None = None
     """The provider's final response object as plain data (debugging only)."""
     kind: Literal["response"] = "response"

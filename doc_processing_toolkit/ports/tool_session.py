@@ -6,7 +6,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from doc_processing_toolkit.domain.tools import ToolOutcome, ToolSpec
 
-__all__ = ["ToolSession"]
+__all__ = ["ManagedToolSession", "ToolSession"]
 
 
 @runtime_checkable
@@ -22,4 +22,20 @@ class ToolSession(Protocol):
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
         """Run one tool; a tool failure is an error outcome, not an exception."""
+        ...
+
+
+@runtime_checkable
+class ManagedToolSession(ToolSession, Protocol):
+    """A ToolSession with a connection to open and close (MCP servers).
+
+    ``connect`` is called once per Agent per event loop; ``aclose`` only from that loop.
+    """
+
+    async def connect(self) -> None:
+        """Open the connection (start the process, initialise the MCP session)."""
+        ...
+
+    async def aclose(self) -> None:
+        """Close the connection; idempotent."""
         ...
