@@ -36,6 +36,7 @@ def build_result(
     row: ModelInfo | None,
     detailed_costs: bool = False,
     cost_output_dir: str | None = None,
+    built_in_tools_used: list[str] | None = None,
 ) -> AgentResult:
     """The AgentResult of ``outcome`` (error set when the run failed)."""
     ledger, attempts = outcome.ledger, outcome.accumulator
@@ -89,14 +90,48 @@ def build_result(
         error=error_text,
         run_id=run_id,
         pause_turn_iterations=outcome.pause_turn_iterations,
+        built_in_tools_used=list(built_in_tools_used or []),
+        built_in_tools_invoked=list(outcome.built_in_tools_invoked),
         retry_count=len(attempts.attempts),
         retry_cost=float(attempts.total_cost),
         retry_input_tokens=attempts.total_input_tokens,
         retry_output_tokens=attempts.total_output_tokens,
     )
+    _apply_response_metadata(result, outcome.response_metadata)
     if detailed_costs:
         _attach_detailed_costs(result, outcome, cost_output_dir)
     return result
+
+
+_METADATA_FIELDS = frozenset(
+    {
+        "container_id",
+        "distinct_urls",
+        "files_created",
+        "input_transformations",
+        "skills_used",
+        "media_uploads",
+        "dropped_parts",
+    }
+)
+
+
+def _apply_response_metadata(result: AgentResult, metadata: dict[str, Any]) -> None:
+    """Copy the provider facts a response reported onto the result's documented fields."""
+    for key, value in metadata.items():
+        if key in _METADATA_FIELDS:
+            setattr(result, key, list(value) if isinstance(value, list) else value)
+    transformations = result.input_transformations
+    result.prefix_binding_mismatches = sum(
+        1
+        for t in transformations
+        if t.get("type") == "thinking_dropped" and t.get("reason") == "prefix_binding_mismatch"
+    )
+    result.model_binding_mismatches = sum(
+        1
+        for t in transformations
+        if t.get("type") == "thinking_dropped" and t.get("reason") == "model_binding_mismatch"
+    )
 
 
 def _attach_detailed_costs(

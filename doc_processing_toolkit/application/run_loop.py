@@ -93,6 +93,9 @@ class RunSettings:
     tool_result_cap: int = 0
     preview_chars: int = 500
     service_tier: str | None = None
+    prompt_caching: dict[str, Any] | None = None
+    built_in_tools: dict[str, Any] | None = None
+    remote_mcp_servers: tuple[dict[str, Any], ...] = ()
     max_pause_turn_iterations: int = 10
     provider_options: dict[str, Any] = field(default_factory=dict)
     retry_policy: RetryPolicy | None = None
@@ -113,6 +116,10 @@ class RunOutcome:
     output: Any = None
     last_response: ModelResponse | None = None
     pause_turn_iterations: int = 0
+    built_in_tools_invoked: list[str] = field(default_factory=list)
+    response_metadata: dict[str, Any] = field(default_factory=dict)
+    """Provider facts keyed by AgentResult field (lists accumulate, scalars keep the last)."""
+    empty_turn_retried: bool = False
     request_count: int = 0
     iteration_records: list[dict[str, Any]] = field(default_factory=list)
     error: BaseException | None = None
@@ -262,6 +269,10 @@ class RunLoop:
             self._warn_unpriced_once()
         outcome.ledger.record(record)
         outcome.last_response = response
+        for name in response.built_in_tools_invoked:
+            if name not in outcome.built_in_tools_invoked:
+                outcome.built_in_tools_invoked.append(name)
+        _merge_metadata(outcome.response_metadata, response.metadata)
         return response
 
     # ------------------------------------------------------------------ the loop
@@ -310,7 +321,10 @@ class RunLoop:
                 thinking=s.thinking,
                 output_schema=native_schema,
                 service_tier=s.service_tier,
+                prompt_caching=s.prompt_caching,
                 provider_options=dict(s.provider_options),
+                built_in_tools=s.built_in_tools,
+                remote_mcp_servers=s.remote_mcp_servers,
                 purpose=purpose,
             )
             response = await self._send(request, outcome, iteration)
@@ -325,6 +339,16 @@ class RunLoop:
                 outcome.messages.append(response.message)
 
             calls = list(response.message.tool_calls)
+            if not calls and _is_empty(response) and self._may_retry_empty(outcome):
+                # The registry row says this model sometimes ends a turn with nothing in it;
+                # the spec allows exactly one re-request per run.
+                outcome.messages.pop()
+                request = _with_purpose(
+                    request.with_messages(tuple(outcome.messages)), "empty_turn_retry"
+                )
+                response = await self._send(request, outcome, iteration)
+                outcome.messages.append(response.message)
+                calls = list(response.message.tool_calls)
             if response.stop_reason == "max_tokens" and not calls:
                 self._log.warning(
                     "the model stopped at max_tokens; the answer may be cut short",
@@ -352,14 +376,26 @@ class RunLoop:
             )
             purpose = "tool_followup"
             if isinstance(tool_choice, ForcedTool) or tool_choice == "required":
-                # A forcing tool_choice would loop forever: after one round, let the model answer.
-                tool_choice = "auto"
+                # A forcing tool_choice would force a call on every request: the run ends
+                # after one tool round (the documented forced-tool_choice exit).
+                outcome.output = response.message.text
+                return
         self._log.warning(
             "max_iterations reached before the model finished", max_iterations=s.max_iterations
         )
         last = outcome.last_response
         if last is not None and outcome.output is None:
             outcome.output = last.message.text
+
+    def _may_retry_empty(self, outcome: RunOutcome) -> bool:
+        row = self._settings.row
+        if row is None or not row.flag("retry_empty_final_turn", False):
+            return False
+        if outcome.empty_turn_retried:
+            return False
+        outcome.empty_turn_retried = True
+        self._log.warning("empty final turn: re-requesting once", model=self._settings.model)
+        return True
 
     def _final_output(self, response: ModelResponse, native_structured: bool) -> Any:
         text = response.message.text
@@ -454,6 +490,28 @@ class RunLoop:
             )
         await self._channel.emit("tool_call_result", None, meta)
         return ToolResultPart(call.id, call.name, tuple(capped.content), tool_outcome.is_error)
+
+
+def _is_empty(response: ModelResponse) -> bool:
+    message = response.message
+    return (
+        not message.text.strip()
+        and not message.tool_calls
+        and response.stop_reason
+        in (
+            "end_turn",
+            "other",
+        )
+    )
+
+
+def _merge_metadata(into: dict[str, Any], new: dict[str, Any]) -> None:
+    for key, value in new.items():
+        if isinstance(value, list):
+            existing = into.setdefault(key, [])
+            existing.extend(v for v in value if v not in existing or isinstance(v, dict))
+        else:
+            into[key] = value
 
 
 def _native_structured(row: ModelInfo | None) -> bool:

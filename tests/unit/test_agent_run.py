@@ -351,3 +351,42 @@ def test_sync_tools_run_off_the_event_loop_thread() -> None:
 
     asyncio.run(main())
     assert seen and seen[0] != loop_threads[0]
+
+
+@pytest.fixture
+def empty_turn_registry() -> Iterator[None]:
+    """claude-sonnet-4-5 flagged like a model that may end a turn empty."""
+    container = default_container()
+    row = container.registry().row("claude-sonnet-4-5")
+    patched = row.model_copy(update={"retry_empty_final_turn": True})
+    container.registry.override(providers.Object(StaticRegistry([patched])))
+    yield
+    container.registry.reset_override()
+
+
+@pytest.mark.usefixtures("empty_turn_registry")
+def test_one_empty_final_turn_is_re_requested_once() -> None:
+    fake = FakeModel([tool_call("calculate", {"a": 1, "b": 1}), reply(""), reply("2")])
+    result = make_agent(fake).run_sync("1+1")
+    assert result.output == "2"
+    assert [r.purpose for r in fake.requests] == ["generation", "tool_followup", "empty_turn_retry"]
+    assert [m.role for m in fake.requests[2].messages] == ["user", "assistant", "tool"]
+    assert [r["purpose"] for r in result.request_cost_records][-1] == "empty_turn_retry"
+
+    twice = FakeModel([reply(""), reply("")])
+    assert make_agent(twice).run_sync("x").output == ""
+    assert len(twice.requests) == 2
+
+
+def test_empty_turn_is_not_retried_without_the_flag() -> None:
+    fake = FakeModel([reply("")])
+    assert make_agent(fake).run_sync("x").output == ""
+    assert len(fake.requests) == 1
+
+
+def test_forcing_tool_choice_ends_after_one_tool_round() -> None:
+    fake = FakeModel([tool_call("calculate", {"a": 1, "b": 2}), reply("never sent")])
+    result = make_agent(fake, tool_choice="any").run_sync("add")
+    assert len(fake.requests) == 1
+    assert result.tools_used == ["calculate"]
+    assert fake.requests[0].tool_choice == "required"
