@@ -139,6 +139,38 @@ class Agent:
         )
         self.model = model.strip()
         self.instructions = instructions
+        self._recipe: dict[str, Any] = {
+            "settings": {
+                "tool_choice": tool_choice,
+                "thinking": thinking,
+                "built_in_tools": built_in_tools,
+                "strict_tools": strict_tools,
+                "max_tool_result_chars": max_tool_result_chars,
+                "tool_result_preview_chars": tool_result_preview_chars,
+                "truncated_result_read_chars": truncated_result_read_chars,
+                "code_execution_output_dir": code_execution_output_dir,
+                "service_tier": service_tier,
+                "prompt_caching": prompt_caching,
+                "auto_inject_skills": auto_inject_skills,
+                "auto_inject_memory_instructions": auto_inject_memory_instructions,
+                "compaction": compaction or None,
+                "compaction_config": compaction_config,
+                "session_history_config": session_history_config,
+                "anthropic_block_binding": anthropic_block_binding,
+                "strict_prefix_binding": strict_prefix_binding or None,
+                "prefix_audit": prefix_audit or None,
+                "prefix_strip_fallback": prefix_strip_fallback or None,
+                "remove_citations": remove_citations or None,
+                "on_unsupported_part": on_unsupported_part,
+                "media_policy": media_policy,
+                "emit_request_start": emit_request_start or None,
+                "detailed_costs": detailed_costs or None,
+                "cost_output_dir": cost_output_dir,
+            },
+            "logging": {"level": log_level, "file": log_file, "to_file": log_to_file},
+            "logger_supplied": logger is not None,
+            "hooks_supplied": hooks is not None,
+        }
         self.max_iterations = validate_positive_int("max_iterations", max_iterations) or 10
         self.max_tokens = validate_positive_int("max_tokens", max_tokens, optional=True)
         self.temperature = validate_temperature(temperature)
@@ -495,8 +527,31 @@ class Agent:
         raise NotImplementedError("Agent.from_config_string() is not implemented yet")
 
     def to_config(self) -> dict[str, Any]:
-        """YAML configuration is not built in this release."""
-        raise NotImplementedError("Agent.to_config() is not implemented yet")
+        """The data half of this agent's constructor, in the YAML shape from_config reads.
+
+        Live objects (callables, sessions, a logger, hooks) and values that may hold
+        secrets (an api_key, mcp_command / mcp_script env values, remote MCP credentials)
+        are never emitted: they are listed under ``unserialisable``.
+        """
+        from doc_processing_toolkit.application.config_export import export_config
+
+        recipe = self._recipe
+        return export_config(
+            model=self.model,
+            instructions=self.instructions,
+            tools=self.tools,
+            api_key_set=self._api_key is not None,
+            constraints={
+                "max_iterations": self.max_iterations,
+                "max_tokens": self.max_tokens,
+                "temperature": self.temperature,
+            },
+            settings=recipe["settings"],
+            logging=recipe["logging"],
+            logger_supplied=recipe["logger_supplied"],
+            hooks_supplied=recipe["hooks_supplied"],
+            provider_overrides=dict(self.provider_kwargs),
+        )
 
     def __repr__(self) -> str:
         return (
