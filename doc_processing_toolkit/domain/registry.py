@@ -93,6 +93,9 @@ class ModelInfo(BaseModel):
     supports_concurrent_built_in_and_custom_tools: bool = True
     enforces_thinking_prefix_check: bool = False
     """Anthropic rows that send ``drop_block`` plus the thinking-binding beta by default."""
+    retry_empty_final_turn: bool = False
+    """The model sometimes ends a turn with nothing in it (no text, no tool call) after a
+    tool round (Gemini); the run loop re-requests such a turn once per run."""
     default_reasoning_effort: str | None = None
     """The effort the provider applies when the request names none."""
     supported_reasoning_values: tuple[str, ...] = ()
