@@ -1,0 +1,41 @@
+"""Agent parameters -> provider-specific request parameters, as pure functions.
+
+Shared by the four provider adapters and the Agent's construction-time checks:
+thinking (:mod:`.thinking`), provider-run MCP servers and ``allowed_tools``
+(:mod:`.mcp`). The documented import path is
+``doc_processing_toolkit.agent.parameter_mapping``.
+"""
+
+from doc_processing_toolkit.domain.parameter_mapping.mcp import (
+    ANTHROPIC_MCP_BETA,
+    anthropic_mcp_connector,
+    apply_anthropic_allowed_tools,
+    check_provider_run_allowed_tools,
+    openai_allowed_tools,
+    refuse_provider_ignored_allowed_tools,
+    transform_mcp_remote_servers,
+)
+from doc_processing_toolkit.domain.parameter_mapping.thinking import (
+    EFFORT_ORDER,
+    INTERLEAVED_THINKING_BETA,
+    OFF_TYPES,
+    ThinkingTransform,
+    effort_rank,
+    transform_thinking_param,
+)
+
+__all__ = [
+    "ANTHROPIC_MCP_BETA",
+    "EFFORT_ORDER",
+    "INTERLEAVED_THINKING_BETA",
+    "OFF_TYPES",
+    "ThinkingTransform",
+    "anthropic_mcp_connector",
+    "apply_anthropic_allowed_tools",
+    "check_provider_run_allowed_tools",
+    "effort_rank",
+    "openai_allowed_tools",
+    "refuse_provider_ignored_allowed_tools",
+    "transform_mcp_remote_servers",
+    "transform_thinking_param",
+]

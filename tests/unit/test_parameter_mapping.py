@@ -1,0 +1,413 @@
+"""parameter_mapping: thinking, provider-run MCP / allowed_tools, built-in tools, kwargs, tiers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from doc_processing_toolkit.domain.parameter_mapping import (
+    ANTHROPIC_MCP_BETA,
+    INTERLEAVED_THINKING_BETA,
+    anthropic_mcp_connector,
+    apply_anthropic_allowed_tools,
+    check_provider_run_allowed_tools,
+    openai_allowed_tools,
+    refuse_provider_ignored_allowed_tools,
+    transform_mcp_remote_servers,
+    transform_thinking_param,
+)
+from doc_processing_toolkit.domain.registry import ModelInfo
+
+
+def _row(model: str, provider: str, **flags: Any) -> ModelInfo:
+    return ModelInfo(model=model, provider=provider, supports_thinking=True, **flags)
+
+
+CLAUDE_OFF = _row("claude-a", "anthropic", thinking_off_type="disabled")
+CLAUDE_BETWEEN = _row("claude-b", "anthropic", thinking_off_type="between_tools")
+CLAUDE_NO_OFF = _row("claude-c", "anthropic", thinking_off_type=None)
+CLAUDE_CAPPED = _row(
+    "claude-d",
+    "anthropic",
+    thinking_off_type="disabled",
+    thinking_off_max_effort="high",
+    default_reasoning_effort="high",
+)
+GPT_PRO = _row(
+    "gpt-p",
+    "openai",
+    supported_reasoning_values=("none", "low", "medium", "high", "xhigh", "max"),
+    supported_reasoning_modes=("standard", "pro"),
+    supported_reasoning_values_pro_mode=("medium", "high", "xhigh", "max"),
+)
+GPT_OLD = _row("gpt-o", "openai", supported_reasoning_values=("minimal", "low", "medium", "high"))
+
+
+# -- thinking: Anthropic --------------------------------------------------------------------
+
+
+def test_anthropic_budget_becomes_enabled() -> None:
+    out = transform_thinking_param({"budget_tokens": 4096}, "anthropic", CLAUDE_OFF)
+    assert out.value == {"type": "enabled", "budget_tokens": 4096}
+    assert out.as_params() == {"thinking": {"type": "enabled", "budget_tokens": 4096}}
+    assert out.thinking_on and not out.interleaved and out.betas == () and out.warnings == ()
+
+
+@pytest.mark.parametrize("key", ["interleaved", "interleaved_thinking"])
+def test_anthropic_interleaved_flag_is_surfaced_not_sent(key: str) -> None:
+    out = transform_thinking_param({"budget_tokens": 2048, key: True}, "anthropic")
+    assert out.value == {"type": "enabled", "budget_tokens": 2048}
+    assert out.interleaved is True
+    assert out.betas == (INTERLEAVED_THINKING_BETA,)
+
+
+def test_anthropic_interleaved_false_sends_no_beta() -> None:
+    out = transform_thinking_param({"budget_tokens": 2048, "interleaved": False}, "anthropic")
+    assert out.value == {"type": "enabled", "budget_tokens": 2048}
+    assert not out.interleaved and out.betas == ()
+
+
+def test_anthropic_adaptive_and_unknown_keys_verbatim() -> None:
+    assert transform_thinking_param({"type": "adaptive"}, "anthropic").value == {"type": "adaptive"}
+    out = transform_thinking_param(
+        {"type": "adaptive", "display": "omitted", "future_field": {"x": 1}}, "anthropic"
+    )
+    assert out.value == {"type": "adaptive", "display": "omitted", "future_field": {"x": 1}}
+    assert out.thinking_on
+    assert transform_thinking_param({"type": "enabled", "budget_tokens": 1}, "anthropic").value == {
+        "type": "enabled",
+        "budget_tokens": 1,
+    }
+
+
+def test_anthropic_input_is_not_mutated() -> None:
+    given = {"budget_tokens": 2048, "interleaved": True}
+    transform_thinking_param(given, "anthropic")
+    assert given == {"budget_tokens": 2048, "interleaved": True}
+
+
+@pytest.mark.parametrize("spelling", ["disabled", "between_tools"])
+@pytest.mark.parametrize(
+    ("row", "wire"), [(CLAUDE_OFF, "disabled"), (CLAUDE_BETWEEN, "between_tools")]
+)
+def test_anthropic_off_value_comes_from_the_row(spelling: str, row: ModelInfo, wire: str) -> None:
+    out = transform_thinking_param(
+        {"type": spelling, "budget_tokens": 3000, "interleaved": True, "display": "x"},
+        "anthropic",
+        row,
+    )
+    assert out.value == {"type": wire}
+    assert not out.thinking_on and out.warnings == ()
+
+
+def test_anthropic_off_without_row_forwards_the_type() -> None:
+    out = transform_thinking_param({"type": "between_tools"}, "anthropic")
+    assert out.value == {"type": "between_tools"}
+    assert not out.thinking_on
+
+
+def test_anthropic_model_that_cannot_turn_off_runs_adaptive_with_a_warning() -> None:
+    out = transform_thinking_param(
+        {"type": "disabled", "budget_tokens": 9, "display": "omitted"}, "anthropic", CLAUDE_NO_OFF
+    )
+    assert out.value == {"type": "adaptive", "display": "omitted"}
+    assert out.thinking_on
+    assert len(out.warnings) == 1 and "claude-c cannot turn thinking off" in out.warnings[0]
+
+
+def test_anthropic_off_above_the_max_effort_runs_adaptive() -> None:
+    assert transform_thinking_param({"type": "disabled"}, "anthropic", CLAUDE_CAPPED).value == {
+        "type": "disabled"
+    }
+    ok = transform_thinking_param({"type": "disabled"}, "anthropic", CLAUDE_CAPPED, effort="low")
+    assert ok.value == {"type": "disabled"} and ok.warnings == ()
+    out = transform_thinking_param({"type": "disabled"}, "anthropic", CLAUDE_CAPPED, effort="max")
+    assert out.value == {"type": "adaptive"}
+    assert "effort 'high' or lower" in out.warnings[0]
+
+
+def test_anthropic_none_and_empty_send_nothing() -> None:
+    assert transform_thinking_param(None, "anthropic").as_params() == {}
+    assert transform_thinking_param({}, "anthropic").value is None
+
+
+def test_non_thinking_row_sends_nothing() -> None:
+    row = ModelInfo(model="gpt-4o", provider="openai")
+    out = transform_thinking_param({"effort": "high"}, "openai", row)
+    assert out.value is None and "does not support thinking" in out.warnings[0]
+    off = transform_thinking_param({"type": "disabled"}, "openai", row)
+    assert off.value is None and off.warnings == ()
+
+
+def test_thinking_type_and_provider_errors() -> None:
+    with pytest.raises(TypeError):
+        transform_thinking_param("high", "openai")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown provider"):
+        transform_thinking_param({}, "acme")
+
+
+# -- thinking: OpenAI -----------------------------------------------------------------------
+
+
+def test_openai_effort_and_default_summary() -> None:
+    out = transform_thinking_param({"effort": "high"}, "openai", GPT_OLD)
+    assert out.value == {"effort": "high", "summary": "auto"}
+    assert out.as_params() == {"reasoning": {"effort": "high", "summary": "auto"}}
+    assert transform_thinking_param(
+        {"effort": "low", "summary": "detailed"}, "openai", GPT_OLD
+    ).value == {"effort": "low", "summary": "detailed"}
+
+
+def test_openai_mode_only_when_set() -> None:
+    assert "mode" not in transform_thinking_param({"effort": "high"}, "openai", GPT_PRO).value
+    out = transform_thinking_param({"effort": "high", "mode": "pro"}, "openai", GPT_PRO)
+    assert out.value == {"effort": "high", "summary": "auto", "mode": "pro"}
+    std = transform_thinking_param({"effort": "low", "mode": "standard"}, "openai", GPT_PRO)
+    assert std.value == {"effort": "low", "summary": "auto", "mode": "standard"}
+
+
+def test_openai_mode_the_row_does_not_list_is_dropped() -> None:
+    out = transform_thinking_param({"effort": "high", "mode": "pro"}, "openai", GPT_OLD)
+    assert out.value == {"effort": "high", "summary": "auto"}
+    assert "mode 'pro'" in out.warnings[0]
+
+
+def test_openai_pro_mode_drops_an_unsupported_effort() -> None:
+    out = transform_thinking_param({"effort": "low", "mode": "pro"}, "openai", GPT_PRO)
+    assert out.value == {"summary": "auto", "mode": "pro"}
+    assert "pro mode" in out.warnings[0]
+
+
+def test_openai_pro_mode_without_a_pro_list_requires_medium() -> None:
+    row = _row("gpt-q", "openai", supported_reasoning_modes=("standard", "pro"))
+    assert (
+        "effort"
+        not in transform_thinking_param({"effort": "low", "mode": "pro"}, "openai", row).value
+    )
+    assert transform_thinking_param({"effort": "high", "mode": "pro"}, "openai", row).value[
+        "effort"
+    ] == ("high")
+
+
+def test_openai_effort_the_row_does_not_list_is_dropped() -> None:
+    out = transform_thinking_param({"effort": "xhigh"}, "openai", GPT_OLD)
+    assert out.value == {"summary": "auto"}
+    assert "'xhigh'" in out.warnings[0]
+
+
+@pytest.mark.parametrize("spelling", ["disabled", "between_tools"])
+def test_openai_disabled_is_not_an_off_value(spelling: str) -> None:
+    out = transform_thinking_param({"type": spelling}, "openai", GPT_OLD)
+    assert out.value == {"effort": "medium", "summary": "auto"}
+    assert out.thinking_on and len(out.warnings) == 1 and "not an off value" in out.warnings[0]
+    given = transform_thinking_param({"type": spelling, "effort": "low"}, "openai", GPT_OLD)
+    assert given.value == {"effort": "low", "summary": "auto"} and given.warnings == ()
+
+
+def test_openai_effort_none_is_thinking_off() -> None:
+    out = transform_thinking_param({"effort": "none"}, "openai", GPT_PRO)
+    assert out.value == {"effort": "none", "summary": "auto"} and not out.thinking_on
+
+
+def test_openai_ignored_keys_warn_and_summary_none_is_omitted() -> None:
+    out = transform_thinking_param({"effort": "low", "budget_tokens": 5, "summary": None}, "openai")
+    assert out.value == {"effort": "low"}
+    assert "budget_tokens" in out.warnings[0]
+
+
+# -- thinking: Google and Fireworks ---------------------------------------------------------
+
+
+def test_google_budget_and_level() -> None:
+    budget = transform_thinking_param({"budget_tokens": 1024}, "google")
+    assert budget.as_params() == {
+        "thinking_config": {"thinking_budget": 1024, "include_thoughts": True}
+    }
+    level = transform_thinking_param({"level": "low"}, "google")
+    assert level.value == {"thinking_level": "low", "include_thoughts": True}
+    assert not transform_thinking_param({"budget_tokens": 0}, "google").thinking_on
+    with pytest.raises(ValueError, match="not both"):
+        transform_thinking_param({"budget_tokens": 1, "level": "low"}, "google")
+
+
+def test_google_disabled_type_warns() -> None:
+    out = transform_thinking_param({"type": "disabled"}, "google")
+    assert out.value is None and "not read on Google" in out.warnings[0]
+
+
+@pytest.mark.parametrize("effort", ["low", "medium", "high"])
+def test_fireworks_effort(effort: str) -> None:
+    out = transform_thinking_param({"effort": effort}, "fireworks")
+    assert out.as_params() == {"reasoning_effort": effort}
+
+
+def test_fireworks_disabled_is_not_an_off_value() -> None:
+    out = transform_thinking_param({"type": "disabled"}, "fireworks")
+    assert out.value == "medium" and "not an off value" in out.warnings[0]
+    row = _row("fw", "fireworks", supported_reasoning_values=("low", "high"))
+    dropped = transform_thinking_param({"effort": "medium"}, "fireworks", row)
+    assert dropped.value is None and dropped.warnings
+
+
+# -- provider-run MCP: allowed_tools --------------------------------------------------------
+
+
+def test_openai_allowed_tools_spec_examples() -> None:
+    assert openai_allowed_tools({"allowed_tools": ("search",)}, "docs") == ["search"]
+    assert openai_allowed_tools({"allowed_tools": []}, "docs") == []
+    assert openai_allowed_tools({}, "docs") is None
+    assert openai_allowed_tools({"allowed_tools": None}, "docs") is None
+    assert openai_allowed_tools({"allowed_tools": {"b", "a"}}, "docs") == ["a", "b"]
+
+
+def test_openai_allowed_tools_filter_object_sent_as_given() -> None:
+    value = {"tool_names": ["a"], "read_only": True}
+    assert openai_allowed_tools({"allowed_tools": value}, "docs") == value
+    assert openai_allowed_tools({"allowed_tools": {}}, "docs") == {}
+    assert openai_allowed_tools({"allowed_tools": {"tool_names": []}}, "docs") == {"tool_names": []}
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["search", 3, [1], {"tool_names": "a"}, {"tool_names": [1]}, {"read_only": "yes"}],
+)
+def test_openai_allowed_tools_bad_forms(bad: Any) -> None:
+    with pytest.raises(TypeError, match="docs"):
+        openai_allowed_tools({"allowed_tools": bad}, "docs")
+
+
+def test_refuse_fireworks_allowed_tools() -> None:
+    with pytest.raises(ValueError, match="mcp_remote_client"):
+        refuse_provider_ignored_allowed_tools({"allowed_tools": ["a"]}, "fireworks")
+    with pytest.raises(ValueError, match="mcp_remote_client"):
+        refuse_provider_ignored_allowed_tools({"allowed_tools": []}, "fireworks")
+    refuse_provider_ignored_allowed_tools({}, "fireworks")
+    refuse_provider_ignored_allowed_tools({"allowed_tools": ["a"]}, "openai")
+
+
+def test_check_provider_run_allowed_tools() -> None:
+    check_provider_run_allowed_tools({"allowed_tools": ["a"]}, "anthropic")
+    check_provider_run_allowed_tools({"allowed_tools": {"tool_names": ["a"]}}, "openai")
+    check_provider_run_allowed_tools({}, "fireworks")
+    with pytest.raises(TypeError):
+        check_provider_run_allowed_tools({"allowed_tools": {"tool_names": ["a"]}}, "anthropic")
+    with pytest.raises(TypeError):
+        check_provider_run_allowed_tools({"allowed_tools": "a"}, "anthropic")
+    with pytest.raises(TypeError):
+        check_provider_run_allowed_tools({"allowed_tools": "a"}, "openai")
+    with pytest.raises(ValueError):
+        check_provider_run_allowed_tools({"allowed_tools": ["a"]}, "fireworks")
+
+
+def test_apply_anthropic_allowed_tools() -> None:
+    toolset: dict[str, Any] = {"type": "mcp_toolset", "mcp_server_name": "s"}
+    apply_anthropic_allowed_tools({"allowed_tools": ["a", "b"]}, toolset, "s")
+    assert toolset == {
+        "type": "mcp_toolset",
+        "mcp_server_name": "s",
+        "default_config": {"enabled": False},
+        "configs": {"a": {"enabled": True}, "b": {"enabled": True}},
+    }
+    untouched: dict[str, Any] = {"type": "mcp_toolset", "mcp_server_name": "s"}
+    apply_anthropic_allowed_tools({}, untouched, "s")
+    assert untouched == {"type": "mcp_toolset", "mcp_server_name": "s"}
+    with pytest.raises(TypeError, match="'s'"):
+        apply_anthropic_allowed_tools({"allowed_tools": "ab"}, {}, "s")
+
+
+def test_apply_anthropic_allowed_tools_keeps_user_configs() -> None:
+    toolset: dict[str, Any] = {
+        "default_config": {"defer_loading": True, "enabled": True},
+        "configs": {"a": {"defer_loading": False}, "c": {"enabled": True}},
+    }
+    apply_anthropic_allowed_tools({"allowed_tools": ["a"]}, toolset, "s")
+    assert toolset["default_config"] == {"defer_loading": True, "enabled": False}
+    assert toolset["configs"] == {
+        "a": {"defer_loading": False, "enabled": True},
+        "c": {"enabled": False},
+    }
+    empty: dict[str, Any] = {}
+    apply_anthropic_allowed_tools({"allowed_tools": []}, empty, "s")
+    assert empty == {"default_config": {"enabled": False}, "configs": {}}
+
+
+SERVER = {
+    "type": "mcp",
+    "server_label": "deepwiki",
+    "server_url": "https://mcp.deepwiki.com/mcp",
+}
+
+
+def test_transform_for_anthropic() -> None:
+    server = {**SERVER, "authorization_token": "tok", "allowed_tools": ["read"]}
+    assert transform_mcp_remote_servers([server], "anthropic") == [
+        {
+            "type": "url",
+            "url": "https://mcp.deepwiki.com/mcp",
+            "name": "deepwiki",
+            "authorization_token": "tok",
+        }
+    ]
+    _entries, toolsets = anthropic_mcp_connector([server])
+    assert toolsets == [
+        {
+            "type": "mcp_toolset",
+            "mcp_server_name": "deepwiki",
+            "default_config": {"enabled": False},
+            "configs": {"read": {"enabled": True}},
+        }
+    ]
+    assert ANTHROPIC_MCP_BETA.startswith("mcp-client-")
+
+
+def test_anthropic_bearer_header_and_aliases() -> None:
+    server = {"name": "s", "url": "https://x/mcp", "headers": {"Authorization": "Bearer abc"}}
+    entries, toolsets = anthropic_mcp_connector([server])
+    assert entries == [
+        {"type": "url", "url": "https://x/mcp", "name": "s", "authorization_token": "abc"}
+    ]
+    assert toolsets == [{"type": "mcp_toolset", "mcp_server_name": "s"}]
+    with pytest.raises(ValueError, match="X-Key") as info:
+        anthropic_mcp_connector([{**server, "headers": {"X-Key": "secret-value"}}])
+    assert "secret-value" not in str(info.value)
+
+
+def test_transform_for_openai() -> None:
+    server = {**SERVER, "headers": {"X": "1"}, "allowed_tools": ("read",)}
+    assert transform_mcp_remote_servers([server], "openai") == [
+        {
+            "type": "mcp",
+            "server_label": "deepwiki",
+            "server_url": "https://mcp.deepwiki.com/mcp",
+            "require_approval": "never",
+            "headers": {"X": "1"},
+            "allowed_tools": ["read"],
+        }
+    ]
+    empty = transform_mcp_remote_servers([{**SERVER, "allowed_tools": []}], "openai")
+    assert empty[0]["allowed_tools"] == []
+    token = transform_mcp_remote_servers(
+        [{**SERVER, "authorization_token": "t", "require_approval": "always"}], "openai"
+    )
+    assert token[0]["headers"] == {"Authorization": "Bearer t"}
+    assert token[0]["require_approval"] == "always"
+
+
+def test_transform_for_fireworks_and_google() -> None:
+    assert transform_mcp_remote_servers([SERVER], "fireworks") == [
+        {
+            "type": "mcp",
+            "server_label": "deepwiki",
+            "server_url": "https://mcp.deepwiki.com/mcp",
+            "require_approval": "never",
+        }
+    ]
+    with pytest.raises(ValueError, match="mcp_remote_client"):
+        transform_mcp_remote_servers([{**SERVER, "allowed_tools": ["a"]}], "fireworks")
+    with pytest.raises(ValueError, match="mcp_remote_client"):
+        transform_mcp_remote_servers([SERVER], "google")
+    with pytest.raises(ValueError, match="server_url"):
+        transform_mcp_remote_servers([{"server_label": "x"}], "openai")
+    with pytest.raises(ValueError, match="server_label"):
+        transform_mcp_remote_servers([{"server_url": "https://x"}], "openai")
