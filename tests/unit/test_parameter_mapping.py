@@ -9,9 +9,13 @@ import pytest
 from doc_processing_toolkit.domain.parameter_mapping import (
     ANTHROPIC_MCP_BETA,
     INTERLEAVED_THINKING_BETA,
+    BuiltInToolConfig,
+    BuiltInToolsWire,
     anthropic_mcp_connector,
     apply_anthropic_allowed_tools,
+    check_built_in_tools,
     check_provider_run_allowed_tools,
+    map_built_in_tools,
     openai_allowed_tools,
     refuse_provider_ignored_allowed_tools,
     transform_mcp_remote_servers,
@@ -411,3 +415,120 @@ def test_transform_for_fireworks_and_google() -> None:
         transform_mcp_remote_servers([{"server_label": "x"}], "openai")
     with pytest.raises(ValueError, match="server_label"):
         transform_mcp_remote_servers([{"server_url": "https://x"}], "openai")
+
+
+# -- built-in tools -------------------------------------------------------------------------
+
+CLAUDE_TOOLS = ModelInfo(
+    model="claude-t",
+    provider="anthropic",
+    built_in_tools=("web_search", "code_execution", "tool_search"),
+)
+GEMINI_SOLO = ModelInfo(
+    model="gemini-s",
+    provider="google",
+    built_in_tools=("web_search", "code_execution"),
+    supports_concurrent_built_in_and_custom_tools=False,
+)
+
+
+def test_built_in_config_forms_are_equivalent() -> None:
+    as_dataclass = map_built_in_tools(
+        "anthropic", {"web_search": BuiltInToolConfig(enabled=True, config={"max_uses": 10})}
+    )
+    as_dict = map_built_in_tools(
+        "anthropic", {"web_search": {"enabled": True, "config": {"max_uses": 10}}}
+    )
+    assert as_dataclass == as_dict
+    assert as_dict.tools == ({"type": "web_search_20250305", "name": "web_search", "max_uses": 10},)
+    assert as_dict.names == ("web_search",)
+    assert map_built_in_tools("anthropic", {"web_search": True}).names == ("web_search",)
+    assert map_built_in_tools("anthropic", {"web_search": {"enabled": False}}).tools == ()
+    assert map_built_in_tools("anthropic", None) == BuiltInToolsWire()
+
+
+def test_built_in_bad_forms() -> None:
+    with pytest.raises(ValueError, match="under 'config'"):
+        map_built_in_tools("anthropic", {"web_search": {"max_uses": 3}})
+    with pytest.raises(TypeError):
+        map_built_in_tools("anthropic", {"web_search": "yes"})
+    with pytest.raises(ValueError, match="unknown built-in tool"):
+        map_built_in_tools("anthropic", {"web_fetch": True})
+
+
+def test_anthropic_built_ins_and_container_reuse() -> None:
+    wire = map_built_in_tools(
+        "anthropic",
+        {
+            "code_execution": BuiltInToolConfig(config={"container_id": "container_01"}),
+            "tool_search": BuiltInToolConfig(),
+        },
+        CLAUDE_TOOLS,
+    )
+    assert wire.tools == (
+        {"type": "code_execution_20250825", "name": "code_execution"},
+        {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"},
+    )
+    assert wire.params == {"container": "container_01"}
+    assert wire.tool_search
+    bm25 = map_built_in_tools("anthropic", {"tool_search": {"config": {"variant": "bm25"}}})
+    assert bm25.tools == (
+        {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"},
+    )
+    newer = map_built_in_tools(
+        "anthropic", {"web_search": {"config": {"type": "web_search_20260209"}}}
+    )
+    assert newer.tools[0]["type"] == "web_search_20260209"
+
+
+def test_openai_built_ins() -> None:
+    wire = map_built_in_tools(
+        "openai",
+        {
+            "web_search": BuiltInToolConfig(config={"max_uses": 3, "allowed_domains": ["a.com"]}),
+            "code_execution": BuiltInToolConfig(config={"container_id": "c"}),
+            "tool_search": BuiltInToolConfig(),
+        },
+    )
+    assert wire.tools == (
+        {"type": "web_search", "filters": {"allowed_domains": ["a.com"]}},
+        {"type": "code_interpreter", "container": {"type": "auto"}},
+        {"type": "tool_search"},
+    )
+    assert len(wire.warnings) == 2  # max_uses and container_id are not OpenAI options
+    assert wire.params == {}
+
+
+def test_google_built_ins_and_tool_search_warning() -> None:
+    wire = map_built_in_tools(
+        "google",
+        {"web_search": True, "code_execution": True, "tool_search": True},
+        GEMINI_SOLO,
+    )
+    assert wire.tools == ({"google_search": {}}, {"code_execution": {}})
+    assert not wire.tool_search
+    assert "no native tool search" in wire.warnings[0]
+
+
+def test_fireworks_has_no_built_ins() -> None:
+    with pytest.raises(ValueError, match="fireworks"):
+        map_built_in_tools("fireworks", {"web_search": True})
+    assert map_built_in_tools("fireworks", {"web_search": False}).tools == ()
+    wire = map_built_in_tools("fireworks", {"tool_search": True})
+    assert wire.tools == () and wire.warnings
+
+
+def test_row_gates_built_ins() -> None:
+    row = ModelInfo(model="claude-h", provider="anthropic", built_in_tools=("web_search",))
+    with pytest.raises(ValueError, match="claude-h does not offer"):
+        map_built_in_tools("anthropic", {"code_execution": True}, row)
+    wire = map_built_in_tools("anthropic", {"tool_search": True}, row)
+    assert wire.tools == () and "claude-h has no native tool search" in wire.warnings[0]
+
+
+def test_check_built_in_tools_concurrency_gate() -> None:
+    assert check_built_in_tools("google", {"web_search": True}, GEMINI_SOLO, False) == []
+    with pytest.raises(ValueError, match="cannot combine"):
+        check_built_in_tools("google", {"web_search": True}, GEMINI_SOLO, True)
+    assert check_built_in_tools("google", {"web_search": False}, GEMINI_SOLO, True) == []
+    assert check_built_in_tools("anthropic", {"web_search": True}, CLAUDE_TOOLS, True) == []
