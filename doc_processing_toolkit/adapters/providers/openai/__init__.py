@@ -1,0 +1,5 @@
+"""The OpenAI Responses provider adapter (the ``openai`` SDK is imported lazily)."""
+
+from doc_processing_toolkit.adapters.providers.openai.dialect import OpenAIHistoryCodec
+
+__all__ = ["OpenAIHistoryCodec"]
