@@ -65,6 +65,9 @@ class Reply:
     served_tier: str | None = None
     model: str | None = None
     """The served model name (defaults to the requested one)."""
+    think_tags: bool = False
+    """Chat-completions dialect: stream ``thinking`` as ``<think>...</think>`` inside the
+    content instead of ``reasoning_content`` deltas (as some Fireworks models do)."""
 
 
 @dataclass(frozen=True, slots=True)
