@@ -1,0 +1,44 @@
+"""The public provider contract suite: prove a ModelClient adapter correct.
+
+* :class:`ContractHarness` — what you implement for your adapter (or use
+  :class:`EmulatorHarness` when it talks to the loopback ProviderEmulator);
+* :class:`ProviderContract` — the suite; subclass it in a test module and provide a
+  ``contract_harness`` fixture;
+* ``pytest_plugins = ["doc_processing_toolkit.testing.contract.plugin"]`` — optional:
+  registers the ``provider_contract`` marker on every suite test and explains a missing
+  ``contract_harness`` fixture.
+
+The suite module imports pytest; import it only from tests. See
+``docs/howto/write-a-provider-plugin.md``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from doc_processing_toolkit.testing.contract.harness import (
+    ContractCapabilities,
+    ContractHarness,
+    EmulatorHarness,
+    unreachable_url,
+)
+
+if TYPE_CHECKING:
+    from doc_processing_toolkit.testing.contract.suite import ProviderContract
+
+__all__ = [
+    "ContractCapabilities",
+    "ContractHarness",
+    "EmulatorHarness",
+    "ProviderContract",
+    "unreachable_url",
+]
+
+
+def __getattr__(name: str) -> object:
+    # The suite imports pytest: load it only when asked for.
+    if name == "ProviderContract":
+        from doc_processing_toolkit.testing.contract.suite import ProviderContract
+
+        return ProviderContract
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,31 @@
+"""Our runs of the provider contract suite: one emulator-backed harness per module.
+
+Each module names its preset (``CONTRACT_PRESET = "anthropic"``) and subclasses
+ProviderContract; the ``contract_harness`` fixture below builds the preset's
+EmulatorHarness once per module, or skips the module with the reason when that
+adapter (or its SDK) is not there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from doc_processing_toolkit.testing.contract import ContractHarness, presets
+
+
+@pytest.fixture(scope="module")
+def contract_harness(request: pytest.FixtureRequest) -> Iterator[ContractHarness]:
+    name = getattr(request.module, "CONTRACT_PRESET", None)
+    if not isinstance(name, str):
+        pytest.fail(f"{request.module.__name__} sets no CONTRACT_PRESET", pytrace=False)
+    build = getattr(presets, f"{name}_harness", None)
+    if build is None:
+        pytest.skip(f"no contract preset for {name!r}: the {name} adapter has not landed yet")
+    try:
+        harness = build()
+    except ImportError as exc:
+        pytest.skip(f"the {name} adapter is not importable: {exc}")
+    with harness:
+        yield harness
