@@ -201,6 +201,11 @@ class ProviderEmulator:
         """The value for ``ANTHROPIC_BASE_URL`` / ``AnthropicModelClient(base_url=)``."""
         return self.url
 
+    @property
+    def fireworks_base_url(self) -> str:
+        """The value for ``DPT_FIREWORKS_BASE_URL`` / ``FireworksModelClient(base_url=)``."""
+        return f"{self.url}/inference/v1"
+
     # -- script and log ------------------------------------------------------------------
 
     def push(self, *steps: ScriptStep) -> None:
