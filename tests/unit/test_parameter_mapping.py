@@ -11,15 +11,20 @@ from doc_processing_toolkit.domain.parameter_mapping import (
     INTERLEAVED_THINKING_BETA,
     BuiltInToolConfig,
     BuiltInToolsWire,
+    ParameterMapper,
+    ParameterValidator,
     anthropic_mcp_connector,
     apply_anthropic_allowed_tools,
     check_built_in_tools,
+    check_provider_kwargs,
     check_provider_run_allowed_tools,
+    get_default_value,
     map_built_in_tools,
     openai_allowed_tools,
     refuse_provider_ignored_allowed_tools,
     transform_mcp_remote_servers,
     transform_thinking_param,
+    validate_service_tier,
 )
 from doc_processing_toolkit.domain.registry import ModelInfo
 
@@ -532,3 +537,235 @@ def test_check_built_in_tools_concurrency_gate() -> None:
         check_built_in_tools("google", {"web_search": True}, GEMINI_SOLO, True)
     assert check_built_in_tools("google", {"web_search": False}, GEMINI_SOLO, True) == []
     assert check_built_in_tools("anthropic", {"web_search": True}, CLAUDE_TOOLS, True) == []
+
+
+# -- provider kwargs, service tiers, defaults ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("provider", "kwargs"),
+    [
+        ("anthropic", {"effort_config": "high", "skills": ["pdf"], "max_pause_turn_iterations": 3}),
+        (
+            "openai",
+            {
+                "verbosity_config": "low",
+                "parallel_tool_calls": False,
+                "image_detail": "high",
+                "openai_transport": "websocket",
+            },
+        ),
+        (
+            "google",
+            {
+                "video_metadata": {"start_offset": "1s", "end_offset": "9s", "fps": 1.0},
+                "media_resolution": "MEDIA_RESOLUTION_HIGH",
+                "file_active_timeout_s": 600,
+                "file_poll_interval_s": 0.5,
+                "file_poll_backoff": 1.5,
+            },
+        ),
+        ("fireworks", {"base_url": "http://127.0.0.1:1/v1"}),
+    ],
+)
+def test_documented_provider_kwargs_pass_quietly(provider: str, kwargs: dict[str, Any]) -> None:
+    assert check_provider_kwargs(provider, {**kwargs, "base_url": "http://127.0.0.1"}) == []
+
+
+def test_agent_owned_kwargs_name_the_agent_parameter() -> None:
+    warnings = check_provider_kwargs("anthropic", {"system_prompt": "x", "client": object()})
+    assert len(warnings) == 2
+    assert "'system_prompt'" in warnings[0] and "instructions=" in warnings[0]
+    assert "'client'" in warnings[1]
+
+
+def test_unknown_and_foreign_kwargs_warn_once_each() -> None:
+    warnings = check_provider_kwargs("anthropic", {"verbosity_config": "low", "top_k": 3})
+    assert len(warnings) == 2
+    assert "openai keyword" in warnings[0]
+    assert "'top_k'" in warnings[1] and "passed through" in warnings[1]
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("file_active_timeout_s", 0.5),
+        ("file_active_timeout_s", 3601),
+        ("file_poll_interval_s", 0.01),
+        ("file_poll_interval_s", 61),
+        ("file_poll_backoff", 0.9),
+        ("file_poll_backoff", 11),
+        ("file_poll_backoff", "2"),
+        ("file_poll_backoff", True),
+        ("video_metadata", "fps=1"),
+        ("video_metadata", {"frames": 3}),
+        ("video_metadata", {"fps": 0}),
+    ],
+)
+def test_google_kwargs_out_of_bounds_raise_naming_the_key(key: str, value: Any) -> None:
+    with pytest.raises(ValueError, match=key.split("_s")[0]):
+        check_provider_kwargs("google", {key: value})
+
+
+def test_google_poll_interval_must_not_exceed_timeout() -> None:
+    with pytest.raises(ValueError, match="must not exceed"):
+        check_provider_kwargs("google", {"file_active_timeout_s": 5, "file_poll_interval_s": 10})
+
+
+def test_other_kwarg_values() -> None:
+    assert "ignored" in check_provider_kwargs("openai", {"openai_transport": "grpc"})[0]
+    with pytest.raises(ValueError, match="max_pause_turn_iterations"):
+        check_provider_kwargs("anthropic", {"max_pause_turn_iterations": 0})
+
+
+TIERED = ModelInfo(
+    model="gpt-t",
+    provider="openai",
+    service_tiers={"priority": {}, "flex": {}, "ultrafast": {}},
+    built_in_tools=("web_search",),
+    supports_thinking=True,
+)
+
+
+@pytest.mark.parametrize("tier", ["priority", "flex", "ultrafast", "Priority"])
+def test_service_tier_listed_by_the_row(tier: str) -> None:
+    assert validate_service_tier(tier, TIERED) == (tier.lower(), None)
+
+
+def test_service_tier_not_listed_is_ignored_with_a_warning() -> None:
+    row = ModelInfo(model="gpt-u", provider="openai", service_tiers={"priority": {}})
+    tier, warning = validate_service_tier("ultrafast", row)
+    assert tier is None and warning is not None and "gpt-u" in warning
+    assert validate_service_tier("priority", None)[0] is None
+    assert validate_service_tier(None, row) == (None, None)
+    assert validate_service_tier("standard", row) == (None, None)
+    with pytest.raises(ValueError):
+        validate_service_tier(3, row)  # type: ignore[arg-type]
+
+
+def test_service_tiers_from_the_registry() -> None:
+    from doc_processing_toolkit.application.container import registry
+
+    reg = registry()
+    astra, luna, claude = reg.row("gpt-6-astra"), reg.row("gpt-6-luna"), reg.row("claude-sonnet-5")
+    assert validate_service_tier("ultrafast", astra)[0] == "ultrafast"
+    assert validate_service_tier("ultrafast", luna)[0] is None
+    assert validate_service_tier("priority", claude)[0] is None
+
+
+def test_defaults() -> None:
+    assert get_default_value("parallel_tool_calls", "openai") is True
+    assert get_default_value("max_pause_turn_iterations", "anthropic") == 10
+    assert get_default_value("nothing", "openai") is None
+    assert get_default_value("tool_choice", "acme") is None
+    mapper = ParameterMapper()
+    assert mapper.get_provider_defaults("openai")["openai_transport"] == "http"
+    mapper.get_provider_defaults("openai")["tool_choice"] = "x"
+    assert get_default_value("tool_choice", "openai") == "auto"
+
+
+# -- ParameterMapper / ParameterValidator ---------------------------------------------------
+
+
+def test_mapper_methods() -> None:
+    mapper = ParameterMapper()
+    assert mapper.map_thinking("openai", {"effort": "low"}) == {
+        "reasoning": {"effort": "low", "summary": "auto"}
+    }
+    assert mapper.map_thinking("fireworks", {"effort": "high"}) == {"reasoning_effort": "high"}
+    for provider in ("anthropic", "openai", "google", "fireworks"):
+        for choice in ("auto", "required", "none", "my_tool"):
+            assert mapper.map_tool_choice(provider, choice) == {"tool_choice": choice}
+    with pytest.raises(ValueError):
+        mapper.map_tool_choice("acme", "auto")
+    assert mapper.map_built_in_tools("google", {"web_search": True}) == {
+        "tools": [{"google_search": {}}]
+    }
+    assert ParameterMapper(CLAUDE_TOOLS).map_built_in_tools(
+        "anthropic", {"code_execution": {"config": {"container_id": "c1"}}}
+    ) == {
+        "container": "c1",
+        "tools": [{"type": "code_execution_20250825", "name": "code_execution"}],
+    }
+    assert mapper.map_built_in_tools("anthropic", {}) == {}
+
+
+def test_validator_maps_names_and_values() -> None:
+    valid, warnings = ParameterValidator(TIERED).validate(
+        "openai",
+        {
+            "max_tokens": 100,
+            "temperature": 0.2,
+            "thinking": {"effort": "high"},
+            "service_tier": "flex",
+            "verbosity_config": "low",
+            "built_in_tools": {"web_search": True},
+            "mcp_remote_servers": [SERVER],
+            "tool_choice": "auto",
+            "unset": None,
+        },
+    )
+    assert valid == {
+        "max_output_tokens": 100,
+        "temperature": 0.2,
+        "reasoning": {"effort": "high", "summary": "auto"},
+        "service_tier": "flex",
+        "verbosity_config": "low",
+        "tool_choice": "auto",
+        "tools": [
+            {"type": "web_search"},
+            {
+                "type": "mcp",
+                "server_label": "deepwiki",
+                "server_url": "https://mcp.deepwiki.com/mcp",
+                "require_approval": "never",
+            },
+        ],
+    }
+    assert warnings == []
+
+
+def test_validator_anthropic_betas_and_mcp() -> None:
+    valid, warnings = ParameterMapper().validate_provider_params(
+        "anthropic",
+        {
+            "thinking": {"budget_tokens": 2048, "interleaved": True},
+            "mcp_remote_servers": [{**SERVER, "allowed_tools": ["a"]}],
+            "service_tier": "priority",
+            "max_tokens": 10,
+        },
+    )
+    assert valid["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert valid["mcp_servers"] == [
+        {"type": "url", "url": "https://mcp.deepwiki.com/mcp", "name": "deepwiki"}
+    ]
+    assert valid["tools"][0]["type"] == "mcp_toolset"
+    assert valid["betas"] == [INTERLEAVED_THINKING_BETA, ANTHROPIC_MCP_BETA]
+    assert valid["max_tokens"] == 10
+    assert "service_tier" not in valid and "no registry row" in warnings[0]
+
+
+def test_validator_refusals() -> None:
+    validator = ParameterValidator()
+    with pytest.raises(ValueError, match="openai parameter"):
+        validator.validate("anthropic", {"verbosity_config": "low"})
+    with pytest.raises(ValueError, match="conflicts"):
+        validator.validate("openai", {"thinking": {"effort": "low"}, "reasoning": {}})
+    with pytest.raises(ValueError, match="mcp_remote_client"):
+        validator.validate("google", {"mcp_remote_servers": [SERVER]})
+    with pytest.raises(ValueError, match="mcp_remote_client"):
+        validator.validate("fireworks", {"mcp_remote_servers": [{**SERVER, "allowed_tools": []}]})
+    with pytest.raises(TypeError):
+        validator.validate("openai", {"mcp_remote_servers": [{**SERVER, "allowed_tools": "a"}]})
+    with pytest.raises(ValueError, match="unknown provider"):
+        validator.validate("acme", {})
+    _valid, warnings = validator.validate("anthropic", {"system_prompt": "x", "top_k": 1})
+    assert len(warnings) == 2 and "instructions=" in warnings[0]
+
+
+def test_validator_passes_the_effort_to_the_off_check() -> None:
+    valid, warnings = ParameterValidator(CLAUDE_CAPPED).validate(
+        "anthropic", {"thinking": {"type": "disabled"}, "effort_config": "max"}
+    )
+    assert valid["thinking"] == {"type": "adaptive"} and valid["effort_config"] == "max"
+    assert len(warnings) == 1
