@@ -769,3 +769,33 @@ def test_validator_passes_the_effort_to_the_off_check() -> None:
     )
     assert valid["thinking"] == {"type": "adaptive"} and valid["effort_config"] == "max"
     assert len(warnings) == 1
+
+
+# -- the documented import path -------------------------------------------------------------
+
+
+def test_documented_import_path_reexports_everything() -> None:
+    import doc_processing_toolkit.agent.parameter_mapping as documented
+    import doc_processing_toolkit.domain.parameter_mapping as domain
+
+    for name in domain.__all__:
+        assert getattr(documented, name) is getattr(domain, name)
+    assert set(documented.__all__) == {*domain.__all__, "detect_provider"}
+
+
+def test_detect_provider() -> None:
+    from doc_processing_toolkit.agent.parameter_mapping import detect_provider
+
+    assert detect_provider("claude-sonnet-4-5") == "anthropic"
+    assert detect_provider("claude-sonnet-4-5-20250929") == "anthropic"
+    assert detect_provider("gpt-4o") == "openai"
+    assert detect_provider("gemini-2.5-flash") == "google"
+    assert detect_provider("kimi-k3") == "fireworks"
+    with pytest.raises(TypeError):
+        detect_provider(None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        detect_provider("_meta")
+    with pytest.raises(ValueError):
+        detect_provider("_comment")
+    with pytest.raises(ValueError):
+        detect_provider("no-such-model")
