@@ -32,6 +32,11 @@ from pydantic import BaseModel, ValidationError
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.application.events import EventChannel
 from doc_processing_toolkit.application.retry import RetryPolicy, stream_with_retry
+from doc_processing_toolkit.application.tool_accounting import (
+    cap_for_model,
+    reported_spend,
+    spend_record,
+)
 from doc_processing_toolkit.application.tool_set import ToolSet
 from doc_processing_toolkit.domain.ledger import (
     Ledger,
@@ -49,8 +54,13 @@ from doc_processing_toolkit.domain.requests import (
     Usage,
 )
 from doc_processing_toolkit.domain.strict_budget import budget_strict_tools
-from doc_processing_toolkit.domain.tool_results import cap_tool_result, preview
+from doc_processing_toolkit.domain.tool_reports import tool_result_data
+from doc_processing_toolkit.domain.tool_results import preview
 from doc_processing_toolkit.domain.tools import ForcedTool, ToolChoice, ToolOutcome, ToolSpec
+from doc_processing_toolkit.domain.truncated_results import (
+    TRUNCATED_RESULTS_SERVER,
+    TruncatedResultStore,
+)
 from doc_processing_toolkit.ports.model_client import ModelClient
 
 __all__ = [
@@ -99,6 +109,10 @@ class RunSettings:
     max_pause_turn_iterations: int = 10
     provider_options: dict[str, Any] = field(default_factory=dict)
     retry_policy: RetryPolicy | None = None
+    truncated_result_read_chars: int = 0
+    """Read-back allowance per truncated result (0: off; the plain cap marker)."""
+    tool_reported_cost: bool = True
+    """Account the ``_dpt_spend`` markers (False with DPT_AGENT_TOOL_REPORTED_COST=off)."""
 
 
 @dataclass
@@ -122,6 +136,10 @@ class RunOutcome:
     empty_turn_retried: bool = False
     request_count: int = 0
     iteration_records: list[dict[str, Any]] = field(default_factory=list)
+    tool_reported_costs: list[dict[str, Any]] = field(default_factory=list)
+    """One record per tool call that reported spend (``_dpt_spend``)."""
+    deferred_tools: list[str] = field(default_factory=list)
+    """Tools stamped defer_loading on this run's wire tools (set by the Agent)."""
     error: BaseException | None = None
     """Set when the run failed; the partial state above is still valid."""
 
@@ -145,9 +163,11 @@ class RunLoop:
         channel: EventChannel,
         *,
         logger: Any = None,
+        truncated_results: TruncatedResultStore | None = None,
     ) -> None:
         self._client = client
         self._tools = tools
+        self._truncated = truncated_results
         self._settings = settings
         self._channel = channel
         self._log = logger or log
@@ -466,7 +486,14 @@ class RunLoop:
             tool_outcome = await self._tools.call(call.name, call.arguments)
             outcome.tools_used.append(call.name)
         duration_ms = int((time.monotonic() - started) * 1000)
-        capped = cap_tool_result(tool_outcome.content, s.tool_result_cap)
+        capped = cap_for_model(
+            tool_outcome,
+            s.tool_result_cap,
+            call_id=call.id,
+            store=self._truncated,
+            read_chars=s.truncated_result_read_chars,
+            exempt=self._tools.server_of(call.name) == TRUNCATED_RESULTS_SERVER,
+        )
         if capped.truncated:
             self._log.warning(
                 "tool result truncated to max_tool_result_chars",
@@ -485,9 +512,14 @@ class RunLoop:
             "duration_ms": duration_ms,
         }
         if s.preview_chars == 0:
-            meta["result_data"] = (
-                tool_outcome.data if tool_outcome.data is not None else _json_or_text(full_text)
+            meta["result_data"] = tool_result_data(tool_outcome)
+        spend = reported_spend(tool_outcome, self._log) if s.tool_reported_cost else None
+        if spend is not None:
+            outcome.tool_reported_costs.append(
+                spend_record(spend, tool_name=call.name, tool_call_id=call.id, iteration=iteration)
             )
+            meta["tool_reported_cost"] = spend.usd
+            meta["tool_reported_cost_estimated"] = spend.estimated
         await self._channel.emit("tool_call_result", None, meta)
         return ToolResultPart(call.id, call.name, tuple(capped.content), tool_outcome.is_error)
 
@@ -537,10 +569,3 @@ def _validate_structured(schema: type[BaseModel] | None, data: Any) -> Any:
             )
         ) from exc
     return data
-
-
-def _json_or_text(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except (json.JSONDecodeError, ValueError):
-        return text
