@@ -206,6 +206,11 @@ class ProviderEmulator:
         """The value for ``DPT_FIREWORKS_BASE_URL`` / ``FireworksModelClient(base_url=)``."""
         return f"{self.url}/inference/v1"
 
+    @property
+    def openai_base_url(self) -> str:
+        """The value for ``OPENAI_BASE_URL`` / ``OpenAIModelClient(base_url=)``."""
+        return f"{self.url}/v1"
+
     # -- script and log ------------------------------------------------------------------
 
     def push(self, *steps: ScriptStep) -> None:
