@@ -1,6 +1,9 @@
 """ProviderEmulator: a loopback server speaking provider wire protocols from a script."""
 
-from doc_processing_toolkit.testing.emulator import chat_completions_wire  # noqa: F401 (routes)
+from doc_processing_toolkit.testing.emulator import (
+    chat_completions_wire,  # noqa: F401 (routes)
+    openai_wire,  # noqa: F401 (routes)
+)
 from doc_processing_toolkit.testing.emulator.common import (
     EXHAUSTED_MESSAGE,
     DialectRoute,
