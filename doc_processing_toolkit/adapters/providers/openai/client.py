@@ -1,0 +1,369 @@
+"""OpenAIModelClient: the ModelClient for the OpenAI Responses API, through the ``openai`` SDK.
+
+This module owns the SDK client and its lifecycle; :mod:`.mapping` maps the request,
+:mod:`.stream` turns events into deltas. The SDK is imported inside methods, so
+importing this module (or the package) does not import ``openai``.
+
+Every request streams (``responses.create(..., stream=True)``) with ``store=False``:
+nothing is kept server-side, so the history carries everything, reasoning items with
+their ``encrypted_content`` included (requested with
+``include=["reasoning.encrypted_content"]`` on reasoning models).
+
+SDK retries are off (``max_retries=0``): the application's retry layer is the only one.
+SDK clients are shared per process, per event loop and per (environment key, endpoint)
+when no ``api_key`` is given; an explicit ``api_key`` gets its own SDK client, which
+:meth:`OpenAIModelClient.aclose` closes. The endpoint is the ``base_url`` argument, else
+``DPT_OPENAI_BASE_URL``, else the SDK's own ``OPENAI_BASE_URL``, else api.openai.com.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import threading
+import weakref
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from doc_processing_toolkit._logging import get_logger, redact, register_secret
+from doc_processing_toolkit.adapters.providers.anthropic.client import parse_retry_after, safe_url
+from doc_processing_toolkit.adapters.providers.openai.dialect import PROVIDER
+from doc_processing_toolkit.adapters.providers.openai.mapping import WireRequest, build_request
+from doc_processing_toolkit.adapters.providers.openai.stream import StreamAssembler, StreamFailure
+from doc_processing_toolkit.domain.errors import (
+    BadRequestError,
+    ConfigurationError,
+    OverloadedError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderTimeoutError,
+    RateLimitError,
+    ServerError,
+    StreamInterruptedError,
+    status_error_class,
+)
+from doc_processing_toolkit.domain.registry import ModelInfo
+from doc_processing_toolkit.domain.requests import ModelRequest, StreamItem
+
+__all__ = [
+    "API_KEY_ENV",
+    "DPT_BASE_URL_ENV",
+    "SDK_BASE_URL_ENV",
+    "OpenAIModelClient",
+    "import_openai",
+]
+
+DPT_BASE_URL_ENV = "DPT_OPENAI_BASE_URL"
+"""The toolkit's endpoint override (wins over the SDK's own variable)."""
+SDK_BASE_URL_ENV = "OPENAI_BASE_URL"
+"""The SDK's endpoint variable (read by the SDK itself)."""
+API_KEY_ENV = "OPENAI_API_KEY"
+_DEFAULT_URL = "https://api.openai.com/v1"
+
+_RETRYABLE_CODES: dict[str, type[ProviderError]] = {
+    "server_error": ServerError,
+    "internal_error": ServerError,
+    "rate_limit_exceeded": RateLimitError,
+    "overloaded": OverloadedError,
+    "server_is_overloaded": OverloadedError,
+}
+"""In-stream error codes with a retryable error class."""
+
+_REQUEST_CODES = frozenset(
+    {
+        "bio_policy",
+        "content_policy_violation",
+        "data_residency_mismatch",
+        "empty_image_file",
+        "failed_to_download_image",
+        "misalignment_policy_violation",
+        "unsupported_image_media_type",
+    }
+)
+"""In-stream error codes that say the request itself is refused (so are ``invalid_*`` and
+``image_*``); any other code is a retryable interruption."""
+
+log = get_logger(__name__)
+
+
+def import_openai() -> Any:
+    """Import the ``openai`` SDK, or raise an ImportError naming the pip extra."""
+    try:
+        import openai
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise ImportError(
+            "The OpenAI provider needs the openai SDK: pip install 'doc-processing-toolkit[openai]'"
+        ) from exc
+    return openai
+
+
+_USERINFO = re.compile(r"(://)[^/@\s]+@")
+
+
+def _with_cause(exc: BaseException) -> str:
+    cause = exc.__cause__
+    return f"{exc} ({type(cause).__name__}: {cause})" if cause is not None else str(exc)
+
+
+class _NoLoop:
+    """The cache key when no asyncio loop runs (e.g. anyio on trio)."""
+
+
+_NO_LOOP = _NoLoop()
+_SHARED_LOCK = threading.Lock()
+_SHARED: weakref.WeakKeyDictionary[Any, dict[tuple[str | None, ...], Any]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _loop_key() -> Any:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return _NO_LOOP
+
+
+class OpenAIModelClient:
+    """Streams OpenAI Responses requests; see the module docstring for client sharing."""
+
+    provider = PROVIDER
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float | None = None,
+        default_headers: dict[str, str] | None = None,
+        row_lookup: Callable[[str], ModelInfo | None] | None = None,
+    ) -> None:
+        self._api_key = api_key
+        register_secret(api_key)
+        self._base_url = base_url
+        self._timeout = timeout
+        self._default_headers = dict(default_headers or {})
+        self._row_lookup = row_lookup
+        self._own: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+        self._logged_endpoint: tuple[str | None, str] | None = None
+
+    def __repr__(self) -> str:
+        endpoint = safe_url(self._base_url) if self._base_url else None
+        own = self._api_key is not None
+        return f"OpenAIModelClient(base_url={endpoint!r}, own_key={own})"
+
+    # -- the SDK client ------------------------------------------------------------------
+
+    def _endpoint(self) -> tuple[str | None, str]:
+        """(base_url to pass to the SDK, where it came from)."""
+        if self._base_url:
+            return self._base_url, "argument"
+        env = os.environ.get(DPT_BASE_URL_ENV)
+        if env:
+            return env, DPT_BASE_URL_ENV
+        if os.environ.get(SDK_BASE_URL_ENV):
+            return None, SDK_BASE_URL_ENV
+        return None, "sdk default"
+
+    def _log_endpoint(self, base_url: str | None, source: str) -> None:
+        """Say once per instance and endpoint where requests go (never a key or query)."""
+        if self._logged_endpoint == (base_url, source):
+            return
+        self._logged_endpoint = (base_url, source)
+        shown = base_url if base_url is not None else os.environ.get(SDK_BASE_URL_ENV)
+        log.debug(
+            "openai endpoint",
+            source=source,
+            url=safe_url(shown) if shown else _DEFAULT_URL,
+            shared=self._api_key is None,
+        )
+
+    @staticmethod
+    def _new_sdk_client(sdk: Any, api_key: str | None, base_url: str | None) -> Any:
+        try:
+            return sdk.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0)
+        except sdk.OpenAIError as exc:
+            raise ConfigurationError(
+                f"openai: no API key: pass api_key= or set {API_KEY_ENV} ({exc})"
+            ) from exc
+
+    def _sdk_client(self, sdk: Any) -> Any:
+        base_url, source = self._endpoint()
+        self._log_endpoint(base_url, source)
+        loop = _loop_key()
+        if self._api_key is not None:
+            with self._lock:
+                client = self._own.get(loop)
+                if client is None:
+                    client = self._new_sdk_client(sdk, self._api_key, base_url)
+                    self._own[loop] = client
+            return client
+        key = (
+            os.environ.get(API_KEY_ENV),
+            base_url,
+            os.environ.get(SDK_BASE_URL_ENV) if base_url is None else None,
+        )
+        with _SHARED_LOCK:
+            per_loop = _SHARED.setdefault(loop, {})
+            client = per_loop.get(key)
+            if client is None:
+                client = self._new_sdk_client(sdk, None, base_url)
+                per_loop[key] = client
+        return client
+
+    async def aclose(self) -> None:
+        """Close this instance's own SDK client (a shared one is left open)."""
+        with self._lock:
+            client = self._own.pop(_loop_key(), None)
+            self._own.clear()
+        if client is not None:
+            await client.close()
+
+    # -- requests ------------------------------------------------------------------------
+
+    def _row(self, model: str) -> ModelInfo | None:
+        return self._row_lookup(model) if self._row_lookup is not None else None
+
+    def _wire(self, request: ModelRequest) -> WireRequest:
+        wire = build_request(request, self._row(request.model))
+        for warning in wire.warnings:
+            log.warning(f"openai: {warning}", model=request.model)
+        if wire.downgraded_tool_choice is not None:
+            log.warning(
+                "openai: this model cannot force a tool choice; sending tool_choice auto",
+                model=request.model,
+                requested=wire.downgraded_tool_choice,
+            )
+        if wire.ignored_options:
+            log.warning(
+                "openai: provider options not supported by this adapter yet, not sent",
+                options=list(wire.ignored_options),
+            )
+        if wire.notes or wire.extra_body or wire.extra_headers:
+            log.debug(
+                "openai request mapping",
+                notes=list(wire.notes),
+                extra_body_keys=sorted(wire.extra_body),
+                extra_header_names=sorted(wire.extra_headers),
+            )
+        return wire
+
+    def _call_options(self, wire: WireRequest) -> dict[str, Any]:
+        options: dict[str, Any] = {}
+        headers = {**self._default_headers, **wire.extra_headers}
+        if headers:
+            options["extra_headers"] = headers
+        if wire.extra_body:
+            options["extra_body"] = wire.extra_body
+        if self._timeout is not None:
+            options["timeout"] = self._timeout
+        return options
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
+        """Send ``request`` (always streaming); yield deltas, then one ModelResponse."""
+        sdk = import_openai()
+        import httpx2
+
+        client = self._sdk_client(sdk)
+        wire = self._wire(request)
+        assembler = StreamAssembler(structured_output=request.output_schema is not None)
+        try:
+            events = await client.responses.create(
+                **wire.params, stream=True, **self._call_options(wire)
+            )
+        except sdk.APIStatusError as exc:
+            raise self._status_error(exc) from exc
+        except sdk.APITimeoutError as exc:
+            raise ProviderTimeoutError(
+                self._redact(f"openai: the request timed out: {_with_cause(exc)}"),
+                provider=PROVIDER,
+                before_stream=True,
+            ) from exc
+        except sdk.APIConnectionError as exc:
+            raise ProviderConnectionError(
+                self._redact(f"openai: connection failed: {_with_cause(exc)}"),
+                provider=PROVIDER,
+                before_stream=True,
+            ) from exc
+
+        request_id = events.response.headers.get("x-request-id")
+        emitted = False
+        try:
+            async for event in events:
+                for delta in assembler.feed(event.to_dict(mode="json")):
+                    emitted = True
+                    yield delta
+        except (sdk.APIConnectionError, httpx2.HTTPError) as exc:
+            raise StreamInterruptedError(
+                self._redact(f"openai: the stream broke: {type(exc).__name__}: {exc}"),
+                provider=PROVIDER,
+                request_id=request_id,
+                partial_usage=assembler.partial_usage(),
+                deltas_emitted=emitted,
+            ) from exc
+        except sdk.APIError as exc:  # an in-band error the SDK raised instead of yielding
+            assembler.fail(getattr(exc, "code", None), str(getattr(exc, "message", exc)))
+            raise self._stream_failure(assembler, emitted, request_id) from exc
+        finally:
+            await events.close()
+        if assembler.failure is not None:
+            raise self._stream_failure(assembler, emitted, request_id)
+        if not assembler.complete:
+            raise StreamInterruptedError(
+                "openai: the stream ended before response.completed",
+                provider=PROVIDER,
+                request_id=request_id,
+                partial_usage=assembler.partial_usage(),
+                deltas_emitted=emitted,
+            )
+        yield assembler.response(requested_model=request.model, request_id=request_id)
+
+    # -- errors --------------------------------------------------------------------------
+
+    def _redact(self, text: str) -> str:
+        """``text`` without API keys, bearer tokens or URL userinfo."""
+        for secret in (self._api_key, os.environ.get(API_KEY_ENV)):
+            if secret:
+                text = text.replace(secret, "***")
+        return redact(_USERINFO.sub(r"\1***@", text))
+
+    def _status_error(self, exc: Any) -> ProviderError:
+        status = int(exc.status_code)
+        body = exc.body if isinstance(exc.body, dict) else {}
+        detail = body.get("message") or getattr(exc, "message", None) or str(exc)
+        kind = getattr(exc, "type", None) or getattr(exc, "code", None) or "error"
+        return status_error_class(status)(
+            self._redact(f"openai HTTP {status} {kind}: {detail}"),
+            provider=PROVIDER,
+            status_code=status,
+            retry_after=parse_retry_after(exc.response.headers),
+            request_id=getattr(exc, "request_id", None),
+            before_stream=True,
+            error_type=getattr(exc, "type", None) or getattr(exc, "code", None),
+        )
+
+    def _stream_failure(
+        self, assembler: StreamAssembler, emitted: bool, request_id: str | None
+    ) -> ProviderError:
+        """The error for a failure reported inside a 200 stream."""
+        failure = assembler.failure or StreamFailure(None, "stream failed", "error")
+        code = failure.code
+        cls: type[ProviderError]
+        if code in _RETRYABLE_CODES:
+            cls = _RETRYABLE_CODES[code]
+        elif code is not None and (
+            code in _REQUEST_CODES or code.startswith(("invalid_", "image_"))
+        ):
+            cls = BadRequestError
+        else:
+            cls = StreamInterruptedError
+        return cls(
+            self._redact(f"openai {failure.source} {code or 'error'}: {failure.message}"),
+            provider=PROVIDER,
+            request_id=request_id,
+            partial_usage=assembler.partial_usage(),
+            before_stream=False,
+            deltas_emitted=emitted,
+            error_type=code,
+        )
