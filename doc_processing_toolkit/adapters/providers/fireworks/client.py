@@ -1,0 +1,379 @@
+"""FireworksModelClient: the ModelClient for Fireworks chat completions, through ``openai``.
+
+Fireworks serves an OpenAI-compatible chat-completions API, so this adapter drives the
+``openai`` SDK's ``chat.completions.create(..., stream=True)`` against Fireworks'
+endpoint. This module owns the SDK client and its lifecycle; :mod:`.mapping` maps the
+request, :mod:`.stream` turns chunks into deltas. The SDK is imported inside methods, so
+importing this module (or the package) does not import ``openai``.
+
+Endpoint: the ``base_url`` argument, else ``DPT_FIREWORKS_BASE_URL``, else
+:data:`DEFAULT_BASE_URL`; always passed explicitly, so the OpenAI SDK's own
+``OPENAI_BASE_URL`` never redirects Fireworks traffic. The key is the ``api_key``
+argument, else ``FIREWORKS_API_KEY`` (never ``OPENAI_API_KEY``), and the OpenAI-only
+organisation / project / admin-key settings the SDK reads from the environment are
+cleared, so no OpenAI credential or header reaches Fireworks.
+
+SDK retries are off (``max_retries=0``): the application's retry layer is the only one.
+SDK clients are shared per process, per event loop and per (key, endpoint) when no
+``api_key`` is given, in a cache of this module (apart from the OpenAI adapter's); an
+explicit ``api_key`` gets its own SDK client, which :meth:`FireworksModelClient.aclose`
+closes. A client is bound to an event loop because its connection pool is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import re
+import threading
+import weakref
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from doc_processing_toolkit._logging import get_logger, redact, register_secret
+from doc_processing_toolkit.adapters.providers.anthropic.client import (
+    parse_retry_after,
+    safe_url,
+)
+from doc_processing_toolkit.adapters.providers.fireworks.dialect import PROVIDER
+from doc_processing_toolkit.adapters.providers.fireworks.mapping import (
+    WireRequest,
+    build_request,
+    dropped_part_records,
+)
+from doc_processing_toolkit.adapters.providers.fireworks.stream import ChunkAssembler
+from doc_processing_toolkit.domain.errors import (
+    AuthenticationError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderTimeoutError,
+    StreamInterruptedError,
+    status_error_class,
+)
+from doc_processing_toolkit.domain.registry import ModelInfo
+from doc_processing_toolkit.domain.requests import ModelRequest, StreamItem
+
+__all__ = [
+    "API_KEY_ENV",
+    "DEFAULT_BASE_URL",
+    "DPT_BASE_URL_ENV",
+    "FireworksModelClient",
+    "import_openai",
+]
+
+DEFAULT_BASE_URL = "https://api.fireworks.ai/inference/v1"
+"""Fireworks' OpenAI-compatible endpoint."""
+DPT_BASE_URL_ENV = "DPT_FIREWORKS_BASE_URL"
+"""The toolkit's endpoint override."""
+API_KEY_ENV = "FIREWORKS_API_KEY"
+"""Where the key comes from when no ``api_key`` is given."""
+
+log = get_logger(__name__)
+
+_USERINFO = re.compile(r"(://)[^/@\s]+@")
+
+
+def import_openai() -> Any:
+    """Import the ``openai`` SDK, or raise an ImportError naming the pip extra."""
+    try:
+        import openai
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise ImportError(
+            "The Fireworks provider needs the openai SDK: "
+            "pip install 'doc-processing-toolkit[openai]'"
+        ) from exc
+    return openai
+
+
+def _with_cause(exc: BaseException) -> str:
+    """``exc`` and, when the SDK wrapped one, the transport error underneath."""
+    cause = exc.__cause__
+    return f"{exc} ({type(cause).__name__}: {cause})" if cause is not None else str(exc)
+
+
+class _NoLoop:
+    """The cache key when no asyncio loop runs (e.g. anyio on trio)."""
+
+
+_NO_LOOP = _NoLoop()
+_SHARED_LOCK = threading.Lock()
+_SHARED: weakref.WeakKeyDictionary[Any, dict[tuple[str, str], Any]] = weakref.WeakKeyDictionary()
+
+
+def _loop_key() -> Any:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return _NO_LOOP
+
+
+def _key_digest(key: str) -> str:
+    """A cache key for an API key that does not keep the key itself."""
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+class FireworksModelClient:
+    """Streams Fireworks chat-completions requests; see the module docstring."""
+
+    provider = PROVIDER
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float | None = None,
+        default_headers: dict[str, str] | None = None,
+        row_lookup: Callable[[str], ModelInfo | None] | None = None,
+    ) -> None:
+        self._api_key = api_key
+        register_secret(api_key)
+        self._base_url = base_url
+        self._timeout = timeout
+        self._default_headers = dict(default_headers or {})
+        self._row_lookup = row_lookup
+        self._own: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+        self._logged_endpoint: tuple[str, str] | None = None
+
+    def __repr__(self) -> str:
+        endpoint = safe_url(self._base_url) if self._base_url else None
+        own = self._api_key is not None
+        return f"FireworksModelClient(base_url={endpoint!r}, own_key={own})"
+
+    # -- the SDK client ------------------------------------------------------------------
+
+    def _endpoint(self) -> tuple[str, str]:
+        """(base_url to pass to the SDK, where it came from)."""
+        if self._base_url:
+            return self._base_url, "argument"
+        env = os.environ.get(DPT_BASE_URL_ENV)
+        if env:
+            return env, DPT_BASE_URL_ENV
+        return DEFAULT_BASE_URL, "default"
+
+    def _log_endpoint(self, base_url: str, source: str) -> None:
+        """Say once per instance and endpoint where requests go (never a key or query)."""
+        if self._logged_endpoint == (base_url, source):
+            return
+        self._logged_endpoint = (base_url, source)
+        log.debug(
+            "fireworks endpoint",
+            source=source,
+            url=safe_url(base_url),
+            shared=self._api_key is None,
+        )
+
+    @staticmethod
+    def _new_sdk_client(sdk: Any, api_key: str, base_url: str) -> Any:
+        client = sdk.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0)
+        # OpenAI-only settings the SDK read from OPENAI_* variables: never sent to Fireworks.
+        client.organization = None
+        client.project = None
+        client.admin_api_key = None
+        return client
+
+    def _resolved_key(self) -> str:
+        key = self._api_key if self._api_key is not None else os.environ.get(API_KEY_ENV)
+        if not key:
+            raise AuthenticationError(
+                f"fireworks: no API key: set {API_KEY_ENV} or pass api_key=",
+                provider=PROVIDER,
+                before_stream=True,
+            )
+        register_secret(key)
+        return key
+
+    def _sdk_client(self, sdk: Any) -> Any:
+        base_url, source = self._endpoint()
+        self._log_endpoint(base_url, source)
+        key = self._resolved_key()
+        loop = _loop_key()
+        if self._api_key is not None:
+            with self._lock:
+                client = self._own.get(loop)
+                if client is None:
+                    client = self._new_sdk_client(sdk, key, base_url)
+                    self._own[loop] = client
+            return client
+        cache_key = (_key_digest(key), base_url)
+        with _SHARED_LOCK:
+            per_loop = _SHARED.setdefault(loop, {})
+            client = per_loop.get(cache_key)
+            if client is None:
+                client = self._new_sdk_client(sdk, key, base_url)
+                per_loop[cache_key] = client
+        return client
+
+    async def aclose(self) -> None:
+        """Close this instance's own SDK client (a shared one is left open)."""
+        with self._lock:
+            client = self._own.pop(_loop_key(), None)
+            self._own.clear()
+        if client is not None:
+            await client.close()
+
+    # -- requests ------------------------------------------------------------------------
+
+    def _row(self, model: str) -> ModelInfo | None:
+        return self._row_lookup(model) if self._row_lookup is not None else None
+
+    def _wire(self, request: ModelRequest) -> WireRequest:
+        wire = build_request(request, row=self._row(request.model))
+        if wire.unconfirmed_forced_tool is not None:
+            log.warning(
+                "fireworks: this model may ignore a forced tool_choice; sent as asked, "
+                "check which tools actually ran",
+                model=request.model,
+                tool=wire.unconfirmed_forced_tool,
+            )
+        for message in wire.warnings:
+            log.warning("fireworks: " + message, model=request.model)
+        for drop in wire.dropped:
+            log.warning(
+                "fireworks: dropping a part Fireworks cannot take",
+                model=request.model,
+                kind=drop.kind,
+                reason=drop.reason,
+                message_index=drop.message_index,
+                part_index=drop.part_index,
+            )
+        if wire.notes or wire.extra_body or wire.extra_headers or wire.dropped_earlier:
+            log.debug(
+                "fireworks request mapping",
+                notes=list(wire.notes),
+                extra_body_keys=sorted(wire.extra_body),
+                extra_header_names=sorted(wire.extra_headers),
+                earlier_parts_not_sent=wire.dropped_earlier,
+            )
+        return wire
+
+    def _call_options(self, wire: WireRequest) -> dict[str, Any]:
+        options: dict[str, Any] = {}
+        headers = {**self._default_headers, **wire.extra_headers}
+        if headers:
+            options["extra_headers"] = headers
+        if wire.extra_body:
+            options["extra_body"] = wire.extra_body
+        if self._timeout is not None:
+            options["timeout"] = self._timeout
+        return options
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
+        """Send ``request`` (always streaming); yield deltas, then one ModelResponse."""
+        sdk = import_openai()
+        import httpx2
+
+        wire = self._wire(request)
+        client = self._sdk_client(sdk)
+        assembler = ChunkAssembler(structured_output=request.output_schema is not None)
+        try:
+            chunks = await client.chat.completions.create(
+                **wire.params,
+                stream=True,
+                stream_options={"include_usage": True},
+                **self._call_options(wire),
+            )
+        except sdk.APIStatusError as exc:
+            raise self._status_error(exc) from exc
+        except sdk.APITimeoutError as exc:
+            raise ProviderTimeoutError(
+                self._redact(f"fireworks: the request timed out: {_with_cause(exc)}"),
+                provider=PROVIDER,
+                before_stream=True,
+            ) from exc
+        except sdk.APIConnectionError as exc:
+            raise ProviderConnectionError(
+                self._redact(f"fireworks: connection failed: {_with_cause(exc)}"),
+                provider=PROVIDER,
+                before_stream=True,
+            ) from exc
+
+        headers = chunks.response.headers
+        request_id = headers.get("x-request-id") or headers.get("fireworks-request-id")
+        emitted = False
+        try:
+            async for chunk in chunks:
+                for delta in assembler.feed(chunk.to_dict(mode="json")):
+                    emitted = True
+                    yield delta
+        except (sdk.APIError, httpx2.HTTPError) as exc:
+            raise self._stream_error(exc, assembler, emitted, request_id) from exc
+        finally:
+            await chunks.close()
+        if not assembler.complete:
+            raise StreamInterruptedError(
+                "fireworks: the stream ended before a finish_reason",
+                provider=PROVIDER,
+                request_id=request_id,
+                partial_usage=assembler.partial_usage(),
+                deltas_emitted=emitted,
+            )
+        if assembler.think_tags:
+            log.debug("fireworks: reasoning arrived as <think> tags", model=request.model)
+        metadata: dict[str, Any] = {}
+        if wire.dropped:
+            metadata["dropped_parts"] = dropped_part_records(wire.dropped, model=request.model)
+        yield assembler.response(
+            requested_model=request.model, request_id=request_id, metadata=metadata
+        )
+
+    # -- errors --------------------------------------------------------------------------
+
+    def _redact(self, text: str) -> str:
+        """``text`` without API keys, bearer tokens or URL userinfo."""
+        for secret in (self._api_key, os.environ.get(API_KEY_ENV)):
+            if secret:
+                text = text.replace(secret, "***")
+        return redact(_USERINFO.sub(r"\1***@", text))
+
+    @staticmethod
+    def _error_fields(body: Any) -> tuple[str | None, str | None]:
+        """(type, message) of an OpenAI-style error body (``{"error": {...}}`` or the inner)."""
+        if isinstance(body, dict) and isinstance(body.get("error"), dict):
+            body = body["error"]
+        if not isinstance(body, dict):
+            return None, None
+        kind = body.get("type") or body.get("code")
+        message = body.get("message")
+        return (
+            str(kind) if kind is not None else None,
+            str(message) if message is not None else None,
+        )
+
+    def _status_error(self, exc: Any) -> ProviderError:
+        status = int(exc.status_code)
+        kind, message = self._error_fields(getattr(exc, "body", None))
+        detail = message or str(getattr(exc, "message", exc))
+        return status_error_class(status)(
+            self._redact(f"fireworks HTTP {status} {kind or 'error'}: {detail}"),
+            provider=PROVIDER,
+            status_code=status,
+            retry_after=parse_retry_after(exc.response.headers),
+            request_id=getattr(exc, "request_id", None),
+            before_stream=True,
+            error_type=kind,
+        )
+
+    def _stream_error(
+        self,
+        exc: BaseException,
+        assembler: ChunkAssembler,
+        emitted: bool,
+        request_id: str | None,
+    ) -> ProviderError:
+        """An error chunk or a broken connection after the stream began."""
+        kind, message = self._error_fields(getattr(exc, "body", None))
+        if message is not None:
+            text = f"fireworks: error chunk mid-stream {kind or 'error'}: {message}"
+        else:
+            text = f"fireworks: the stream broke: {type(exc).__name__}: {_with_cause(exc)}"
+        return StreamInterruptedError(
+            self._redact(text),
+            provider=PROVIDER,
+            request_id=request_id,
+            partial_usage=assembler.partial_usage(),
+            deltas_emitted=emitted,
+            error_type=kind,
+        )
