@@ -62,6 +62,14 @@ def build_result(
         elif not records:
             token_source = "unknown"
 
+    tool_costs = [dict(r) for r in outcome.tool_reported_costs]
+    tool_reported = float(sum(r["usd"] for r in tool_costs))
+    cost += tool_reported
+    tool_estimated: dict[str, bool] = {}
+    for r in tool_costs:
+        tool_estimated[r["tool_name"]] = tool_estimated.get(r["tool_name"], False) or r["estimated"]
+    estimated = estimated or any(tool_estimated.values())
+
     new_messages = outcome.messages
     if codec is not None:
         messages = codec.render(new_messages)
@@ -84,6 +92,10 @@ def build_result(
         tier_downgraded=bool(ledger.tier_downgraded),
         cost=cost,
         cost_estimated=estimated,
+        tool_reported_cost=tool_reported,
+        tool_reported_costs=tool_costs,
+        tool_costs_estimated=tool_estimated,
+        deferred_tools=list(outcome.deferred_tools),
         token_source=token_source,
         token_totals_by_model=ledger.token_totals_by_model,
         reasoning_content=outcome.reasoning_content,
@@ -164,7 +176,7 @@ def _model_of(outcome: RunOutcome) -> str:
 def failure_metadata(result: AgentResult, error: BaseException) -> dict[str, Any]:
     """The ``error`` stream event's metadata for a failed run."""
     aborted = type(error).__name__ == "AgentAborted"
-    return {
+    meta = {
         "input_tokens": result.input_tokens,
         "output_tokens": result.output_tokens,
         "cost": result.cost,
@@ -177,3 +189,7 @@ def failure_metadata(result: AgentResult, error: BaseException) -> dict[str, Any
         "reason": getattr(error, "reason", None) if aborted else None,
         "undelivered_injections": list(result.undelivered_injections),
     }
+    if result.tool_reported_costs:
+        meta["tool_reported_cost"] = result.tool_reported_cost
+        meta["tool_reported_costs"] = [dict(r) for r in result.tool_reported_costs]
+    return meta
