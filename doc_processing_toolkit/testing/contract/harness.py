@@ -74,14 +74,25 @@ class ContractCapabilities:
 class ContractHarness(Protocol):
     """One provider adapter plus a scriptable backend, as the contract suite sees them."""
 
-    provider: str
-    """The provider name the client reports (``ModelClient.provider``)."""
-    model: str
-    """The model name the suite puts on every request."""
-    codec: HistoryCodec | None
-    """The adapter's HistoryCodec (None: the dialect round trip is skipped)."""
-    capabilities: ContractCapabilities
-    """What the provider offers."""
+    @property
+    def provider(self) -> str:
+        """The provider name the client reports (``ModelClient.provider``)."""
+        ...
+
+    @property
+    def model(self) -> str:
+        """The model name the suite puts on every request."""
+        ...
+
+    @property
+    def codec(self) -> HistoryCodec | None:
+        """The adapter's HistoryCodec (None: the dialect round trip is skipped)."""
+        ...
+
+    @property
+    def capabilities(self) -> ContractCapabilities:
+        """What the provider offers."""
+        ...
 
     def script(self, steps: Sequence[ScriptStep]) -> None:
         """Replace the backend's script with ``steps`` and forget recorded requests."""

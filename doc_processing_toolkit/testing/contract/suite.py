@@ -6,7 +6,8 @@ Subclass :class:`ProviderContract` in a test module (the class name must start w
 
     class TestMyProviderContract(ProviderContract):
         @pytest.fixture(scope="class")
-        def contract_harness(self) -> Iterator[ContractHarness]:
+        @classmethod
+        def contract_harness(cls) -> Iterator[ContractHarness]:
             with MyHarness() as harness:
                 yield harness
 
