@@ -21,6 +21,7 @@ from doc_processing_toolkit.adapters.providers.anthropic.mapping import (
 )
 from doc_processing_toolkit.adapters.providers.anthropic.stream import StreamAssembler
 from doc_processing_toolkit.domain.messages import ProviderPart, ToolCallPart, user_text
+from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import (
     ModelRequest,
     TextDelta,
@@ -229,3 +230,137 @@ def test_assembler_tolerates_bad_tool_json_and_unfinished_blocks() -> None:
     assert not assembler.complete
     assert assembler.message().parts == (ToolCallPart("toolu_1", "f", {}),)
     assert assembler.partial_usage() == Usage()
+
+
+# -- thinking, built-in tools and provider-run MCP through parameter_mapping ---------------
+
+_OFF_ROW = ModelInfo(
+    model="claude-off",
+    provider="anthropic",
+    supports_thinking=True,
+    thinking_off_type="between_tools",
+    built_in_tools=("web_search", "code_execution"),
+)
+_NO_OFF_ROW = ModelInfo(
+    model="claude-on", provider="anthropic", supports_thinking=True, thinking_off_type=None
+)
+
+
+def test_map_thinking_delegates_to_the_row() -> None:
+    assert map_thinking({"type": "disabled"}, _OFF_ROW) == {"type": "between_tools"}
+    assert map_thinking({"type": "between_tools"}, _NO_OFF_ROW) == {"type": "adaptive"}
+    assert map_thinking({"budget_tokens": 2048, "interleaved": True}) == {
+        "type": "enabled",
+        "budget_tokens": 2048,
+    }
+    assert map_thinking({"type": "adaptive", "future": 1}) == {"type": "adaptive", "future": 1}
+
+
+def test_build_request_thinking_off_interleaved_beta_and_warnings() -> None:
+    off = build_request(
+        ModelRequest(model="m", messages=(user_text("hi"),), thinking={"type": "disabled"}),
+        max_tokens=10,
+        row=_OFF_ROW,
+    )
+    assert off.params["thinking"] == {"type": "between_tools"} and off.warnings == ()
+    forced_on = build_request(
+        ModelRequest(model="m", messages=(user_text("hi"),), thinking={"type": "disabled"}),
+        max_tokens=10,
+        row=_NO_OFF_ROW,
+    )
+    assert forced_on.params["thinking"] == {"type": "adaptive"}
+    assert len(forced_on.warnings) == 1 and "cannot turn thinking off" in forced_on.warnings[0]
+    interleaved = build_request(
+        ModelRequest(
+            model="m",
+            messages=(user_text("hi"),),
+            thinking={"budget_tokens": 2048, "interleaved_thinking": True},
+            provider_options={"extra_headers": {"anthropic-beta": "other-beta"}},
+        ),
+        max_tokens=8192,
+    )
+    assert interleaved.params["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert interleaved.extra_headers["anthropic-beta"] == (
+        "other-beta,interleaved-thinking-2025-05-14"
+    )
+
+
+def test_build_request_built_in_tools_and_container_reuse() -> None:
+    request = ModelRequest(
+        model="m",
+        messages=(user_text("hi"),),
+        tools=(ToolSpec("f", "F.", {"type": "object"}),),
+        built_in_tools={
+            "web_search": {"enabled": True, "config": {"max_uses": 2}},
+            "code_execution": {"enabled": True, "config": {"container_id": "container_9"}},
+        },
+    )
+    wire = build_request(request, max_tokens=10, row=_OFF_ROW)
+    assert [t.get("type", t["name"]) for t in wire.params["tools"]] == [
+        "f",
+        "web_search_20250305",
+        "code_execution_20250825",
+    ]
+    assert wire.params["tools"][1]["max_uses"] == 2
+    assert wire.params["container"] == "container_9"
+    with pytest.raises(ValueError, match="does not offer"):
+        build_request(
+            ModelRequest(
+                model="m",
+                messages=(user_text("hi"),),
+                built_in_tools={"web_search": {"enabled": True}},
+            ),
+            max_tokens=10,
+            row=ModelInfo(model="x", provider="anthropic", built_in_tools=()),
+        )
+
+
+def test_build_request_remote_mcp_servers() -> None:
+    server = {
+        "type": "mcp",
+        "server_label": "wiki",
+        "server_url": "https://mcp.example/mcp",
+        "authorization_token": "tok",
+        "allowed_tools": ["read"],
+    }
+    wire = build_request(
+        ModelRequest(model="m", messages=(user_text("hi"),), remote_mcp_servers=(server,)),
+        max_tokens=10,
+    )
+    assert wire.extra_body["mcp_servers"] == [
+        {
+            "type": "url",
+            "url": "https://mcp.example/mcp",
+            "name": "wiki",
+            "authorization_token": "tok",
+        }
+    ]
+    assert wire.params["tools"] == [
+        {
+            "type": "mcp_toolset",
+            "mcp_server_name": "wiki",
+            "default_config": {"enabled": False},
+            "configs": {"read": {"enabled": True}},
+        }
+    ]
+    assert wire.extra_headers["anthropic-beta"] == "mcp-client-2025-11-20"
+    assert "tool_choice" not in wire.params
+    via_options = build_request(
+        ModelRequest(
+            model="m",
+            messages=(user_text("hi"),),
+            provider_options={"mcp_remote_servers": [server]},
+        ),
+        max_tokens=10,
+    )
+    assert via_options.extra_body["mcp_servers"] == wire.extra_body["mcp_servers"]
+    assert "mcp_remote_servers" not in via_options.extra_body
+    with pytest.raises(TypeError):
+        build_request(
+            ModelRequest(
+                model="m",
+                messages=(user_text("hi"),),
+                remote_mcp_servers=({**server, "allowed_tools": "read"},),
+            ),
+            max_tokens=10,
+        )

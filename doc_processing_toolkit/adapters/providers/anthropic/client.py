@@ -236,7 +236,10 @@ class AnthropicModelClient:
             request,
             max_tokens=max_tokens,
             supports_forced_tool_choice=row.supports_forced_tool_choice if row else True,
+            row=row,
         )
+        for warning in wire.warnings:
+            log.warning(f"anthropic: {warning}", model=request.model)
         if row is not None and row.api_model:
             wire.params["model"] = row.api_model
         if wire.downgraded_tool_choice is not None:

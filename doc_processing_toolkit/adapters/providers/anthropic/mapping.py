@@ -13,6 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import AnthropicHistoryCodec
+from doc_processing_toolkit.domain.parameter_mapping import (
+    ANTHROPIC_MCP_BETA,
+    anthropic_mcp_connector,
+    map_built_in_tools,
+    transform_thinking_param,
+)
+from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest, StopReason, Usage
 from doc_processing_toolkit.domain.tools import ForcedTool, ToolChoice, ToolSpec
 
@@ -50,8 +57,9 @@ _TYPED_OPTIONS = frozenset(
 )
 """provider_options keys that are typed ``messages.create`` keywords."""
 
-_LOOP_OPTIONS = frozenset({"max_pause_turn_iterations"})
-"""provider_options keys the run loop consumes; never sent."""
+_LOOP_OPTIONS = frozenset({"max_pause_turn_iterations", "mcp_remote_servers"})
+"""provider_options keys consumed elsewhere (the run loop, the MCP connector); never sent
+as such."""
 
 _STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "end_turn",
@@ -81,6 +89,8 @@ class WireRequest:
     """What the mapping did that a reader of the DEBUG log should know."""
     ignored_options: tuple[str, ...] = ()
     """provider_options keys this adapter does not send."""
+    warnings: tuple[str, ...] = ()
+    """What the client logs at WARNING (e.g. a model that cannot turn thinking off)."""
 
 
 def resolve_max_tokens(requested: int | None, row_max_output_tokens: int | None) -> int:
@@ -122,13 +132,19 @@ def map_tool_choice(
     return wire, None
 
 
-def map_thinking(thinking: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """The Agent's thinking setting as the wire ``thinking`` object."""
-    if thinking is None:
-        return None
-    if "type" not in thinking and "budget_tokens" in thinking:
-        return {"type": "enabled", **dict(thinking)}
-    return dict(thinking)
+def map_thinking(
+    thinking: Mapping[str, Any] | None,
+    row: ModelInfo | None = None,
+    *,
+    effort: str | None = None,
+) -> dict[str, Any] | None:
+    """The Agent's thinking setting as the wire ``thinking`` object (None: not sent).
+
+    Delegates to :func:`~doc_processing_toolkit.domain.parameter_mapping.transform_thinking_param`;
+    use that for the interleaved flag, the betas and the warnings.
+    """
+    value = transform_thinking_param(thinking, "anthropic", row, effort=effort).value
+    return dict(value) if value is not None else None
 
 
 def _tool_param(spec: ToolSpec) -> dict[str, Any]:
@@ -165,14 +181,34 @@ def _mark_last_turn(messages: list[dict[str, Any]], cache_control: dict[str, Any
     return False
 
 
+def _merge_betas(headers: dict[str, str], betas: list[str]) -> None:
+    """Add ``betas`` to the ``anthropic-beta`` header (comma-separated, no duplicates)."""
+    if not betas:
+        return
+    present = [b.strip() for b in headers.get("anthropic-beta", "").split(",") if b.strip()]
+    headers["anthropic-beta"] = ",".join(dict.fromkeys([*present, *betas]))
+
+
 def build_request(
     request: ModelRequest,
     *,
     max_tokens: int,
     supports_forced_tool_choice: bool = True,
+    row: ModelInfo | None = None,
 ) -> WireRequest:
-    """Map a :class:`ModelRequest` to ``messages.create`` keyword arguments (without stream)."""
+    """Map a :class:`ModelRequest` to ``messages.create`` keyword arguments (without stream).
+
+    ``row`` (the model's registry row) decides the thinking-off value and which
+    built-in tools the model offers; None maps the request unchecked.
+
+    Raises:
+        ValueError: for a built-in tool the row does not offer, or a remote MCP server
+            config the connector cannot take.
+        TypeError: for a remote MCP server's allowed_tools that is not a list of names.
+    """
     notes: list[str] = []
+    warnings: list[str] = []
+    betas: list[str] = []
     extra_body: dict[str, Any] = {}
     extra_headers: dict[str, str] = {}
     ignored: list[str] = []
@@ -192,8 +228,8 @@ def build_request(
         params["system"] = system
 
     downgraded = None
+    tools: list[dict[str, Any]] = [_tool_param(spec) for spec in request.tools]
     if request.tools:
-        params["tools"] = [_tool_param(spec) for spec in request.tools]
         choice, downgraded = map_tool_choice(
             request.tool_choice, supports_forced_tool_choice=supports_forced_tool_choice
         )
@@ -201,9 +237,29 @@ def build_request(
             params["tool_choice"] = choice
     elif request.tool_choice == "none":
         params["tool_choice"] = {"type": "none"}
+    if request.built_in_tools:
+        built_in = map_built_in_tools("anthropic", request.built_in_tools, row)
+        tools.extend(built_in.tools)
+        params.update(built_in.params)
+        warnings.extend(built_in.warnings)
+    remote = [*request.remote_mcp_servers, *request.provider_options.get("mcp_remote_servers", ())]
+    if remote:
+        servers, toolsets = anthropic_mcp_connector(remote)
+        extra_body["mcp_servers"] = servers
+        tools.extend(toolsets)
+        betas.append(ANTHROPIC_MCP_BETA)
+        notes.append("remote MCP servers sent through extra_body with the MCP connector beta")
+    if tools:
+        params["tools"] = tools
 
-    thinking = map_thinking(request.thinking)
-    if thinking is not None:
+    effort = request.provider_options.get("effort_config")
+    transform = transform_thinking_param(
+        request.thinking, "anthropic", row, effort=effort if isinstance(effort, str) else None
+    )
+    warnings.extend(transform.warnings)
+    betas.extend(transform.betas)
+    if transform.value is not None:
+        thinking = dict(transform.value)
         params["thinking"] = thinking
         budget = thinking.get("budget_tokens")
         if isinstance(budget, int) and budget >= max_tokens:
@@ -237,6 +293,7 @@ def build_request(
             notes.append(f"provider option {key!r} sent through extra_body")
     if output_config:
         params["output_config"] = output_config
+    _merge_betas(extra_headers, betas)
 
     return WireRequest(
         params=params,
@@ -245,6 +302,7 @@ def build_request(
         downgraded_tool_choice=downgraded,
         notes=tuple(notes),
         ignored_options=tuple(ignored),
+        warnings=tuple(warnings),
     )
 
 
