@@ -31,6 +31,7 @@ from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.result_builder import build_result, failure_metadata
 from doc_processing_toolkit.application.run_loop import RunLoop, RunOutcome, RunSettings
 from doc_processing_toolkit.application.tool_set import ToolSet
+from doc_processing_toolkit.domain import parameter_mapping as pm
 from doc_processing_toolkit.domain.events import AgentStreamEvent
 from doc_processing_toolkit.domain.messages import Message, user_text
 from doc_processing_toolkit.domain.tool_results import (
@@ -51,8 +52,6 @@ _PROVIDER_KEY_ENV = {
     "google": "GOOGLE_GEMINI_API_KEY",
     "fireworks": "FIREWORKS_API_KEY",
 }
-_AGENT_OWNED_KWARGS = {"system_prompt": "instructions", "logger": "logger", "model": "model"}
-_KNOWN_PROVIDER_KWARGS = {"client", "base_url", "max_pause_turn_iterations"}
 
 
 class Agent:
@@ -115,15 +114,12 @@ class Agent:
             raise ValueError(f"instructions must be a string, got {type(instructions).__name__}")
         check_not_implemented(
             {
-                "built_in_tools": built_in_tools,
                 "compaction": compaction,
                 "compaction_config": compaction_config,
                 "session_history_config": session_history_config,
                 "code_execution_output_dir": code_execution_output_dir,
-                "service_tier": service_tier,
                 "hooks": hooks,
                 "truncated_result_read_chars": truncated_result_read_chars,
-                "prompt_caching": prompt_caching,
                 "anthropic_block_binding": anthropic_block_binding,
                 "strict_prefix_binding": strict_prefix_binding,
                 "prefix_audit": prefix_audit,
@@ -226,15 +222,39 @@ class Agent:
         self._max_pause_turn_iterations: int = (
             validate_positive_int("max_pause_turn_iterations", pauses) or 10
         )
-        for key in provider_kwargs:
-            if key in _AGENT_OWNED_KWARGS:
-                raise ValueError(
-                    f"{key}= is set by the Agent itself; use Agent({_AGENT_OWNED_KWARGS[key]}=...)"
-                )
-            raise NotImplementedError(
-                f"provider keyword {key!r} is not implemented yet for provider {self.provider!r}"
+        extra_remote = list(provider_kwargs.pop("mcp_remote_servers", None) or [])
+        for warning in pm.check_provider_kwargs(self.provider, provider_kwargs):
+            self.logger.warning(warning)
+        self.provider_kwargs: dict[str, Any] = dict(provider_kwargs)
+
+        self.service_tier, tier_warning = pm.validate_service_tier(service_tier, self._row)
+        if tier_warning:
+            self.logger.warning(tier_warning)
+        self.prompt_caching = _normalize_prompt_caching(prompt_caching)
+        if self.prompt_caching is not None and self.provider != "anthropic":
+            self.logger.info(
+                "prompt_caching ignored: %s caches prompts automatically", self.provider
             )
-        self.provider_kwargs: dict[str, Any] = {}
+        self.built_in_tools = dict(built_in_tools) if built_in_tools else None
+        has_custom_tools = any(
+            not (isinstance(t, dict) and t.get("type") == "mcp") for t in (tools or [])
+        )
+        for warning in pm.check_built_in_tools(
+            self.provider, self.built_in_tools, self._row, has_custom_tools
+        ):
+            self.logger.warning(warning)
+        self._built_in_tool_names = list(
+            pm.map_built_in_tools(self.provider, self.built_in_tools, self._row).names
+        )
+        self._remote_mcp_servers: list[dict[str, Any]] = []
+        for server in [
+            *(t for t in (tools or []) if isinstance(t, dict) and t.get("type") == "mcp"),
+            *extra_remote,
+        ]:
+            pm.check_provider_run_allowed_tools(server, self.provider)
+            self._remote_mcp_servers.append(dict(server))
+        if self._remote_mcp_servers:
+            pm.transform_mcp_remote_servers(self._remote_mcp_servers, self.provider)
 
         self._api_key = api_key
         log_setup.register_secret(api_key)
@@ -262,6 +282,8 @@ class Agent:
 
         functions = []
         for entry in tools:
+            if isinstance(entry, dict) and entry.get("type") == "mcp":
+                continue  # provider-run: handed to the provider, not executed here
             if callable(entry) and is_tool(entry):
                 functions.append(entry)
             elif callable(entry) and not isinstance(entry, type):
@@ -311,6 +333,11 @@ class Agent:
             strict_tools=self.strict_tools,
             strict_per_tool_only=os.environ.get("DPT_ANTHROPIC_STRICT_BUDGET", "").lower() == "off",
             tool_result_cap=self._tool_result_cap,
+            service_tier=self.service_tier,
+            prompt_caching=self.prompt_caching,
+            built_in_tools=self.built_in_tools,
+            remote_mcp_servers=tuple(self._remote_mcp_servers),
+            provider_options=dict(self.provider_kwargs),
             preview_chars=self.tool_result_preview_chars,
             max_pause_turn_iterations=self._max_pause_turn_iterations,
         )
@@ -371,6 +398,7 @@ class Agent:
             row=self._row,
             detailed_costs=self.detailed_costs,
             cost_output_dir=self.cost_output_dir,
+            built_in_tools_used=self._built_in_tool_names,
         )
 
     async def run(
@@ -558,6 +586,23 @@ class Agent:
             f"Agent(model={self.model!r}, provider={self.provider!r}, "
             f"tools={len(self.tools)}, api_key={'set' if self._api_key else 'env'})"
         )
+
+
+def _normalize_prompt_caching(value: Any) -> dict[str, Any] | None:
+    """True -> {"ttl": "5m"}; a dict with ttl "5m" or "1h"; None/False -> None."""
+    if value is None or value is False:
+        return None
+    if value is True:
+        return {"ttl": "5m"}
+    if isinstance(value, dict):
+        ttl = value.get("ttl", "5m")
+        extra = sorted(set(value) - {"ttl"})
+        if ttl not in ("5m", "1h") or extra:
+            raise ValueError(
+                f'prompt_caching must be True or {{"ttl": "5m" | "1h"}}, got {value!r}'
+            )
+        return {"ttl": ttl}
+    raise ValueError(f'prompt_caching must be True or {{"ttl": "5m" | "1h"}}, got {value!r}')
 
 
 def _check_run_args(

@@ -22,15 +22,12 @@ DEFAULT_MEDIA_MAX_INLINE_BYTES = 8 * 1024 * 1024
 """Per-part cap on kept Google upload bytes (8 MiB)."""
 
 NOT_YET_IMPLEMENTED: dict[str, Any] = {
-    "built_in_tools": None,
     "compaction": False,
     "compaction_config": None,
     "session_history_config": None,
     "code_execution_output_dir": None,
-    "service_tier": None,
     "hooks": None,
     "truncated_result_read_chars": None,
-    "prompt_caching": None,
     "anthropic_block_binding": None,
     "strict_prefix_binding": False,
     "prefix_audit": False,

@@ -83,12 +83,8 @@ def test_unknown_model_is_a_clear_error() -> None:
 @pytest.mark.parametrize(
     ("name", "value"),
     [
-        ("service_tier", "priority"),
         ("hooks", object()),
         ("compaction", True),
-        ("prompt_caching", True),
-        ("built_in_tools", {"web_search": {}}),
-        ("defer_tools", {"x"}),
         ("on_unsupported_part", "raise"),
     ],
 )
@@ -131,8 +127,8 @@ def test_builder_builds_the_same_agent() -> None:
     assert agent.run_sync("2+3").tools_used == ["calculate"]
     with pytest.raises(ValueError, match="model"):
         Agent.builder().build()
-    with pytest.raises(NotImplementedError, match="service_tier"):
-        Agent.builder().model("claude-sonnet-4-5").service_tier("priority").build()
+    with pytest.raises(NotImplementedError, match="compaction"):
+        Agent.builder().model("claude-sonnet-4-5").with_compaction().build()
 
 
 def test_default_log_file_and_no_secret_at_debug(
@@ -189,3 +185,66 @@ async def test_close_closes_only_owned_clients() -> None:
     async with Agent("claude-sonnet-4-5", client=fake) as agent:
         await agent.run("hi")
     assert fake.closed is False  # a host-supplied client belongs to the host
+
+
+def test_provider_keywords_pass_through_with_one_warning_each(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    fake = FakeModel([reply("x")])
+    with caplog.at_level(logging.WARNING):
+        agent = Agent(
+            "claude-sonnet-4-5",
+            client=fake,
+            logger=logging.getLogger("host.kwargs"),
+            effort_config="high",
+            verbosity_config="low",
+            system_prompt="nope",
+        )
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("verbosity_config" in m and "openai" in m for m in messages)
+    assert any("system_prompt" in m and "instructions=" in m for m in messages)
+    assert not any("effort_config" in m for m in messages)
+    agent.run_sync("hi")
+    assert fake.requests[0].provider_options == {
+        "effort_config": "high",
+        "verbosity_config": "low",
+        "system_prompt": "nope",
+    }
+
+
+def test_service_tier_is_validated_against_the_row(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING):
+        agent = Agent("claude-sonnet-4-5", service_tier="priority", logger=logging.getLogger("t"))
+    assert agent.service_tier is None
+    assert any("priority" in r.getMessage() for r in caplog.records)
+    gpt = Agent("gpt-5.6-luna", service_tier="priority", log_to_file=False)
+    assert gpt.service_tier == "priority"
+
+
+def test_prompt_caching_values() -> None:
+    assert Agent("claude-sonnet-4-5", prompt_caching=True).prompt_caching == {"ttl": "5m"}
+    assert Agent("claude-sonnet-4-5", prompt_caching={"ttl": "1h"}).prompt_caching == {"ttl": "1h"}
+    with pytest.raises(ValueError, match="prompt_caching"):
+        Agent("claude-sonnet-4-5", prompt_caching={"ttl": "2h"})
+
+
+def test_built_in_tools_configured_are_echoed_on_the_result() -> None:
+    fake = FakeModel([reply("searched")])
+    agent = Agent(
+        "claude-sonnet-4-5", client=fake, built_in_tools={"web_search": {"enabled": True}}
+    )
+    result = agent.run_sync("news?")
+    assert result.built_in_tools_used == ["web_search"]
+    assert result.built_in_tools_invoked == []
+    assert fake.requests[0].built_in_tools == {"web_search": {"enabled": True}}
+
+
+def test_provider_run_mcp_is_checked_at_construction() -> None:
+    server = {"type": "mcp", "server_url": "https://mcp.example/mcp", "name": "docs"}
+    with pytest.raises(TypeError):
+        Agent("claude-sonnet-4-5", tools=[{**server, "allowed_tools": "search"}])
+    with pytest.raises(ValueError, match="mcp_remote_client"):
+        Agent("kimi-k3", tools=[{**server, "allowed_tools": ["search"]}])
+    fake = FakeModel([reply("ok")])
+    Agent("claude-sonnet-4-5", tools=[server], client=fake).run_sync("hi")
+    assert fake.requests[0].remote_mcp_servers == (server,)
