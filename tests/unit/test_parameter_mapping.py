@@ -799,3 +799,83 @@ def test_detect_provider() -> None:
         detect_provider("_comment")
     with pytest.raises(ValueError):
         detect_provider("no-such-model")
+
+
+# -- the shipped registry rows --------------------------------------------------------------
+
+
+def _registry_row(model: str) -> ModelInfo:
+    from doc_processing_toolkit.application.container import registry
+
+    row = registry().row(model)
+    assert row is not None
+    return row
+
+
+@pytest.mark.parametrize(
+    ("model", "wire", "warns"),
+    [
+        ("claude-sonnet-4-5", {"type": "disabled"}, False),
+        ("claude-sonnet-5-5", {"type": "between_tools"}, False),
+        ("claude-fable-5-1", {"type": "adaptive"}, True),
+        ("claude-opus-5-5", {"type": "adaptive"}, True),
+        ("claude-opus-5", {"type": "disabled"}, False),
+        ("claude-haiku-5-5", {"type": "disabled"}, False),
+    ],
+)
+def test_registry_thinking_off_rows(model: str, wire: dict[str, Any], warns: bool) -> None:
+    for spelling in ("disabled", "between_tools"):
+        out = transform_thinking_param({"type": spelling}, "anthropic", _registry_row(model))
+        assert out.value == wire
+        assert bool(out.warnings) is warns
+
+
+def test_registry_off_max_effort_rows() -> None:
+    row = _registry_row("claude-opus-5")
+    assert transform_thinking_param({"type": "disabled"}, "anthropic", row, effort="max").value == {
+        "type": "adaptive"
+    }
+    assert transform_thinking_param(
+        {"type": "disabled"}, "anthropic", row, effort="medium"
+    ).value == {"type": "disabled"}
+
+
+def test_registry_openai_pro_mode_rows() -> None:
+    luna = _registry_row("gpt-5.6-luna")
+    pro = transform_thinking_param({"effort": "low", "mode": "pro"}, "openai", luna)
+    assert pro.value == {"summary": "auto", "mode": "pro"} and pro.warnings
+    assert transform_thinking_param({"effort": "xhigh", "mode": "pro"}, "openai", luna).value == {
+        "effort": "xhigh",
+        "summary": "auto",
+        "mode": "pro",
+    }
+    gpt5 = _registry_row("gpt-5")
+    assert transform_thinking_param({"effort": "minimal"}, "openai", gpt5).value == {
+        "effort": "minimal",
+        "summary": "auto",
+    }
+    dropped = transform_thinking_param({"effort": "high", "mode": "pro"}, "openai", gpt5)
+    assert dropped.value == {"effort": "high", "summary": "auto"} and dropped.warnings
+    assert (
+        transform_thinking_param({"effort": "high"}, "openai", _registry_row("gpt-4o")).value
+        is None
+    )
+
+
+def test_registry_built_in_tool_rows() -> None:
+    with pytest.raises(ValueError, match="cannot combine"):
+        check_built_in_tools(
+            "google", {"web_search": True}, _registry_row("gemini-2.5-flash"), True
+        )
+    assert (
+        check_built_in_tools(
+            "google", {"web_search": True}, _registry_row("gemini-3.5-flash"), True
+        )
+        == []
+    )
+    with pytest.raises(ValueError):
+        check_built_in_tools("fireworks", {"web_search": True}, _registry_row("kimi-k3"), False)
+    haiku = map_built_in_tools(
+        "anthropic", {"tool_search": True}, _registry_row("claude-haiku-4-5")
+    )
+    assert haiku.tools == () and "claude-haiku-4-5" in haiku.warnings[0]
