@@ -53,12 +53,19 @@ def run_demo(model: str, out: TextIO) -> int:
     print("dpt demo — OFFLINE: a local provider emulator on 127.0.0.1 plays the model.", file=out)
     print("No API key is used and nothing leaves this machine.\n", file=out)
     with ProviderEmulator(_SCRIPT) as emulator:
+        from doc_processing_toolkit.application.container import registry
+
+        provider = registry().detect_provider(model)
+        base_url = getattr(emulator, f"{provider}_base_url", None)
+        if base_url is None:
+            print(f"dpt demo: the emulator does not speak {provider!r} yet", file=out)
+            return 2
         agent = Agent(
             model,
             "You are a helpful math assistant.",
             tools=[calculate],
             api_key=os.environ.get("DPT_DEMO_API_KEY", "demo-key-offline"),
-            base_url=emulator.anthropic_base_url,
+            base_url=base_url,
             log_to_file=False,
         )
         print(f"model: {model} ({agent.provider})  endpoint: {emulator.url}\n", file=out)
