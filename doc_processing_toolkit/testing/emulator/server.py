@@ -211,6 +211,12 @@ class ProviderEmulator:
         """The value for ``OPENAI_BASE_URL`` / ``OpenAIModelClient(base_url=)``."""
         return f"{self.url}/v1"
 
+    @property
+    def google_base_url(self) -> str:
+        """The value for ``DPT_GOOGLE_BASE_URL`` / ``GoogleModelClient(base_url=)`` (the SDK
+        appends ``/v1/models/...`` itself)."""
+        return self.url
+
     # -- script and log ------------------------------------------------------------------
 
     def push(self, *steps: ScriptStep) -> None:
