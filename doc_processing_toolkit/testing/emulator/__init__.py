@@ -2,6 +2,7 @@
 
 from doc_processing_toolkit.testing.emulator import (
     chat_completions_wire,  # noqa: F401 (routes)
+    google_wire,  # noqa: F401 (routes)
     openai_wire,  # noqa: F401 (routes)
 )
 from doc_processing_toolkit.testing.emulator.common import (
