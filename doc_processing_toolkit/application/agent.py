@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import logging
 import os
 import uuid
@@ -30,7 +31,9 @@ from doc_processing_toolkit.application.options import (
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.result_builder import build_result, failure_metadata
 from doc_processing_toolkit.application.run_loop import RunLoop, RunOutcome, RunSettings
-from doc_processing_toolkit.application.tool_set import ToolSet
+from doc_processing_toolkit.application.tool_accounting import tool_reported_cost_enabled
+from doc_processing_toolkit.application.tool_features import RunToolPlanner
+from doc_processing_toolkit.application.tool_loader import ToolLoader
 from doc_processing_toolkit.domain import parameter_mapping as pm
 from doc_processing_toolkit.domain.events import AgentStreamEvent
 from doc_processing_toolkit.domain.messages import Message, user_text
@@ -38,7 +41,8 @@ from doc_processing_toolkit.domain.tool_results import (
     DEFAULT_TOOL_RESULT_PREVIEW_CHARS,
     resolve_cap,
 )
-from doc_processing_toolkit.domain.tools import normalize_tool_choice
+from doc_processing_toolkit.domain.tools import ForcedTool, normalize_tool_choice
+from doc_processing_toolkit.domain.truncated_results import TruncatedResultStore
 from doc_processing_toolkit.ports.model_client import ModelClient
 
 __all__ = ["STREAM_CANCEL_WAIT_SECONDS", "Agent"]
@@ -119,7 +123,6 @@ class Agent:
                 "session_history_config": session_history_config,
                 "code_execution_output_dir": code_execution_output_dir,
                 "hooks": hooks,
-                "truncated_result_read_chars": truncated_result_read_chars,
                 "anthropic_block_binding": anthropic_block_binding,
                 "strict_prefix_binding": strict_prefix_binding,
                 "prefix_audit": prefix_audit,
@@ -130,7 +133,6 @@ class Agent:
                 "media_store": media_store,
                 "media_max_inline_bytes": media_max_inline_bytes,
                 "estimate_input_tokens": estimate_input_tokens,
-                "defer_tools": defer_tools,
             }
         )
         self.model = model.strip()
@@ -265,9 +267,17 @@ class Agent:
         self._owns_client = False
 
         self.tools = list(tools or [])
-        self._tool_set = ToolSet(self._load_tools(self.tools))
+        self._tool_loader = self._build_tool_loader(self.tools)
         window = self._row.context_window_tokens if self._row is not None else None
         self._tool_result_cap = resolve_cap(self.max_tool_result_chars, window)
+        self.truncated_result_read_chars: int = (
+            validate_non_negative_int(
+                "truncated_result_read_chars", truncated_result_read_chars, optional=True
+            )
+            or 0
+        )
+        self.defer_tools = defer_tools
+        self._tool_planner = self._build_tool_planner(defer_tools)
         self.logger.debug(
             "Agent created: model=%s provider=%s tools=%d api_key=%s",
             self.model,
@@ -277,29 +287,51 @@ class Agent:
         )
 
     # ------------------------------------------------------------------ wiring
-    def _load_tools(self, tools: list[Any]) -> list[Any]:
-        from doc_processing_toolkit.domain.tool_schema import is_tool
+    def _build_tool_loader(self, tools: list[Any]) -> ToolLoader:
+        wiring = self._composition.tool_loader_wiring(self._container)
+        loader = ToolLoader(
+            wiring["session_factories"],
+            local_session_factory=wiring["local_session_factory"],
+            config_validators=wiring["config_validators"],
+        )
+        loader.load(tools)
+        self._truncated_session_factory = wiring["truncated_session_factory"]
+        return loader
 
-        functions = []
-        for entry in tools:
-            if isinstance(entry, dict) and entry.get("type") == "mcp":
-                continue  # provider-run: handed to the provider, not executed here
-            if callable(entry) and is_tool(entry):
-                functions.append(entry)
-            elif callable(entry) and not isinstance(entry, type):
-                raise ValueError(
-                    f"tool {getattr(entry, '__name__', entry)!r} is a plain function: "
-                    "decorate it with @tool so its schema can be built"
+    def _build_tool_planner(self, defer_tools: Any) -> RunToolPlanner:
+        read_back = self.truncated_result_read_chars > 0
+        if read_back and self._tool_result_cap == 0:
+            self.logger.warning(
+                "truncated_result_read_chars has no effect with max_tool_result_chars=0: "
+                "nothing is cut"
+            )
+            read_back = False
+        if read_back and (
+            isinstance(self.tool_choice, ForcedTool) or self.tool_choice == "required"
+        ):
+            self.logger.warning(
+                "truncated_result_read_chars has no effect with a tool_choice that forces a "
+                "call: the run ends after one tool round, so the model could not read on"
+            )
+            read_back = False
+        defer = _defer_predicate(defer_tools)
+        if defer is not None:
+            wire = pm.map_built_in_tools(self.provider, self.built_in_tools, self._row)
+            if not wire.tool_search:
+                self.logger.warning(
+                    "defer_tools has no effect: it needs the provider's native tool search "
+                    "(built_in_tools={'tool_search': BuiltInToolConfig(enabled=True)} on an "
+                    "Anthropic or OpenAI model whose registry row lists tool_search); every "
+                    "tool loads eagerly"
                 )
-            else:
-                kind = entry.get("type", "session") if isinstance(entry, dict) else type(entry)
-                raise NotImplementedError(
-                    f"tool format {kind!r} is not implemented yet in this release; "
-                    "@tool functions are"
-                )
-        if not functions:
-            return []
-        return [self._composition.local_function_session(self._container, functions)]
+                defer = None
+        return RunToolPlanner(
+            auto_inject_skills=bool(self.auto_inject_skills),
+            auto_inject_memory_instructions=bool(self.auto_inject_memory_instructions),
+            read_back=read_back,
+            store_session_factory=self._truncated_session_factory,
+            defer=defer,
+        )
 
     def _get_client(self) -> ModelClient:
         if self._client_override is not None:
@@ -340,6 +372,8 @@ class Agent:
             provider_options=dict(self.provider_kwargs),
             preview_chars=self.tool_result_preview_chars,
             max_pause_turn_iterations=self._max_pause_turn_iterations,
+            truncated_result_read_chars=self.truncated_result_read_chars,
+            tool_reported_cost=tool_reported_cost_enabled(),
         )
 
     # ------------------------------------------------------------------ running
@@ -364,15 +398,20 @@ class Agent:
         channel = EventChannel(sink, None, emit_request_start=self.emit_request_start)
         with log_setup.active_agent_logger(self.logger):
             self.logger.info("run %s started: model=%s", run_id, self.model)
+            store = TruncatedResultStore() if self._tool_planner.read_back else None
+            await self._tool_loader.connect_mcp_servers()
+            plan = await self._tool_planner.plan(self._tool_loader, self.instructions, store)
             loop = RunLoop(
                 self._get_client(),
-                self._tool_set,
-                self._settings(output_schema),
+                plan.tools,
+                dataclasses.replace(self._settings(output_schema), system=plan.system),
                 channel,
+                truncated_results=store if plan.read_back else None,
             )
             if on_loop is not None:
                 on_loop(loop)
             outcome = await loop.run(messages, len(prior))
+            outcome.deferred_tools = list(plan.deferred_tools)
             await channel.emit("run_end", None, {"run_id": run_id})
             result = self._result(outcome, run_id)
             if outcome.error is not None:
@@ -441,13 +480,27 @@ class Agent:
             "media_resolution_list": media_resolution_list,
             "anthropic_container_id": anthropic_container_id,
         }
+        if any(c.format == "client_session" for c in self._tool_loader.server_configs):
+            raise RuntimeError(
+                "run_sync() cannot use a pre-built session ({'session': ...}): it belongs to "
+                "the loop it was opened on. Use await agent.run(...), or let the toolkit own "
+                "the connection with {'type': 'mcp_remote_client', ...}"
+            )
+
+        async def run_and_release() -> AgentResult:
+            # run_sync's loop ends with this call: its MCP sessions are released with it.
+            try:
+                return await self.run(message, **coro_kwargs)
+            finally:
+                await self._tool_loader.disconnect_mcp_servers()
+
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(self.run(message, **coro_kwargs))
+            return asyncio.run(run_and_release())
         # A loop is already running in this thread: run on a private loop in a worker.
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(asyncio.run, self.run(message, **coro_kwargs)).result()
+            return pool.submit(asyncio.run, run_and_release()).result()
 
     async def stream(
         self,
@@ -521,7 +574,10 @@ class Agent:
 
     # ------------------------------------------------------------------ lifecycle
     async def close(self) -> None:
-        """Release the resources this Agent owns (a client built for an explicit api_key)."""
+        """Release the resources this Agent owns: its MCP sessions (and the tools they
+        registered; the configs stay, so the next run reconnects) and a client built for
+        an explicit api_key."""
+        await self._tool_loader.disconnect_mcp_servers()
         client, self._client = self._client, None
         if client is not None and self._owns_client:
             await client.aclose()
@@ -603,6 +659,27 @@ def _normalize_prompt_caching(value: Any) -> dict[str, Any] | None:
             )
         return {"ttl": ttl}
     raise ValueError(f'prompt_caching must be True or {{"ttl": "5m" | "1h"}}, got {value!r}')
+
+
+def _defer_predicate(defer_tools: Any) -> Callable[[str, str | None], bool] | None:
+    """defer_tools as a predicate(name, server), or None when unset.
+
+    Raises:
+        TypeError: neither a collection of tool names nor a callable.
+    """
+    if defer_tools is None:
+        return None
+    if callable(defer_tools):
+        return lambda name, server: bool(defer_tools(name, server))
+    if isinstance(defer_tools, str) or not isinstance(defer_tools, set | frozenset | list | tuple):
+        raise TypeError(
+            "defer_tools must be a set of tool names or a predicate(tool_name, server_name), "
+            f"got {defer_tools!r}"
+        )
+    names = frozenset(defer_tools)
+    if not all(isinstance(n, str) for n in names):
+        raise TypeError(f"defer_tools names must be strings, got {sorted(map(repr, names))}")
+    return lambda name, server: name in names
 
 
 def _check_run_args(

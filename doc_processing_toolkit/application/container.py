@@ -19,6 +19,7 @@ factory ``(**kwargs) -> ModelClient`` under the entry-point group
 
 from __future__ import annotations
 
+import functools
 import threading
 from importlib.metadata import entry_points
 from typing import Any, cast
@@ -26,6 +27,7 @@ from typing import Any, cast
 from dependency_injector import containers, providers
 
 from doc_processing_toolkit.adapters.mcp.local_functions import LocalFunctionSession
+from doc_processing_toolkit.adapters.mcp.truncated_results import TruncatedResultSession
 from doc_processing_toolkit.adapters.providers.anthropic.client import AnthropicModelClient
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import AnthropicHistoryCodec
 from doc_processing_toolkit.adapters.registry.json_file import JsonFileRegistry
@@ -43,11 +45,19 @@ __all__ = [
     "local_function_session",
     "registry",
     "reset_default_container",
+    "tool_loader_wiring",
 ]
 
 ENTRY_POINT_GROUP = "doc_processing_toolkit.providers"
 
 _PLANNED_PROVIDERS = ("openai", "google", "fireworks")
+
+
+def _mcp_session(config: dict[str, Any]) -> Any:
+    """The (unconnected) MCP session for a tool config; imported on first use."""
+    from doc_processing_toolkit.adapters.mcp.factory import mcp_session_for
+
+    return mcp_session_for(config)
 
 
 class Container(containers.DeclarativeContainer):
@@ -61,6 +71,15 @@ class Container(containers.DeclarativeContainer):
         anthropic=providers.Factory(AnthropicHistoryCodec),
     )
     local_functions = providers.Factory(LocalFunctionSession)
+    mcp_sessions = providers.FactoryAggregate(
+        fastmcp=providers.Factory(_mcp_session),
+        mcp_script=providers.Factory(_mcp_session),
+        mcp_command=providers.Factory(_mcp_session),
+        client_session=providers.Factory(_mcp_session),
+        mcp_remote_client=providers.Factory(_mcp_session),
+    )
+    """ToolLoader session factories by tool format: ``(config dict) -> ManagedToolSession``."""
+    truncated_results = providers.Factory(TruncatedResultSession)
 
 
 _default: Container | None = None
@@ -116,6 +135,24 @@ def build_model_client(container: Container, provider: str, **kwargs: Any) -> Mo
 def local_function_session(container: Container, functions: list[Any]) -> ToolSession:
     """A ToolSession over ``@tool`` functions."""
     return cast(ToolSession, container.local_functions(functions))
+
+
+def tool_loader_wiring(container: Container) -> dict[str, Any]:
+    """The ToolLoader's adapters: ``session_factories`` (format -> factory),
+    ``local_session_factory``, ``config_validators`` and ``truncated_session_factory``.
+
+    A session factory validates its config as it builds the (unconnected) session, so it
+    doubles as the validator the loader runs when the Agent is built."""
+    factories = {
+        kind: functools.partial(container.mcp_sessions, kind)
+        for kind in container.mcp_sessions.providers
+    }
+    return {
+        "session_factories": factories,
+        "local_session_factory": lambda functions: container.local_functions(functions),
+        "config_validators": dict(factories),
+        "truncated_session_factory": lambda store: container.truncated_results(store),
+    }
 
 
 def build_history_codec(container: Container, provider: str) -> HistoryCodec | None:

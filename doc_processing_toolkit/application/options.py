@@ -27,7 +27,6 @@ NOT_YET_IMPLEMENTED: dict[str, Any] = {
     "session_history_config": None,
     "code_execution_output_dir": None,
     "hooks": None,
-    "truncated_result_read_chars": None,
     "anthropic_block_binding": None,
     "strict_prefix_binding": False,
     "prefix_audit": False,
@@ -38,7 +37,6 @@ NOT_YET_IMPLEMENTED: dict[str, Any] = {
     "media_store": None,
     "media_max_inline_bytes": DEFAULT_MEDIA_MAX_INLINE_BYTES,
     "estimate_input_tokens": "lazy",
-    "defer_tools": None,
 }
 """Agent parameters whose features are not built yet, with their defaults."""
 
@@ -48,8 +46,6 @@ def check_not_implemented(values: dict[str, Any]) -> None:
     for name, default in NOT_YET_IMPLEMENTED.items():
         value = values.get(name, default)
         if value is default or value == default:
-            continue
-        if name == "truncated_result_read_chars" and value == 0:
             continue
         raise NotImplementedError(
             f"Agent({name}=...) is not implemented yet in this release; leave it at its "

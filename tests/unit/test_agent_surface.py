@@ -93,9 +93,7 @@ def test_features_not_built_yet_raise_not_implemented(name: str, value: object) 
         Agent("claude-sonnet-4-5", **{name: value})  # type: ignore[arg-type]
 
 
-def test_not_yet_built_tool_formats_and_run_args_raise() -> None:
-    with pytest.raises(NotImplementedError, match="mcp_script"):
-        Agent("claude-sonnet-4-5", tools=[{"type": "mcp_script", "path": "x.py"}])
+def test_not_yet_built_run_args_raise() -> None:
     agent = Agent("claude-sonnet-4-5", client=FakeModel([reply("x")]))
     with pytest.raises(NotImplementedError, match="files"):
         agent.run_sync("hi", files=["a.png"])
