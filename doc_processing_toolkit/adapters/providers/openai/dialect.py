@@ -72,10 +72,6 @@ ENVELOPE_TYPE = "openai.message_envelope"
 _DETAILS_KEY = "openai"
 _STRING_SLOT = -1
 _TEXT_ENTRIES = ("input_text", "output_text")
-_CONTENT_TYPES = frozenset(
-    {"input_text", "input_image", "input_file", "input_audio", "output_text", "refusal"}
-)
-"""ProviderPart payload types that are message content entries rather than whole items."""
 
 log = get_logger(__name__)
 
@@ -175,12 +171,6 @@ def render_message(message: Message) -> list[dict[str, Any]]:
             item, used = _fill_envelope(part.payload, parts[index:])
             items.append(item)
             index += used
-        elif (
-            isinstance(part, ProviderPart)
-            and part.provider == PROVIDER
-            and part.payload.get("type") in _CONTENT_TYPES
-        ):
-            pending.append(part.payload)
         else:
             flush()
             rendered = part_to_item(part)
