@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from doc_processing_toolkit.testing.emulator import DialectRoute, ProviderEmulator
 
 __all__ = [
+    "MID_STREAM_FAULTS",
     "ContractCapabilities",
     "ContractHarness",
     "EmulatorHarness",
@@ -37,6 +38,7 @@ __all__ = [
 ]
 
 MID_STREAM_FAULTS = frozenset({"stream_error", "disconnect"})
+"""Every ``Fault`` kind that fails a stream after it began."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,8 +64,9 @@ class ContractCapabilities:
     """Usage reports prompt-cache reads (``Usage.cached_input_tokens``)."""
     reasoning_tokens: bool = False
     """Usage reports the reasoning share of output (``Usage.reasoning_tokens``)."""
-    partial_usage: bool = False
-    """A mid-stream failure carries the usage reported before it (``partial_usage``)."""
+    partial_usage: frozenset[str] = frozenset()
+    """The mid-stream ``Fault`` kinds after which the error carries the usage the wire
+    reported before the failure (``ProviderError.partial_usage``)."""
     mid_stream_faults: frozenset[str] = MID_STREAM_FAULTS
     """The ``Fault`` kinds the backend can play after the stream began."""
     known_gaps: Mapping[str, str] = field(default_factory=dict)

@@ -6,9 +6,20 @@ when the adapter or its SDK is not installed, so a test module can skip with a r
 
 from __future__ import annotations
 
-from doc_processing_toolkit.testing.contract.harness import ContractCapabilities, EmulatorHarness
+from doc_processing_toolkit.testing.contract.harness import (
+    MID_STREAM_FAULTS,
+    ContractCapabilities,
+    EmulatorHarness,
+)
 
-__all__ = ["ANTHROPIC_CAPABILITIES", "anthropic_harness"]
+__all__ = [
+    "ANTHROPIC_CAPABILITIES",
+    "FIREWORKS_CAPABILITIES",
+    "OPENAI_CAPABILITIES",
+    "anthropic_harness",
+    "fireworks_harness",
+    "openai_harness",
+]
 
 ANTHROPIC_CAPABILITIES = ContractCapabilities(
     parallel_tool_calls=True,
@@ -20,11 +31,42 @@ ANTHROPIC_CAPABILITIES = ContractCapabilities(
     retry_after=True,
     cache_reads=True,
     reasoning_tokens=True,
-    partial_usage=True,
+    partial_usage=MID_STREAM_FAULTS,
 )
 """What the Anthropic adapter offers through the emulator's Anthropic dialect."""
 
+OPENAI_CAPABILITIES = ContractCapabilities(
+    parallel_tool_calls=True,
+    structured_output=True,
+    thinking=True,
+    thinking_config={"effort": "low", "summary": "auto"},
+    thinking_deltas=True,
+    signed_reasoning=True,
+    retry_after=True,
+    cache_reads=True,
+    reasoning_tokens=True,
+    partial_usage=frozenset({"stream_error"}),
+)
+"""What the OpenAI Responses adapter offers through the emulator's Responses dialect."""
+
+FIREWORKS_CAPABILITIES = ContractCapabilities(
+    parallel_tool_calls=True,
+    structured_output=True,
+    thinking=True,
+    thinking_config={"effort": "low"},
+    thinking_deltas=True,
+    signed_reasoning=False,
+    retry_after=True,
+    cache_reads=True,
+    reasoning_tokens=True,
+    partial_usage=MID_STREAM_FAULTS,
+)
+"""What the Fireworks adapter offers through the emulator's chat-completions dialect
+(reasoning is plain ``reasoning_content`` text: nothing opaque to replay)."""
+
 _ANTHROPIC_KEY = "sk-ant-contract-not-real"
+_OPENAI_KEY = "sk-contract-openai-not-real"
+_FIREWORKS_KEY = "fw-contract-not-real"
 
 
 def anthropic_harness(model: str = "claude-contract-1") -> EmulatorHarness:
@@ -40,5 +82,43 @@ def anthropic_harness(model: str = "claude-contract-1") -> EmulatorHarness:
         lambda url: AnthropicModelClient(base_url=url, api_key=_ANTHROPIC_KEY),
         codec=AnthropicHistoryCodec(),
         capabilities=ANTHROPIC_CAPABILITIES,
+        history_key="messages",
+    )
+
+
+def openai_harness(model: str = "gpt-contract-1") -> EmulatorHarness:
+    """The OpenAIModelClient (own API key) against the emulator's Responses dialect."""
+    from doc_processing_toolkit.adapters.providers.openai import (
+        OpenAIHistoryCodec,
+        OpenAIModelClient,
+    )
+
+    return EmulatorHarness(
+        "openai",
+        model,
+        lambda url: OpenAIModelClient(base_url=url, api_key=_OPENAI_KEY),
+        base_path="/v1",
+        codec=OpenAIHistoryCodec(),
+        capabilities=OPENAI_CAPABILITIES,
+        history_key="input",
+    )
+
+
+def fireworks_harness(model: str = "accounts/fireworks/models/contract-1") -> EmulatorHarness:
+    """The FireworksModelClient (own API key) against the emulator's chat-completions
+    dialect."""
+    from doc_processing_toolkit.adapters.providers.fireworks import (
+        FireworksHistoryCodec,
+        FireworksModelClient,
+    )
+
+    return EmulatorHarness(
+        "fireworks",
+        model,
+        lambda url: FireworksModelClient(base_url=url, api_key=_FIREWORKS_KEY),
+        dialect="chat_completions",
+        base_path="/inference/v1",
+        codec=FireworksHistoryCodec(),
+        capabilities=FIREWORKS_CAPABILITIES,
         history_key="messages",
     )

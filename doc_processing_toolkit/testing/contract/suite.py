@@ -325,7 +325,7 @@ class ProviderContract:
         assert error.before_stream is False
         assert outcome.text == partial, "the partial text must stream before the failure"
         assert error.deltas_emitted is True
-        if h.capabilities.partial_usage:
+        if kind in h.capabilities.partial_usage:
             assert error.partial_usage is not None
             assert error.partial_usage.input_tokens == 33
         self.assert_requests(h, 1)

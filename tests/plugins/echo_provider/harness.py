@@ -12,6 +12,7 @@ from typing import Any, Self
 
 from doc_processing_toolkit.ports.model_client import ModelClient
 from doc_processing_toolkit.testing.contract import ContractCapabilities, unreachable_url
+from doc_processing_toolkit.testing.contract.harness import MID_STREAM_FAULTS
 from doc_processing_toolkit.testing.script import ScriptStep
 
 from .client import EchoModelClient
@@ -30,7 +31,7 @@ ECHO_CAPABILITIES = ContractCapabilities(
     retry_after=True,
     cache_reads=True,
     reasoning_tokens=True,
-    partial_usage=True,
+    partial_usage=MID_STREAM_FAULTS,
 )
 
 
