@@ -438,11 +438,15 @@ def _assistant_candidate(native: dict[str, Any]) -> Message | None:
     return Message(role="assistant", parts=tuple(parts), provider=PROVIDER)
 
 
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def decode_arguments(raw: str) -> dict[str, Any]:
-    """A call's JSON arguments as a dict ({} when the text is not a JSON object)."""
+    """A call's JSON arguments as a dict ({} when the text is not a strict JSON object)."""
     try:
-        value = json.loads(raw) if raw else {}
-    except json.JSONDecodeError:
+        value = json.loads(raw, parse_constant=_reject_constant) if raw else {}
+    except ValueError:  # JSONDecodeError, NaN / Infinity
         return {}
     return value if isinstance(value, dict) else {}
 
