@@ -1,0 +1,150 @@
+"""StdioMCPSession: an MCP server run as a subprocess (formats 5 and 6).
+
+``{"type": "mcp_script", "path": ...}`` runs ``sys.executable path``;
+``{"type": "mcp_command", "command": ..., "args": [...]}`` runs the command. Both go
+through the SDK's ``stdio_client(StdioServerParameters(command, args, env, cwd))`` and a
+``ClientSession``. The child sees only the SDK's ``get_default_environment()`` allow-list
+(HOME, LOGNAME, PATH, SHELL, TERM, USER on POSIX) with the config's ``env`` merged over it.
+Neither env values nor cwd are logged: only the env names, at DEBUG.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.adapters.mcp._client import (
+    ConnectionOwner,
+    call_client_tool,
+    list_all_tools,
+)
+from doc_processing_toolkit.adapters.mcp._sdk import import_mcp
+from doc_processing_toolkit.adapters.mcp.config import validate_env, validate_stdio_config
+from doc_processing_toolkit.domain.tools import ToolOutcome, ToolSpec
+
+__all__ = ["DEFAULT_CALL_TIMEOUT", "DEFAULT_CONNECT_TIMEOUT", "StdioMCPSession"]
+
+log = get_logger(__name__)
+
+DEFAULT_CALL_TIMEOUT = 300.0
+"""Seconds one tool call may take before it becomes an error result."""
+DEFAULT_CONNECT_TIMEOUT = 60.0
+"""Seconds the server may take to start and answer ``initialize``."""
+
+
+class StdioMCPSession:
+    """A :class:`~doc_processing_toolkit.ports.tool_session.ManagedToolSession` over stdio."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        command: str,
+        args: Sequence[str] = (),
+        env: Mapping[str, Any] | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
+        connect_timeout: float | None = DEFAULT_CONNECT_TIMEOUT,
+    ) -> None:
+        """Describe the server process; nothing starts until :meth:`connect`.
+
+        Raises:
+            ValueError: an env value is None or of an unsupported type.
+        """
+        self.name = name
+        self._command = command
+        self._args = [str(a) for a in args]
+        self._env = validate_env(env, name)
+        self._cwd = os.fspath(cwd) if cwd is not None else None
+        self._call_timeout = call_timeout
+        self._connect_timeout = connect_timeout
+        self._owner = ConnectionOwner(name)
+        self._script: str | None = None
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> StdioMCPSession:
+        """Build from an ``mcp_script`` / ``mcp_command`` dict (validated; allowed_tools is
+        applied by :class:`~doc_processing_toolkit.adapters.mcp.filtered.AllowedToolsSession`).
+        """
+        checked = validate_stdio_config(config)
+        session = cls(
+            name=checked["name"],
+            command=checked["command"],
+            args=checked["args"],
+            env=checked["env"],
+            cwd=checked["cwd"],
+            call_timeout=checked["timeout"] or DEFAULT_CALL_TIMEOUT,
+        )
+        if checked["type"] == "mcp_script":
+            session._script = checked["args"][0]
+        return session
+
+    def __repr__(self) -> str:
+        return f"StdioMCPSession(name={self.name!r}, command={os.path.basename(self._command)!r})"
+
+    @property
+    def connected(self) -> bool:
+        """Whether the server process is running and initialised."""
+        return self._owner.session is not None
+
+    async def connect(self) -> None:
+        """Start the server process and initialise the MCP session.
+
+        Raises:
+            FileNotFoundError: the command (or an mcp_script path) does not exist.
+            Exception: the leaf error of a failed start or handshake.
+        """
+        if self._owner.session is not None:
+            return
+        self._check_script()
+        log.debug(
+            "starting stdio MCP server",
+            server_name=self.name,
+            command=os.path.basename(self._command),
+            env_names=",".join(sorted(self._env or {})),
+        )
+        await self._owner.open(self._open, self._connect_timeout)
+
+    def _check_script(self) -> None:
+        if self._script is not None and not os.path.exists(self._script):
+            raise FileNotFoundError(
+                f"MCP server script of {self.name!r} not found: {os.path.basename(self._script)}"
+            )
+
+    async def _open(self, stack: contextlib.AsyncExitStack) -> Any:
+        mcp = import_mcp()
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
+        params = StdioServerParameters(
+            command=self._command, args=self._args, env=self._env, cwd=self._cwd
+        )
+        read, write = await stack.enter_async_context(stdio_client(params))
+        session = await stack.enter_async_context(mcp.ClientSession(read, write))
+        await session.initialize()
+        return session
+
+    async def aclose(self) -> None:
+        """Stop the server process (idempotent)."""
+        await self._owner.close()
+
+    def _session(self) -> Any:
+        session = self._owner.session
+        if session is None:
+            raise RuntimeError(f"MCP server {self.name!r} is not connected; call connect() first")
+        return session
+
+    async def list_tools(self) -> list[ToolSpec]:
+        """Every tool the server lists (all pages)."""
+        return await list_all_tools(self._session(), self.name)
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
+        """Call one tool; a failure, a timeout or a crashed server is an error outcome."""
+        session = self._owner.session
+        if session is None:
+            return ToolOutcome.error(
+                f"Error executing tool {name}: MCP server {self.name!r} is not connected"
+            )
+        return await call_client_tool(session, self.name, name, arguments, self._call_timeout)
