@@ -25,7 +25,7 @@ def contract_harness(request: pytest.FixtureRequest) -> Iterator[ContractHarness
         pytest.skip(f"no contract preset for {name!r}: the {name} adapter has not landed yet")
     try:
         harness = build()
-    except ImportError as exc:
-        pytest.skip(f"the {name} adapter is not importable: {exc}")
+    except ModuleNotFoundError as exc:  # the adapter or its SDK is absent; other errors fail
+        pytest.skip(f"the {name} adapter is not available: {exc}")
     with harness:
         yield harness

@@ -14,7 +14,16 @@ The suite module imports pytest; import it only from tests. See
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
+
+# Under pytest, let the suite's plain asserts report their operands like a test module's.
+# Registered before any suite module is imported; a no-op outside a pytest run.
+if "pytest" in sys.modules:
+    sys.modules["pytest"].register_assert_rewrite(
+        "doc_processing_toolkit.testing.contract.suite",
+        "doc_processing_toolkit.testing.contract.streaming",
+    )
 
 from doc_processing_toolkit.testing.contract.harness import (
     ContractCapabilities,

@@ -153,6 +153,7 @@ class EmulatorHarness:
         codec: HistoryCodec | None = None,
         capabilities: ContractCapabilities | None = None,
         history_key: str | None = "messages",
+        history_to_native: Callable[[list[Any]], list[dict[str, Any]]] | None = None,
         routes: Mapping[str, DialectRoute] | None = None,
     ) -> None:
         """Describe the adapter; nothing starts until :meth:`start`.
@@ -166,6 +167,8 @@ class EmulatorHarness:
             codec: The adapter's HistoryCodec.
             capabilities: What the provider offers (default: :class:`ContractCapabilities`).
             history_key: The wire body key holding the message history (None: none).
+            history_to_native: Turns the wire history into the codec's native form, when
+                the SDK reshapes what the adapter gave it (google-genai camelCases keys).
             routes: Emulator routes (default: every registered dialect).
         """
         self.provider = provider
@@ -176,6 +179,7 @@ class EmulatorHarness:
         self._client_factory = client_factory
         self._base_path = base_path
         self._history_key = history_key
+        self._history_to_native = history_to_native
         self._routes = routes
         self._emulator: ProviderEmulator | None = None
 
@@ -243,8 +247,13 @@ class EmulatorHarness:
         return [r.body for r in self.emulator.requests if r.dialect == self.dialect]
 
     def wire_history(self, body: Mapping[str, Any]) -> list[dict[str, Any]] | None:
-        """``body[history_key]`` (None when the key is unset or absent)."""
+        """``body[history_key]``, through ``history_to_native`` when given (None when the
+        key is unset or absent)."""
         if self._history_key is None:
             return None
         history = body.get(self._history_key)
-        return list(history) if isinstance(history, list) else None
+        if not isinstance(history, list):
+            return None
+        if self._history_to_native is not None:
+            return self._history_to_native(history)
+        return list(history)

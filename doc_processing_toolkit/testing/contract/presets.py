@@ -6,6 +6,8 @@ when the adapter or its SDK is not installed, so a test module can skip with a r
 
 from __future__ import annotations
 
+from typing import Any
+
 from doc_processing_toolkit.testing.contract.harness import (
     MID_STREAM_FAULTS,
     ContractCapabilities,
@@ -15,9 +17,12 @@ from doc_processing_toolkit.testing.contract.harness import (
 __all__ = [
     "ANTHROPIC_CAPABILITIES",
     "FIREWORKS_CAPABILITIES",
+    "GOOGLE_CAPABILITIES",
     "OPENAI_CAPABILITIES",
     "anthropic_harness",
     "fireworks_harness",
+    "genai_contents_to_native",
+    "google_harness",
     "openai_harness",
 ]
 
@@ -64,7 +69,22 @@ FIREWORKS_CAPABILITIES = ContractCapabilities(
 """What the Fireworks adapter offers through the emulator's chat-completions dialect
 (reasoning is plain ``reasoning_content`` text: nothing opaque to replay)."""
 
+GOOGLE_CAPABILITIES = ContractCapabilities(
+    parallel_tool_calls=True,
+    structured_output=True,
+    thinking=True,
+    thinking_config={"budget_tokens": 1024, "include_thoughts": True},
+    thinking_deltas=True,
+    signed_reasoning=True,
+    retry_after=True,
+    cache_reads=True,
+    reasoning_tokens=True,
+    partial_usage=MID_STREAM_FAULTS,
+)
+"""What the Gemini adapter offers through the emulator's generateContent dialect."""
+
 _ANTHROPIC_KEY = "sk-ant-contract-not-real"
+_GOOGLE_KEY = "AIza-contract-not-real"
 _OPENAI_KEY = "sk-contract-openai-not-real"
 _FIREWORKS_KEY = "fw-contract-not-real"
 
@@ -122,3 +142,32 @@ def fireworks_harness(model: str = "accounts/fireworks/models/contract-1") -> Em
         capabilities=FIREWORKS_CAPABILITIES,
         history_key="messages",
     )
+
+
+def google_harness(model: str = "gemini-contract-1") -> EmulatorHarness:
+    """The GoogleModelClient (own API key) against the emulator's Gemini dialect."""
+    from doc_processing_toolkit.adapters.providers.google import (
+        GoogleHistoryCodec,
+        GoogleModelClient,
+    )
+
+    return EmulatorHarness(
+        "google",
+        model,
+        lambda url: GoogleModelClient(base_url=url, api_key=_GOOGLE_KEY),
+        codec=GoogleHistoryCodec(),
+        capabilities=GOOGLE_CAPABILITIES,
+        history_key="contents",
+        history_to_native=genai_contents_to_native,
+    )
+
+
+def genai_contents_to_native(contents: list[Any]) -> list[dict[str, Any]]:
+    """Wire ``contents`` (camelCase JSON, as google-genai sends it) in the Gemini codec's
+    native form: ``Content.model_dump(exclude_none=True, mode="json")`` (snake_case)."""
+    from google.genai import types
+
+    return [
+        types.Content.model_validate(item).model_dump(exclude_none=True, mode="json")
+        for item in contents
+    ]
