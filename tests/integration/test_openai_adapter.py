@@ -18,6 +18,7 @@ from doc_processing_toolkit.adapters.providers.openai import (
 from doc_processing_toolkit.domain.errors import (
     AuthenticationError,
     BadRequestError,
+    ConfigurationError,
     ProviderConnectionError,
     ProviderError,
     RateLimitError,
@@ -577,3 +578,76 @@ async def test_agent_tool_loop_with_reasoning_on_a_registry_row(emu: ProviderEmu
     fmt = emu.requests[2].body["text"]["format"]
     assert fmt["type"] == "json_schema" and fmt["strict"] is True
     assert fmt["schema"]["required"] == ["total", "note"]
+
+
+async def test_missing_key_is_a_configuration_error(
+    emu: ProviderEmulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY")
+    with pytest.raises(ConfigurationError, match="OPENAI_API_KEY"):
+        await _collect(_client(emu), _request())
+    assert emu.request_count == 0
+
+
+# -- the emulator's Responses dialect over plain HTTP ---------------------------------------------
+
+
+def _post(emu: ProviderEmulator, body: dict[str, Any]) -> Any:
+    import httpx2
+
+    return httpx2.post(f"{emu.openai_base_url}/responses", json=body, timeout=10)
+
+
+def test_emulator_non_streaming_response(emu: ProviderEmulator) -> None:
+    emu.push(
+        Reply(
+            "hi",
+            thinking=(ThinkingBlock("t", signature="sealed"),),
+            tool_calls=(ToolCall("f", {"a": 1}, id="call_1"),),
+            served_tier="flex",
+        )
+    )
+    body = {
+        "model": MODEL,
+        "input": "hello",
+        "include": ["reasoning.encrypted_content"],
+        "reasoning": {"summary": "auto"},
+    }
+    answer = _post(emu, body)
+    assert answer.status_code == 200
+    data = answer.json()
+    assert data["status"] == "completed" and data["service_tier"] == "flex"
+    reasoning, message, call = data["output"]
+    assert reasoning["summary"] == [{"type": "summary_text", "text": "t"}]
+    assert reasoning["encrypted_content"] == "sealed"
+    assert message["content"][0]["text"] == "hi"
+    assert call["call_id"] == "call_1" and json.loads(call["arguments"]) == {"a": 1}
+
+
+@pytest.mark.parametrize(
+    ("items", "status", "message"),
+    [
+        (
+            [{"type": "function_call_output", "call_id": "call_x", "output": "?"}],
+            400,
+            "No tool call found",
+        ),
+        (
+            [
+                {"type": "function_call", "call_id": "call_1", "name": "f", "arguments": "{}"},
+                {"role": "user", "content": "skip it"},
+            ],
+            400,
+            "No tool output found",
+        ),
+        ([{"id": "rs_1", "type": "reasoning", "summary": []}], 404, "not persisted"),
+    ],
+)
+def test_emulator_refuses_what_the_api_refuses(
+    emu: ProviderEmulator, items: list[dict[str, Any]], status: int, message: str
+) -> None:
+    emu.push(Reply("unused"))
+    answer = _post(emu, {"model": MODEL, "input": items, "store": False})
+    assert answer.status_code == status
+    assert message in answer.json()["error"]["message"]
+    assert emu.remaining_steps == 1
