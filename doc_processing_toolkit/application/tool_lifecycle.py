@@ -136,8 +136,10 @@ class SessionPool:
             connection = Connection(loop)
             owners = dict(reserved_names)
             opened: list[ManagedToolSession] = []
+            current = ""
             try:
                 for config in configs:
+                    current = config.name
                     factory = factories.get(config.format)
                     if factory is None:
                         raise ToolDefinitionError(
@@ -159,7 +161,14 @@ class SessionPool:
                         if spec.server_name is None:
                             spec = _with_server(spec, config.name)
                         connection.tools.append((spec, session))
-            except BaseException:
+            except BaseException as exc:
+                if isinstance(exc, Exception):
+                    log.warning(
+                        "connecting the MCP servers failed; the sessions opened so far are "
+                        "closed",
+                        server=current,
+                        error=f"{type(exc).__name__}: {exc}",
+                    )
                 await asyncio.shield(_close_all(opened))
                 raise
             self._connection = connection

@@ -142,11 +142,16 @@ def test_detect_format_functions_paths_and_servers(tmp_path: Path) -> None:
 
 
 def test_detect_format_real_sdk_servers() -> None:
-    from fastmcp import FastMCP
     from mcp.server.mcpserver import MCPServer
 
     assert detect_format(MCPServer("a")) == "fastmcp"
-    assert detect_format(FastMCP("b")) == "fastmcp"
+    # fastmcp is recognised by its class's module, without importing it (importing it
+    # patches the mcp types process-wide).
+    standalone = type("FastMCP", (), {"__module__": "fastmcp.server.server"})
+    assert detect_format(standalone()) == "fastmcp"
+    client = type("ClientSession", (), {"__module__": "mcp.client.session"})
+    with pytest.raises(TypeError, match="session"):
+        detect_format(client())
 
 
 # ---------------------------------------------------------------- loading
