@@ -200,6 +200,64 @@ class ProviderContract:
         assert [o.ok().message.text for o in outcomes] == ["one", "two", "three"]
         self.assert_requests(h, 3)
 
+    def test_max_tokens_stop_reason(self, contract_harness: ContractHarness) -> None:
+        h = contract_harness
+        h.script([Reply("cut off mid-sen", stop_reason="max_tokens")])
+        (outcome,) = self.stream_all(h, [request_for(h.model, max_tokens=16)])
+        response = outcome.ok()
+        assert response.stop_reason == "max_tokens"
+        assert response.message.text == outcome.text == "cut off mid-sen"
+        self.assert_requests(h, 1)
+
+    def test_concurrent_streams_on_one_client(self, contract_harness: ContractHarness) -> None:
+        h = contract_harness
+        texts = {"first concurrent answer", "second concurrent answer"}
+        h.script([Reply(text, chunk_size=4) for text in sorted(texts)])
+
+        async def body() -> list[StreamOutcome]:
+            client = h.make_client()
+            outcomes: list[StreamOutcome] = []
+
+            async def one() -> None:
+                outcomes.append(await stream_once(client, request_for(h.model)))
+
+            try:
+                async with anyio.create_task_group() as group:
+                    group.start_soon(one)
+                    group.start_soon(one)
+            finally:
+                await client.aclose()
+            return outcomes
+
+        outcomes = self.run_async(body)
+        assert {o.ok().message.text for o in outcomes} == texts
+        assert all(o.text == o.ok().message.text for o in outcomes), "deltas crossed streams"
+        self.assert_requests(h, 2)
+
+    def test_abandoned_stream_leaves_the_client_usable(
+        self, contract_harness: ContractHarness
+    ) -> None:
+        h = contract_harness
+        h.script([Reply("a long answer the caller stops reading " * 8, chunk_size=4)])
+
+        async def body() -> StreamOutcome:
+            client = h.make_client()
+            try:
+                stream = client.stream(request_for(h.model))
+                first = await stream.__anext__()
+                assert isinstance(first, TextDelta), first
+                close = getattr(stream, "aclose", None)
+                if close is not None:
+                    await close()
+                h.script([Reply("still works")])
+                return await stream_once(client, request_for(h.model))
+            finally:
+                await client.aclose()
+
+        outcome = self.run_async(body)
+        assert outcome.ok().message.text == "still works"
+        self.assert_requests(h, 1)
+
     # -- tools ---------------------------------------------------------------------------
 
     def test_tool_round_with_parallel_calls(self, contract_harness: ContractHarness) -> None:
