@@ -314,9 +314,9 @@ def validate_request(body: dict[str, Any]) -> str | None:
         if role not in ("user", "model"):
             return f"* GenerateContentRequest.contents[{index}].role: must be user or model"
         responses = _responses(content)
-        if responses:
-            previous = contents[index - 1] if index > 0 else {}
-            calls = _calls(previous) if field(previous, "role") == "model" else []
+        previous = contents[index - 1] if index > 0 else {}
+        calls = _calls(previous) if field(previous, "role") == "model" else []
+        if responses or calls:
             if len(calls) != len(responses):
                 return (
                     "Please ensure that the number of function response parts is equal to the "

@@ -1,0 +1,423 @@
+"""GoogleModelClient: the ModelClient for the Gemini API, through the ``google-genai`` SDK.
+
+This module owns the SDK client and its lifecycle; :mod:`.mapping` maps the request,
+:mod:`.stream` turns chunks into deltas. The SDK is imported inside methods, so
+importing this module (or the package) does not import ``google.genai``.
+
+The API key comes from the ``api_key`` argument, else ``GOOGLE_GEMINI_API_KEY``, else the
+SDK's own variables ``GEMINI_API_KEY`` then ``GOOGLE_API_KEY`` (fallbacks). The endpoint is
+the ``base_url`` argument, else ``DPT_GOOGLE_BASE_URL``, else the SDK's own handling
+(``GOOGLE_GEMINI_BASE_URL``, then ``https://generativelanguage.googleapis.com``);
+``DPT_GOOGLE_API_VERSION`` overrides the SDK's API version (``v1``).
+
+The SDK makes exactly one attempt: ``HttpRetryOptions(attempts=1)`` (which also stops the
+one implicit reconnect its aiohttp transport would make), automatic function calling off,
+automatic stream continuation off. The application's retry layer is the only one.
+SDK clients are shared per process, per event loop and per (key, endpoint) when no
+``api_key`` is given; an explicit ``api_key`` gets its own SDK client, which
+:meth:`GoogleModelClient.aclose` closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import threading
+import weakref
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any, cast
+
+from doc_processing_toolkit._logging import get_logger, redact, register_secret
+from doc_processing_toolkit.adapters.providers.anthropic.client import (
+    parse_retry_after,
+    safe_url,
+)
+from doc_processing_toolkit.adapters.providers.google.dialect import PROVIDER, jsonable
+from doc_processing_toolkit.adapters.providers.google.mapping import (
+    GoogleWireRequest,
+    build_request,
+    retry_delay_from_error,
+)
+from doc_processing_toolkit.adapters.providers.google.stream import StreamAssembler
+from doc_processing_toolkit.domain.errors import (
+    ConfigurationError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderTimeoutError,
+    StreamInterruptedError,
+    status_error_class,
+)
+from doc_processing_toolkit.domain.registry import ModelInfo
+from doc_processing_toolkit.domain.requests import ModelRequest, StreamItem
+
+__all__ = [
+    "API_KEY_ENVS",
+    "DPT_API_VERSION_ENV",
+    "DPT_BASE_URL_ENV",
+    "SDK_BASE_URL_ENV",
+    "GoogleModelClient",
+    "import_genai",
+]
+
+DPT_BASE_URL_ENV = "DPT_GOOGLE_BASE_URL"
+"""The toolkit's endpoint override (wins over the SDK's own variable)."""
+SDK_BASE_URL_ENV = "GOOGLE_GEMINI_BASE_URL"
+"""The SDK's endpoint variable (read by the SDK itself)."""
+DPT_API_VERSION_ENV = "DPT_GOOGLE_API_VERSION"
+"""Overrides the API version path segment (the SDK's default is ``v1``)."""
+API_KEY_ENVS = ("GOOGLE_GEMINI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
+"""Where the key is read from, in order (the last two are the SDK's own names)."""
+
+_DUMP_EXCLUDE = {"sdk_http_response", "automatic_function_calling_history", "parsed"}
+
+log = get_logger(__name__)
+
+
+def import_genai() -> tuple[Any, Any, Any]:
+    """``(google.genai, google.genai.types, google.genai.errors)``, or an ImportError naming
+    the pip extra."""
+    try:
+        from google import genai
+        from google.genai import errors, types
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise ImportError(
+            "The Google provider needs the google-genai SDK: "
+            "pip install 'doc-processing-toolkit[google]'"
+        ) from exc
+    return genai, types, errors
+
+
+_USERINFO = re.compile(r"(://)[^/@\s]+@")
+
+
+def _env_key() -> str | None:
+    for name in API_KEY_ENVS:
+        value = os.environ.get(name)
+        if value:
+            return value
+    return None
+
+
+class _NoLoop:
+    """The cache key when no asyncio loop runs (e.g. anyio on trio)."""
+
+
+_NO_LOOP = _NoLoop()
+_SHARED_LOCK = threading.Lock()
+_SHARED: weakref.WeakKeyDictionary[Any, dict[tuple[str | None, ...], Any]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _loop_key() -> Any:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return _NO_LOOP
+
+
+class GoogleModelClient:
+    """Streams Gemini generateContent requests; see the module docstring for key, endpoint
+    and client sharing."""
+
+    provider = PROVIDER
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float | None = None,
+        default_headers: dict[str, str] | None = None,
+        row_lookup: Callable[[str], ModelInfo | None] | None = None,
+    ) -> None:
+        self._api_key = api_key
+        register_secret(api_key)
+        self._base_url = base_url
+        self._timeout = timeout
+        self._default_headers = dict(default_headers or {})
+        self._row_lookup = row_lookup
+        self._own: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+        self._logged_endpoint: tuple[str | None, str] | None = None
+
+    def __repr__(self) -> str:
+        endpoint = safe_url(self._base_url) if self._base_url else None
+        own = self._api_key is not None
+        return f"GoogleModelClient(base_url={endpoint!r}, own_key={own})"
+
+    # -- the SDK client ------------------------------------------------------------------
+
+    def _endpoint(self) -> tuple[str | None, str]:
+        """(base_url to pass to the SDK, where it came from)."""
+        if self._base_url:
+            return self._base_url, "argument"
+        env = os.environ.get(DPT_BASE_URL_ENV)
+        if env:
+            return env, DPT_BASE_URL_ENV
+        if os.environ.get(SDK_BASE_URL_ENV):
+            return None, SDK_BASE_URL_ENV
+        return None, "sdk default"
+
+    def _log_endpoint(self, base_url: str | None, source: str) -> None:
+        """Say once per instance and endpoint where requests go (never a key or query)."""
+        if self._logged_endpoint == (base_url, source):
+            return
+        self._logged_endpoint = (base_url, source)
+        shown = base_url if base_url is not None else os.environ.get(SDK_BASE_URL_ENV)
+        log.debug(
+            "google endpoint",
+            source=source,
+            url=safe_url(shown) if shown else "https://generativelanguage.googleapis.com",
+            shared=self._api_key is None,
+        )
+
+    def _new_sdk_client(
+        self, genai: Any, types: Any, api_key: str, base_url: str | None, version: str | None
+    ) -> Any:
+        options = types.HttpOptions(
+            base_url=base_url,
+            api_version=version,
+            headers=self._default_headers or None,
+            timeout=int(self._timeout * 1000) if self._timeout is not None else None,
+            retry_options=types.HttpRetryOptions(attempts=1),
+        )
+        return genai.Client(api_key=api_key, vertexai=False, http_options=options)
+
+    def _sdk_client(self, genai: Any, types: Any) -> Any:
+        base_url, source = self._endpoint()
+        self._log_endpoint(base_url, source)
+        version = os.environ.get(DPT_API_VERSION_ENV) or None
+        loop = _loop_key()
+        if self._api_key is not None:
+            with self._lock:
+                client = self._own.get(loop)
+                if client is None:
+                    client = self._new_sdk_client(genai, types, self._api_key, base_url, version)
+                    self._own[loop] = client
+            return client
+        api_key = _env_key()
+        if api_key is None:
+            raise ConfigurationError(
+                "google: no API key: pass api_key= or set GOOGLE_GEMINI_API_KEY "
+                "(GEMINI_API_KEY and GOOGLE_API_KEY are read as fallbacks)"
+            )
+        register_secret(api_key)
+        key = (
+            api_key,
+            base_url,
+            os.environ.get(SDK_BASE_URL_ENV) if base_url is None else None,
+            version,
+            repr(sorted(self._default_headers.items())),
+            repr(self._timeout),
+        )
+        with _SHARED_LOCK:
+            per_loop = _SHARED.setdefault(loop, {})
+            client = per_loop.get(key)
+            if client is None:
+                client = self._new_sdk_client(genai, types, api_key, base_url, version)
+                per_loop[key] = client
+        return client
+
+    async def aclose(self) -> None:
+        """Close this instance's own SDK client (a shared one is left open)."""
+        with self._lock:
+            client = self._own.pop(_loop_key(), None)
+            self._own.clear()
+        if client is not None:
+            await client.aio.aclose()
+            client.close()
+
+    # -- requests ------------------------------------------------------------------------
+
+    def _row(self, model: str) -> ModelInfo | None:
+        return self._row_lookup(model) if self._row_lookup is not None else None
+
+    def _wire(self, request: ModelRequest) -> GoogleWireRequest:
+        wire = build_request(request, self._row(request.model))
+        if wire.tool_config is not None:
+            names = wire.tool_config.allowed_function_names
+            log.info(
+                f"Built Google ToolConfig: mode={wire.tool_config.mode}, "
+                f"allowed_function_names={list(names) if names is not None else None}"
+            )
+        for warning in wire.warnings:
+            log.warning(f"google: {warning}", model=request.model)
+        if wire.ignored_options:
+            log.warning(
+                "google: provider options not supported by this adapter yet, not sent",
+                options=list(wire.ignored_options),
+            )
+        if wire.notes or wire.extra_body or wire.extra_headers:
+            log.debug(
+                "google request mapping",
+                notes=list(wire.notes),
+                extra_body_keys=sorted(wire.extra_body),
+                extra_header_names=sorted(wire.extra_headers),
+            )
+        return wire
+
+    def _config(self, wire: GoogleWireRequest) -> dict[str, Any]:
+        config = dict(wire.config)
+        http: dict[str, Any] = {}
+        if wire.extra_headers:
+            http["headers"] = {**self._default_headers, **wire.extra_headers}
+        if wire.extra_body:
+            http["extra_body"] = wire.extra_body
+        if http:
+            config["http_options"] = http
+        return config
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
+        """Send ``request`` (always streaming); yield deltas, then one ModelResponse."""
+        genai, types, errors = import_genai()
+        import httpx2
+        import pydantic
+
+        client = self._sdk_client(genai, types)
+        wire = self._wire(request)
+        assembler = StreamAssembler(
+            structured_output=request.output_schema is not None,
+            requested_tier=request.service_tier,
+        )
+        try:
+            chunks = await client.aio.models.generate_content_stream(
+                model=wire.model, contents=wire.contents, config=self._config(wire)
+            )
+        except pydantic.ValidationError as exc:
+            raise ConfigurationError(
+                self._redact(f"google: the request does not fit the SDK's types: {exc}")
+            ) from exc
+        emitted = False
+        try:
+            async for chunk in chunks:
+                http = getattr(chunk, "sdk_http_response", None)
+                assembler.set_headers(getattr(http, "headers", None))
+                data = jsonable(chunk.model_dump(exclude_none=True, exclude=_DUMP_EXCLUDE))
+                for delta in assembler.feed(data):
+                    emitted = True
+                    yield delta
+        except errors.APIError as exc:
+            if not assembler.received:
+                raise self._status_error(exc, before_stream=True) from exc
+            raise self._mid_stream_error(exc, assembler, emitted) from exc
+        except httpx2.TimeoutException as exc:
+            raise self._transport_error(exc, assembler, emitted, timeout=True) from exc
+        except httpx2.HTTPError as exc:
+            raise self._transport_error(exc, assembler, emitted, timeout=False) from exc
+        except pydantic.ValidationError as exc:
+            raise ProviderError(
+                self._redact(f"google: a response chunk did not parse: {exc}"),
+                provider=PROVIDER,
+                partial_usage=assembler.partial_usage(),
+                deltas_emitted=emitted,
+            ) from exc
+        finally:
+            await chunks.aclose()
+        if not assembler.complete:
+            raise StreamInterruptedError(
+                "google: the stream ended before a finish reason",
+                provider=PROVIDER,
+                partial_usage=assembler.partial_usage(),
+                deltas_emitted=emitted,
+            )
+        yield assembler.response(requested_model=request.model)
+
+    async def count_tokens(self, request: ModelRequest) -> int:
+        """Input tokens of ``request`` by the provider's countTokens endpoint.
+
+        The Gemini API counts ``contents`` only (the SDK refuses a system instruction or
+        tools there), so the system prompt is counted as a leading user turn and the tool
+        declarations are not counted.
+        """
+        genai, types, errors = import_genai()
+        import httpx2
+
+        client = self._sdk_client(genai, types)
+        wire = build_request(request, self._row(request.model))
+        contents = list(wire.contents)
+        if request.system:
+            contents.insert(0, {"role": "user", "parts": [{"text": request.system}]})
+        try:
+            result = await client.aio.models.count_tokens(model=wire.model, contents=contents)
+        except errors.APIError as exc:
+            raise self._status_error(exc, before_stream=True) from exc
+        except httpx2.HTTPError as exc:
+            raise ProviderConnectionError(
+                self._redact(f"google: count_tokens failed: {type(exc).__name__}: {exc}"),
+                provider=PROVIDER,
+            ) from exc
+        return int(result.total_tokens or 0)
+
+    # -- errors --------------------------------------------------------------------------
+
+    def _redact(self, text: str) -> str:
+        """``text`` without API keys, bearer tokens or URL userinfo."""
+        for secret in (self._api_key, *(os.environ.get(name) for name in API_KEY_ENVS)):
+            if secret:
+                text = text.replace(secret, "***")
+        return redact(_USERINFO.sub(r"\1***@", text))
+
+    def _describe(self, exc: Any, where: str) -> str:
+        status = getattr(exc, "status", None) or "error"
+        message = getattr(exc, "message", None) or str(exc)
+        return self._redact(f"google {where} {exc.code} {status}: {message}")
+
+    @staticmethod
+    def _retry_after(exc: Any) -> float | None:
+        response = getattr(exc, "response", None)
+        headers = getattr(response, "headers", None)
+        if headers is not None and hasattr(headers, "get"):
+            from_header = parse_retry_after(cast(Mapping[str, str], headers))
+            if from_header is not None:
+                return from_header
+        return retry_delay_from_error(getattr(exc, "details", None))
+
+    def _status_error(self, exc: Any, *, before_stream: bool) -> ProviderError:
+        code = int(exc.code) if isinstance(exc.code, int) else None
+        return status_error_class(code)(
+            self._describe(exc, f"HTTP {code}" if before_stream else "stream error"),
+            provider=PROVIDER,
+            status_code=code,
+            retry_after=self._retry_after(exc),
+            before_stream=before_stream,
+            error_type=getattr(exc, "status", None),
+        )
+
+    def _mid_stream_error(
+        self, exc: Any, assembler: StreamAssembler, emitted: bool
+    ) -> ProviderError:
+        """An error payload after the stream began (``data: {"error": ...}`` on a 200)."""
+        code = int(exc.code) if isinstance(exc.code, int) else None
+        error: ProviderError
+        if code is not None and 400 <= code < 500 and code not in (408, 409, 429):
+            error = self._status_error(exc, before_stream=False)
+        else:
+            error = StreamInterruptedError(
+                self._describe(exc, "stream error"),
+                provider=PROVIDER,
+                status_code=code,
+                retry_after=self._retry_after(exc),
+                error_type=getattr(exc, "status", None),
+            )
+        return error.with_context(partial_usage=assembler.partial_usage(), deltas_emitted=emitted)
+
+    def _transport_error(
+        self, exc: Exception, assembler: StreamAssembler, emitted: bool, *, timeout: bool
+    ) -> ProviderError:
+        detail = self._redact(f"{type(exc).__name__}: {exc}")
+        if assembler.received:
+            return StreamInterruptedError(
+                f"google: the stream broke: {detail}",
+                provider=PROVIDER,
+                partial_usage=assembler.partial_usage(),
+                deltas_emitted=emitted,
+            )
+        if timeout:
+            return ProviderTimeoutError(
+                f"google: the request timed out: {detail}", provider=PROVIDER, before_stream=True
+            )
+        return ProviderConnectionError(
+            f"google: connection failed: {detail}", provider=PROVIDER, before_stream=True
+        )
