@@ -135,7 +135,7 @@ native_history = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(native_history)
 def test_render_parse_is_lossless_for_native_histories(native: list[dict[str, Any]]) -> None:
     parsed = CODEC.parse(native)
@@ -179,7 +179,7 @@ def _ir_round(draw: st.DrawFn) -> list[Message]:
     return messages
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(_ir_round(), max_size=3))
 def test_ir_render_parse_round_trip(rounds: list[list[Message]]) -> None:
     history = [m for r in rounds for m in r]
