@@ -342,10 +342,8 @@ class Agent:
                 kwargs["api_key"] = self._api_key
             if self._base_url is not None:
                 kwargs["base_url"] = self._base_url
-            if self.provider == "anthropic":
-                kwargs["row_lookup"] = self._registry.row
             self._client = self._composition.build_model_client(
-                self._container, self.provider, **kwargs
+                self._container, self.provider, row_lookup=self._registry.row, **kwargs
             )
             self._owns_client = True
         return self._client

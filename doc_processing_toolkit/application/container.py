@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any, cast
 
@@ -30,7 +31,14 @@ from doc_processing_toolkit.adapters.mcp.local_functions import LocalFunctionSes
 from doc_processing_toolkit.adapters.mcp.truncated_results import TruncatedResultSession
 from doc_processing_toolkit.adapters.providers.anthropic.client import AnthropicModelClient
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import AnthropicHistoryCodec
+from doc_processing_toolkit.adapters.providers.fireworks.client import FireworksModelClient
+from doc_processing_toolkit.adapters.providers.fireworks.dialect import FireworksHistoryCodec
+from doc_processing_toolkit.adapters.providers.google.client import GoogleModelClient
+from doc_processing_toolkit.adapters.providers.google.dialect import GoogleHistoryCodec
+from doc_processing_toolkit.adapters.providers.openai.client import OpenAIModelClient
+from doc_processing_toolkit.adapters.providers.openai.dialect import OpenAIHistoryCodec
 from doc_processing_toolkit.adapters.registry.json_file import JsonFileRegistry
+from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.ports.dialect import HistoryCodec
 from doc_processing_toolkit.ports.model_client import ModelClient
 from doc_processing_toolkit.ports.registry import ModelRegistry
@@ -50,8 +58,6 @@ __all__ = [
 
 ENTRY_POINT_GROUP = "doc_processing_toolkit.providers"
 
-_PLANNED_PROVIDERS = ("openai", "google", "fireworks")
-
 
 def _mcp_session(config: dict[str, Any]) -> Any:
     """The (unconnected) MCP session for a tool config; imported on first use."""
@@ -64,11 +70,17 @@ class Container(containers.DeclarativeContainer):
     """Adapters by port. Override a provider to swap an adapter for the whole process."""
 
     registry = providers.Singleton(JsonFileRegistry)
-    model_clients = providers.FactoryAggregate(
+    model_clients: providers.FactoryAggregate[Any] = providers.FactoryAggregate(
         anthropic=providers.Factory(AnthropicModelClient),
+        openai=providers.Factory(OpenAIModelClient),
+        google=providers.Factory(GoogleModelClient),
+        fireworks=providers.Factory(FireworksModelClient),
     )
-    history_codecs = providers.FactoryAggregate(
+    history_codecs: providers.FactoryAggregate[Any] = providers.FactoryAggregate(
         anthropic=providers.Factory(AnthropicHistoryCodec),
+        openai=providers.Factory(OpenAIHistoryCodec),
+        google=providers.Factory(GoogleHistoryCodec),
+        fireworks=providers.Factory(FireworksHistoryCodec),
     )
     local_functions = providers.Factory(LocalFunctionSession)
     mcp_sessions = providers.FactoryAggregate(
@@ -109,23 +121,28 @@ def _plugin_factory(provider: str) -> Any | None:
     return None
 
 
-def build_model_client(container: Container, provider: str, **kwargs: Any) -> ModelClient:
+def build_model_client(
+    container: Container,
+    provider: str,
+    *,
+    row_lookup: Callable[[str], ModelInfo | None] | None = None,
+    **kwargs: Any,
+) -> ModelClient:
     """A ModelClient for ``provider``: a built-in adapter, else an entry-point plug-in.
 
+    ``row_lookup`` reaches the built-in adapters only (a plug-in factory gets ``kwargs``:
+    ``api_key`` and ``base_url`` when set).
+
     Raises:
-        NotImplementedError: for a built-in provider whose adapter is not built yet.
         ValueError: for a provider nothing provides.
     """
     if provider in container.model_clients.providers:
+        if row_lookup is not None:
+            kwargs["row_lookup"] = row_lookup
         return cast(ModelClient, container.model_clients(provider, **kwargs))
     factory = _plugin_factory(provider)
     if factory is not None:
         return cast(ModelClient, factory(**kwargs))
-    if provider in _PLANNED_PROVIDERS:
-        raise NotImplementedError(
-            f"the {provider} provider adapter is not implemented yet; today only "
-            "'anthropic' models run (or pass client= with your own ModelClient)"
-        )
     raise ValueError(
         f"no adapter for provider {provider!r}: register one under the entry-point group "
         f"{ENTRY_POINT_GROUP!r} or pass client="

@@ -51,10 +51,10 @@ def test_unknown_price_costs_zero_estimated_with_one_warning(
     assert len(warnings) == 1
 
 
-def test_planned_providers_say_not_implemented_and_unknown_ones_value_error() -> None:
+def test_every_built_in_provider_has_an_adapter_and_unknown_ones_value_error() -> None:
     container = default_container()
-    with pytest.raises(NotImplementedError, match="openai"):
-        build_model_client(container, "openai")
+    for provider in ("anthropic", "openai", "google", "fireworks"):
+        assert build_model_client(container, provider).provider == provider
     with pytest.raises(ValueError, match="entry-point"):
         build_model_client(container, "acme")
 
