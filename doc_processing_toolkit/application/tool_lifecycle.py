@@ -164,8 +164,7 @@ class SessionPool:
             except BaseException as exc:
                 if isinstance(exc, Exception):
                     log.warning(
-                        "connecting the MCP servers failed; the sessions opened so far are "
-                        "closed",
+                        "connecting the MCP servers failed; the sessions opened so far are closed",
                         server=current,
                         error=f"{type(exc).__name__}: {exc}",
                     )
