@@ -34,7 +34,7 @@ from doc_processing_toolkit.domain.requests import (
     Usage,
 )
 
-__all__ = ["CLOSE_TAG", "OPEN_TAG", "ChunkAssembler", "ThinkTagSplitter"]
+__all__ = ["CLOSE_TAG", "OPEN_TAG", "ChunkAssembler", "Segment", "ThinkTagSplitter"]
 
 OPEN_TAG = "<think>"
 CLOSE_TAG = "</think>"
@@ -42,6 +42,7 @@ CLOSE_TAG = "</think>"
 _CODEC = FireworksHistoryCodec()
 
 Segment = tuple[Literal["text", "thinking"], str]
+"""A piece of streamed content: answer text or reasoning."""
 
 
 class ThinkTagSplitter:
@@ -129,8 +130,6 @@ class ChunkAssembler:
         self._usage: dict[str, Any] | None = None
         self._finish_reason: str | None = None
         self._head: dict[str, Any] = {}
-        self.chunks = 0
-        """How many chunks were fed."""
 
     @property
     def complete(self) -> bool:
@@ -139,7 +138,6 @@ class ChunkAssembler:
 
     def feed(self, chunk: Mapping[str, Any]) -> list[StreamDelta]:
         """Apply one chunk; returns the deltas to yield for it (often none)."""
-        self.chunks += 1
         for key in ("id", "model", "created", "service_tier", "system_fingerprint"):
             if chunk.get(key) is not None:
                 self._head[key] = chunk[key]
