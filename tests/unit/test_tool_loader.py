@@ -405,3 +405,15 @@ async def test_concurrent_connects_on_one_loop_open_once() -> None:
     await loader.disconnect_mcp_servers()
     await loader.disconnect_mcp_servers()
     assert events == ["connect a", "close a"]
+
+
+def test_documented_loader_import_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    from doc_processing_toolkit.agent import loader as documented
+
+    assert documented.ToolLoader is ToolLoader
+    assert documented.FastMCPSession.__name__ == "InProcessMCPSession"
+    assert documented.fastmcp_validated_call_enabled()
+    monkeypatch.setenv("DPT_FASTMCP_VALIDATED_CALL", "off")
+    monkeypatch.setenv("DPT_FASTMCP_SYNC_TOOLS_OFFLOOP", "off")
+    assert not documented.fastmcp_validated_call_enabled()
+    assert not documented.fastmcp_sync_tools_offloop_enabled()
