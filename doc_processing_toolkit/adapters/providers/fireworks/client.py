@@ -81,7 +81,7 @@ def import_openai() -> Any:
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
         raise ImportError(
             "The Fireworks provider needs the openai SDK: "
-            "pip install 'doc-processing-toolkit[openai]'"
+            "pip install 'doc-processing-toolkit[fireworks]'"
         ) from exc
     return openai
 
