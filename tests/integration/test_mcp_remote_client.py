@@ -91,13 +91,16 @@ async def test_wrong_token_raises_the_exact_401_error(
 
 
 @pytest.mark.anyio
-async def test_headers_carry_credentials_and_win_over_the_token(http_server: HttpMCPServer) -> None:
+async def test_headers_carry_credentials_and_win_over_the_token(
+    http_server: HttpMCPServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
     session = mcp_session_for(
         {
             "type": "mcp_remote_client",
             "server_url": http_server.url,
             "name": "calc",
-            "headers": {"Authorization": f"Bearer {TOKEN}"},
+            "headers": {"Authorization": f"Bearer {TOKEN}", "X-Api-Key": "hdr-canary-55aa"},
             "authorization_token": "ignored-because-headers-have-one",
             "allowed_tools": ["echo", "not-a-tool"],
         }
@@ -109,8 +112,14 @@ async def test_headers_carry_credentials_and_win_over_the_token(http_server: Htt
         assert (await session.call_tool("echo", {"text": "hi"})).text == "hi"
         hidden = await session.call_tool("add", {"a": 1, "b": 2})
         assert hidden.is_error and "not available" in hidden.text
+        await session.aclose()
+        closed = await session.call_tool("echo", {"text": "x"})
+        assert closed.is_error and "not connected" in closed.text
+        await session.connect()  # reusable after aclose()
+        assert (await session.call_tool("echo", {"text": "again"})).text == "again"
     finally:
         await session.aclose()
+    assert "hdr-canary-55aa" not in client_log(caplog)
 
 
 @pytest.mark.anyio
@@ -190,3 +199,52 @@ def test_config_defaults_and_checks() -> None:
         validate_remote_config({"url": "https://h.example/mcp", "transport": "websocket"})
     redacted = repr(RemoteMCPClientSession(url="https://h.example:8443/p?token=abcdef123#frag"))
     assert "https://h.example:8443/p" in redacted and "abcdef123" not in redacted
+
+
+def test_secret_registration_and_sdk_log_guard(caplog: pytest.LogCaptureFixture) -> None:
+    from doc_processing_toolkit._logging import redact
+    from doc_processing_toolkit.adapters.mcp._redact import (
+        guard_sdk_loggers,
+        redact_url,
+        register_header_secrets,
+        register_url_secrets,
+    )
+
+    assert redact_url("http://[::1]:8080/mcp?x=1#frag") == "http://[::1]:8080/mcp"
+    assert redact_url("https://u:p@h.example/a/b?q") == "https://h.example/a/b"
+    register_url_secrets("https://h.example/p?format=markdown&token=qtok-123456")
+    assert "qtok-123456" not in redact("got qtok-123456")
+    assert "markdown" in redact("format markdown")  # not credential-like: left alone
+    register_header_secrets(
+        {
+            "Accept": "application/json",
+            "X-Custom": "custom-cred-xyz",
+            "Authorization": "Basic dXNlcjpwYXNzd29yZA==",
+        }
+    )
+    assert "application/json" in redact("Accept: application/json")
+    assert "custom-cred-xyz" not in redact("custom-cred-xyz")
+    assert "dXNlcjpwYXNzd29yZA==" not in redact("dXNlcjpwYXNzd29yZA==")
+
+    guard_sdk_loggers()
+    guard_sdk_loggers()  # idempotent
+    with caplog.at_level(logging.DEBUG, logger="httpx2"):
+        logging.getLogger("httpx2").debug(
+            "HTTP Request: GET %s", "https://h.example/p?token=qtok-123456"
+        )
+    assert "qtok-123456" not in caplog.text and "h.example/p" in caplog.text
+
+
+def test_a_session_across_run_sync_style_loops(http_server: HttpMCPServer) -> None:
+    import asyncio
+
+    session = RemoteMCPClientSession(url=http_server.url, authorization_token=TOKEN, timeout=10)
+
+    async def use() -> str:
+        await session.connect()
+        return (await session.call_tool("add", {"a": 1, "b": 1})).text
+
+    assert asyncio.run(use()) == "2"  # the loop ends with the session still open
+    asyncio.run(session.aclose())  # another loop: dropped, not awaited
+    assert asyncio.run(use()) == "2"  # a fresh loop reconnects
+    assert asyncio.run(use()) == "2"

@@ -153,6 +153,20 @@ class ConnectionOwner:
         """The open session (None before :meth:`open` or after :meth:`close`)."""
         return self._session
 
+    def open_here(self) -> bool:
+        """Whether a live connection exists on the running event loop."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return False
+        task = self._task
+        return (
+            self._session is not None
+            and task is not None
+            and not task.done()
+            and self._loop is loop
+        )
+
     @property
     def loop(self) -> asyncio.AbstractEventLoop | None:
         """The loop the connection was opened on."""
@@ -169,9 +183,13 @@ class ConnectionOwner:
             Exception: whatever ``opener`` raised (group-wrapped errors unwrapped to the
                 leaf), or TimeoutError when it takes longer than ``timeout``.
         """
+        loop = asyncio.get_running_loop()
         if self._task is not None:
-            raise RuntimeError(f"{self._label} is already connected")
-        self._loop = asyncio.get_running_loop()
+            if not self._task.done() and self._loop is loop:
+                raise RuntimeError(f"{self._label} is already connected")
+            self._task = None  # finished, or left on another (likely dead) loop: abandoned
+            self._session = None
+        self._loop = loop
         self._ready, self._stop = asyncio.Event(), asyncio.Event()
         self._error = None
         self._task = asyncio.create_task(self._run(opener), name=f"mcp:{self._label}")

@@ -11,11 +11,18 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Mapping
 from urllib.parse import parse_qsl, urlsplit
 
 from doc_processing_toolkit._logging import redact, register_secret
 
-__all__ = ["guard_sdk_loggers", "redact_url", "register_url_secrets", "scrub"]
+__all__ = [
+    "guard_sdk_loggers",
+    "redact_url",
+    "register_header_secrets",
+    "register_url_secrets",
+    "scrub",
+]
 
 _SDK_LOGGERS = (
     "httpx2",
@@ -43,16 +50,52 @@ def redact_url(url: str) -> str:
     return f"{parts.scheme}://{netloc}{parts.path}"
 
 
+_SENSITIVE = ("key", "token", "secret", "auth", "sig", "pass", "session", "cred", "code", "cookie")
+_BENIGN_HEADERS = frozenset(
+    {
+        "accept",
+        "accept-encoding",
+        "accept-language",
+        "cache-control",
+        "connection",
+        "content-type",
+        "mcp-protocol-version",
+        "user-agent",
+    }
+)
+_LONG_VALUE = 12
+
+
+def _sensitive(name: str) -> bool:
+    lowered = name.lower()
+    return any(marker in lowered for marker in _SENSITIVE)
+
+
 def register_url_secrets(url: str) -> None:
-    """Register the query string, fragment and every query value of ``url`` as secrets."""
+    """Register what a URL may carry as a credential: its userinfo, query string and
+    fragment, and each query value under a credential-like key (or long enough to be one).
+    """
     try:
         parts = urlsplit(url)
     except ValueError:
         return
     for piece in (parts.query, parts.fragment, parts.password, parts.username):
         register_secret(piece)
-    for _, value in parse_qsl(parts.query, keep_blank_values=False):
+    for key, value in parse_qsl(parts.query, keep_blank_values=False):
+        if _sensitive(key) or len(value) >= _LONG_VALUE:
+            register_secret(value)
+
+
+def register_header_secrets(headers: Mapping[str, str]) -> None:
+    """Register every header value except those of plainly non-secret headers; an
+    ``<scheme> <credential>`` value registers the credential too."""
+    for name, value in headers.items():
+        if name.lower() in _BENIGN_HEADERS:
+            continue
         register_secret(value)
+        scheme, _, credential = value.partition(" ")
+        if credential and scheme.isalpha():
+            register_secret(credential.strip())
 
 
 def scrub(text: str, url: str | None = None) -> str:

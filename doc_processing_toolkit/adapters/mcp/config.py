@@ -13,7 +13,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from doc_processing_toolkit._logging import register_secret
-from doc_processing_toolkit.adapters.mcp._redact import redact_url, register_url_secrets
+from doc_processing_toolkit.adapters.mcp._redact import (
+    redact_url,
+    register_header_secrets,
+    register_url_secrets,
+)
 
 __all__ = [
     "DEFAULT_REMOTE_NAME",
@@ -235,8 +239,8 @@ def validate_remote_config(config: Mapping[str, Any]) -> dict[str, Any]:
                     f"headers of remote MCP server {name!r} must map strings to strings "
                     f"(header {key!r})"
                 )
-            register_secret(value)
             headers[key] = value
+    register_header_secrets(headers)
     token = config.get("authorization_token")
     if token is not None:
         if not isinstance(token, str) or not token:

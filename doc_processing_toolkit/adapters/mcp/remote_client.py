@@ -123,7 +123,7 @@ class RemoteMCPClientSession:
             RuntimeError: the server refused the credentials (HTTP 401 / 403).
             Exception: the leaf error of any other failure, URL redacted.
         """
-        if self._owner.session is not None:
+        if self._owner.open_here():
             return
         guard_sdk_loggers()
         log.debug(

@@ -97,7 +97,7 @@ class StdioMCPSession:
             FileNotFoundError: the command (or an mcp_script path) does not exist.
             Exception: the leaf error of a failed start or handshake.
         """
-        if self._owner.session is not None:
+        if self._owner.open_here():
             return
         self._check_script()
         log.debug(
