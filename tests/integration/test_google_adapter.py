@@ -252,7 +252,7 @@ async def test_thought_parts_and_signatures_replay_byte_identical(emu: ProviderE
     signed = [p for p in first.message.parts if isinstance(p, ReasoningPart) and p.provider_details]
     assert signed[-1].provider_details == {
         "thought": True,
-        "thought_signature": base64.b64encode(thought_sig.encode()).decode(),
+        "thought_signature": base64.urlsafe_b64encode(thought_sig.encode()).decode(),
     }
     config = emu.requests[0].body["generationConfig"]
     assert config["thinkingConfig"] == {"thinking_level": "LOW", "include_thoughts": True}
@@ -266,7 +266,7 @@ async def test_thought_parts_and_signatures_replay_byte_identical(emu: ProviderE
     (second_call,) = second.message.tool_calls
     assert second_call.provider_details is not None
     sent_sig = second_call.provider_details["google"]["thought_signature"]
-    assert base64.b64decode(sent_sig) == call_sig.encode()
+    assert base64.urlsafe_b64decode(sent_sig) == call_sig.encode()
 
     emu.push(Reply("Cold and noon."))
     results2 = Message("tool", (ToolResultPart(second_call.id, "get_time", (TextPart("12"),)),))
@@ -276,6 +276,8 @@ async def test_thought_parts_and_signatures_replay_byte_identical(emu: ProviderE
     replayed_thought = [p for p in model_parts if p.get("thought")]
     assert _bytes(replayed_thought[-1]["thoughtSignature"]) == thought_sig.encode()
     assert _bytes(replay[3]["parts"][0]["thoughtSignature"]) == call_sig.encode()
+    # string-identical too: the IR keeps the form the SDK puts on the wire
+    assert replay[3]["parts"][0]["thoughtSignature"] == sent_sig
     assert replay[3]["parts"][0]["functionCall"]["name"] == "get_time"
     # the stored history is lossless through the codec too
     codec = GoogleHistoryCodec()

@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 from doc_processing_toolkit.adapters.providers.google.dialect import (
     GoogleHistoryCodec,
     call_id_for,
-    jsonable,
     native_part_to_parts,
 )
 from doc_processing_toolkit.domain.messages import (
@@ -42,8 +41,8 @@ _json = st.recursive(
     max_leaves=6,
 )
 _args = st.dictionaries(st.text(_ALNUM, min_size=1, max_size=6), _json, max_size=3)
-_b64 = st.binary(max_size=24).map(lambda b: base64.b64encode(b).decode("ascii"))
-_signatures = _b64 | st.sampled_from(["not base64!", "AAEC-_8=", "QUJD"])
+_b64 = st.binary(max_size=24).map(lambda b: base64.urlsafe_b64encode(b).decode("ascii"))
+_signatures = _b64 | st.sampled_from(["not base64!", "AAEC+/8=", "QUJD", "QUJ", "AA=="])
 _mimes = st.sampled_from(["image/png", "image/jpeg", "application/pdf", "audio/wav"])
 
 
@@ -285,6 +284,24 @@ def test_non_canonical_parts_stay_verbatim() -> None:
     assert only == ProviderPart("google", part)
 
 
-def test_jsonable_uses_standard_base64() -> None:
-    assert jsonable({"a": b"\xfb\xff", "b": None, "c": [b"\x00"]}) == {"a": "+/8=", "c": ["AA=="]}
+def test_native_form_is_the_sdks_json_dump() -> None:
+    from google.genai import types
+
+    signature, image = b"\xfb\xff\xfe", b"\xff\xfe\x00"
+    content = types.Content(
+        role="model",
+        parts=[
+            types.Part(text="Done.", thought_signature=signature),
+            types.Part(inline_data=types.Blob(mime_type="image/png", data=image)),
+        ],
+    )
+    native = [content.model_dump(mode="json", exclude_none=True)]
+    (message,) = CODEC.parse(native)
+    assert message.parts == (
+        TextPart("Done."),
+        ReasoningPart("", "google", {"thought_signature": "-__-", "signs": "previous"}),
+        MediaPart("image/png", data=image),
+    )
+    assert CODEC.render([message]) == native
+    assert types.Content.model_validate(native[0]) == content
     assert call_id_for("x") == call_id_for("x") != call_id_for("y")

@@ -33,7 +33,7 @@ from doc_processing_toolkit.adapters.providers.anthropic.client import (
     parse_retry_after,
     safe_url,
 )
-from doc_processing_toolkit.adapters.providers.google.dialect import PROVIDER, jsonable
+from doc_processing_toolkit.adapters.providers.google.dialect import PROVIDER
 from doc_processing_toolkit.adapters.providers.google.mapping import (
     GoogleWireRequest,
     build_request,
@@ -294,7 +294,7 @@ class GoogleModelClient:
             async for chunk in chunks:
                 http = getattr(chunk, "sdk_http_response", None)
                 assembler.set_headers(getattr(http, "headers", None))
-                data = jsonable(chunk.model_dump(exclude_none=True, exclude=_DUMP_EXCLUDE))
+                data = chunk.model_dump(mode="json", exclude_none=True, exclude=_DUMP_EXCLUDE)
                 for delta in assembler.feed(data):
                     emitted = True
                     yield delta

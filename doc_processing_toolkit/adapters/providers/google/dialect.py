@@ -1,10 +1,11 @@
 """Gemini ``contents`` <-> the neutral IR (:class:`GoogleHistoryCodec`).
 
-The native shape is ``{"role": "user" | "model", "parts": [part, ...]}`` where a part is
-what google-genai's ``Part.model_dump(exclude_none=True)`` gives, in JSON-safe form:
-snake_case keys, bytes as standard base64 strings (``inline_data.data``,
-``thought_signature``). The SDK takes these dicts as ``contents`` unchanged (it decodes
-the base64 back to the same bytes), so a signature replays byte-identical.
+The native shape is ``{"role": "user" | "model", "parts": [part, ...]}``, exactly the
+SDK's own JSON form ``Content.model_dump(mode="json", exclude_none=True)``: snake_case
+keys, bytes (``inline_data.data``, ``thought_signature``) as URL-safe base64 strings,
+which is also how the SDK puts them on the wire. The SDK takes these dicts as
+``contents`` unchanged and decodes the base64 back to the same bytes, so a signature
+replays byte-identical (and string-identical on the wire).
 
 Canonical mapping (``render(parse(x)) == x`` for every native history):
 
@@ -30,7 +31,7 @@ Canonical mapping (``render(parse(x)) == x`` for every native history):
   the model turn before it.
 * A user turn whose parts are all ``function_response`` parses as an IR ``tool`` message.
 * Anything else (``executable_code``, ``code_execution_result``, unknown keys, other
-  response shapes, non-canonical base64) is kept verbatim as a
+  response shapes, base64 not in the canonical URL-safe form) is kept verbatim as a
   :class:`ProviderPart`: a part maps to IR parts only when rendering them gives it back.
 """
 
@@ -38,11 +39,9 @@ from __future__ import annotations
 
 import base64
 import binascii
-import datetime
-import enum
 import hashlib
 import json
-from collections.abc import Mapping
+import re
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
@@ -64,7 +63,6 @@ __all__ = [
     "PROVIDER",
     "GoogleHistoryCodec",
     "call_id_for",
-    "jsonable",
     "native_part_to_parts",
 ]
 
@@ -74,22 +72,6 @@ DETAILS_KEY = "google"
 _SIGNS_PREVIOUS = "previous"
 
 log = get_logger(__name__)
-
-
-def jsonable(value: Any) -> Any:
-    """``value`` (an SDK ``model_dump()``) in JSON-safe form: standard base64 for bytes,
-    enum values, ISO dates; ``None`` entries of mappings are dropped."""
-    if isinstance(value, bytes):
-        return base64.b64encode(value).decode("ascii")
-    if isinstance(value, enum.Enum):
-        return value.value
-    if isinstance(value, datetime.datetime | datetime.date):
-        return value.isoformat()
-    if isinstance(value, Mapping):
-        return {str(k): jsonable(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list | tuple):
-        return [jsonable(v) for v in value]
-    return value
 
 
 def call_id_for(seed: str) -> str:
@@ -260,7 +242,7 @@ def _reasoning(part: ReasoningPart) -> dict[str, Any] | None:
 
 def _media(part: MediaPart) -> dict[str, Any] | None:
     if part.data is not None:
-        data = base64.b64encode(part.data).decode("ascii")
+        data = base64.urlsafe_b64encode(part.data).decode("ascii")
         return {"inline_data": {"mime_type": part.mime_type, "data": data}}
     uri = part.file_uri or part.url
     if uri is not None:
@@ -367,11 +349,15 @@ def _candidate(
     return [main, ReasoningPart("", PROVIDER, carrier)]
 
 
+_URLSAFE_B64 = re.compile(r"^[A-Za-z0-9_-]*={0,2}$")
+
+
 def _canonical_b64(value: Any) -> bool:
-    if not isinstance(value, str):
+    """True for padded URL-safe base64 in the one form the SDK itself writes."""
+    if not isinstance(value, str) or len(value) % 4 or not _URLSAFE_B64.match(value):
         return False
     try:
-        return base64.b64encode(base64.b64decode(value, validate=True)).decode() == value
+        return base64.urlsafe_b64encode(base64.urlsafe_b64decode(value)).decode() == value
     except (binascii.Error, ValueError):
         return False
 
@@ -382,7 +368,7 @@ def _media_part(part: dict[str, Any]) -> MediaPart | None:
         mime, data = inline.get("mime_type"), inline.get("data")
         if not (isinstance(mime, str) and isinstance(data, str) and _canonical_b64(data)):
             return None
-        return MediaPart(mime_type=mime, data=base64.b64decode(data))
+        return MediaPart(mime_type=mime, data=base64.urlsafe_b64decode(data))
     if isinstance(file_data, dict):
         mime, uri = file_data.get("mime_type"), file_data.get("file_uri")
         if not (isinstance(mime, str) and isinstance(uri, str)):

@@ -1,12 +1,13 @@
 """Gemini ``streamGenerateContent`` chunks -> domain deltas and the final assistant message.
 
-:class:`StreamAssembler` is fed each chunk as a plain JSON-safe dict (``jsonable`` of the
-SDK's ``model_dump``), so it is independent of the SDK's typed models and can be driven
-by hand in tests. Parts are kept as Gemini sent them, except that consecutive unsigned
-text parts of the same kind (answer text, or thought summary) are joined, as streamed
-text is: a part that carries a ``thought_signature`` is never merged with another, so
-the signature replays byte-identical on the part it arrived on. The parts are then
-parsed with the same code as a stored history (:mod:`.dialect`).
+:class:`StreamAssembler` is fed each chunk as a plain dict in the SDK's JSON form
+(``chunk.model_dump(mode="json", exclude_none=True)``: snake_case keys, bytes as URL-safe
+base64), so it is independent of the SDK's typed models and can be driven by hand.
+Parts are kept as Gemini sent them, except that consecutive unsigned text parts of the
+same kind (answer text, or thought summary) are joined, as streamed text is: a part that
+carries a ``thought_signature`` is never merged with another, so the signature replays
+byte-identical on the part it arrived on. The parts are then parsed with the same code
+as a stored history (:mod:`.dialect`).
 """
 
 from __future__ import annotations
