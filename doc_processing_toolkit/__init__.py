@@ -21,6 +21,7 @@ from doc_processing_toolkit.domain.errors import (
     ProviderError,
 )
 from doc_processing_toolkit.domain.events import HookDirective
+from doc_processing_toolkit.domain.parameter_mapping import BuiltInToolConfig
 
 __version__ = "0.1.0"
 
@@ -30,6 +31,7 @@ __all__ = [
     "AgentBuilder",
     "AgentResult",
     "AgentStreamEvent",
+    "BuiltInToolConfig",
     "ConfigParseError",
     "ConfigValidationError",
     "DetailedCostReport",
