@@ -14,7 +14,9 @@ overrides any adapter on it::
 
 or per Agent with ``Agent(..., client=my_client)``. Third-party providers register a
 factory ``(**kwargs) -> ModelClient`` under the entry-point group
-``doc_processing_toolkit.providers``; the entry point's name is the provider name.
+``doc_processing_toolkit.providers``; the entry point's name is the provider name. A
+plug-in's HistoryCodec (so ``AgentResult.messages`` is in its native form) registers a
+zero-argument factory under ``doc_processing_toolkit.history_codecs`` the same way.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from doc_processing_toolkit.ports.registry import ModelRegistry
 from doc_processing_toolkit.ports.tool_session import ToolSession
 
 __all__ = [
+    "CODEC_ENTRY_POINT_GROUP",
     "ENTRY_POINT_GROUP",
     "Container",
     "build_history_codec",
@@ -57,6 +60,7 @@ __all__ = [
 ]
 
 ENTRY_POINT_GROUP = "doc_processing_toolkit.providers"
+CODEC_ENTRY_POINT_GROUP = "doc_processing_toolkit.history_codecs"
 
 
 def _mcp_session(config: dict[str, Any]) -> Any:
@@ -114,8 +118,8 @@ def reset_default_container() -> None:
         _default = None
 
 
-def _plugin_factory(provider: str) -> Any | None:
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
+def _plugin_factory(provider: str, group: str = ENTRY_POINT_GROUP) -> Any | None:
+    for ep in entry_points(group=group):
         if ep.name == provider:
             return ep.load()
     return None
@@ -176,7 +180,8 @@ def build_history_codec(container: Container, provider: str) -> HistoryCodec | N
     """The provider's HistoryCodec, or None when it has none."""
     if provider in container.history_codecs.providers:
         return cast(HistoryCodec, container.history_codecs(provider))
-    return None
+    factory = _plugin_factory(provider, CODEC_ENTRY_POINT_GROUP)
+    return cast(HistoryCodec, factory()) if factory is not None else None
 
 
 def registry(container: Container | None = None) -> ModelRegistry:

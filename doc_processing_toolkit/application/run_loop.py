@@ -284,6 +284,11 @@ class RunLoop:
             purpose=request.purpose,
             iteration=iteration,
             request_index=len(outcome.ledger.records) + 1,
+            extra=(
+                {"served_tier_source": response.served_tier_source}
+                if response.served_tier_source is not None
+                else None
+            ),
         )
         if not record.price_known:
             self._warn_unpriced_once()

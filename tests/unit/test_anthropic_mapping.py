@@ -364,3 +364,26 @@ def test_build_request_remote_mcp_servers() -> None:
             ),
             max_tokens=10,
         )
+
+
+def test_built_in_evidence_from_server_and_mcp_blocks() -> None:
+    from doc_processing_toolkit.adapters.providers.anthropic.stream import built_in_evidence
+
+    blocks = [
+        {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}},
+        {
+            "type": "web_search_tool_result",
+            "tool_use_id": "srvtoolu_1",
+            "content": [
+                {"type": "web_search_result", "url": "https://a.example/1", "title": "A"},
+                {"type": "web_search_result", "url": "https://a.example/1", "title": "A"},
+            ],
+        },
+        {"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "read_wiki", "server_name": "dw"},
+        {"type": "server_tool_use", "id": "srvtoolu_2", "name": "bash_code_execution"},
+        {"type": "text", "text": "done"},
+    ]
+    invoked, metadata = built_in_evidence(blocks, {"container": {"id": "cntr_9"}}, {})
+    assert invoked == ("web_search", "read_wiki", "remote_mcp", "code_execution")
+    assert metadata == {"distinct_urls": ["https://a.example/1"], "container_id": "cntr_9"}
+    assert built_in_evidence([{"type": "text", "text": "x"}], {}, {}) == ((), {})

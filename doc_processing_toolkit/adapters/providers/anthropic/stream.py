@@ -169,6 +169,7 @@ class StreamAssembler:
     def response(self, *, requested_model: str, request_id: str | None) -> ModelResponse:
         """The :class:`ModelResponse` of a completed stream."""
         tier = self._usage.get("service_tier")
+        invoked, metadata = built_in_evidence(self.content_blocks(), self._delta, self._message)
         return ModelResponse(
             message=self.message(),
             usage=parse_usage(self._usage),
@@ -177,5 +178,58 @@ class StreamAssembler:
             provider=PROVIDER,
             request_id=request_id,
             served_tier=tier if isinstance(tier, str) else None,
+            built_in_tools_invoked=invoked,
+            metadata=metadata,
             raw=self.raw(),
         )
+
+
+_SERVER_TOOL_NAMES = {
+    "web_search": "web_search",
+    "web_fetch": "web_fetch",
+    "code_execution": "code_execution",
+    "bash_code_execution": "code_execution",
+    "text_editor_code_execution": "code_execution",
+    "tool_search_tool_regex": "tool_search",
+    "tool_search_tool_bm25": "tool_search",
+}
+
+
+def built_in_evidence(
+    blocks: list[dict[str, Any]], delta: Mapping[str, Any], message: Mapping[str, Any]
+) -> tuple[tuple[str, ...], dict[str, Any]]:
+    """Which provider-run tools actually ran, and the facts they left behind.
+
+    ``server_tool_use`` blocks name a built-in tool; ``mcp_tool_use`` blocks a tool of a
+    provider-run MCP server (reported with the neutral "remote_mcp" beside it);
+    ``web_search_tool_result`` blocks carry the URLs; the message's ``container`` (when
+    code execution ran) carries the id a later run can reuse.
+    """
+    invoked: list[str] = []
+    urls: list[str] = []
+
+    def add(name: str) -> None:
+        if name and name not in invoked:
+            invoked.append(name)
+
+    for block in blocks:
+        kind = block.get("type")
+        if kind == "server_tool_use":
+            name = str(block.get("name") or "")
+            add(_SERVER_TOOL_NAMES.get(name, name))
+        elif kind == "mcp_tool_use":
+            add(str(block.get("name") or ""))
+            add("remote_mcp")
+        elif kind == "web_search_tool_result":
+            content = block.get("content")
+            for item in content if isinstance(content, list) else []:
+                url = item.get("url") if isinstance(item, Mapping) else None
+                if isinstance(url, str) and url not in urls:
+                    urls.append(url)
+    metadata: dict[str, Any] = {}
+    if urls:
+        metadata["distinct_urls"] = urls
+    container = delta.get("container") or message.get("container")
+    if isinstance(container, Mapping) and isinstance(container.get("id"), str):
+        metadata["container_id"] = container["id"]
+    return tuple(invoked), metadata
