@@ -491,6 +491,8 @@ class Agent:
                 return await self.run(message, **coro_kwargs)
             finally:
                 await self._tool_loader.disconnect_mcp_servers()
+                # SDK connection pools are bound to this loop, which ends now.
+                await self._composition.release_loop_resources()
 
         try:
             asyncio.get_running_loop()

@@ -31,6 +31,7 @@ from dependency_injector import containers, providers
 
 from doc_processing_toolkit.adapters.mcp.local_functions import LocalFunctionSession
 from doc_processing_toolkit.adapters.mcp.truncated_results import TruncatedResultSession
+from doc_processing_toolkit.adapters.providers._common import release_loop_clients
 from doc_processing_toolkit.adapters.providers.anthropic.client import AnthropicModelClient
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import AnthropicHistoryCodec
 from doc_processing_toolkit.adapters.providers.fireworks.client import FireworksModelClient
@@ -55,6 +56,7 @@ __all__ = [
     "default_container",
     "local_function_session",
     "registry",
+    "release_loop_resources",
     "reset_default_container",
     "tool_loader_wiring",
 ]
@@ -174,6 +176,14 @@ def tool_loader_wiring(container: Container) -> dict[str, Any]:
         "config_validators": dict(factories),
         "truncated_session_factory": lambda store: container.truncated_results(store),
     }
+
+
+async def release_loop_resources() -> None:
+    """Close every provider SDK client bound to the running event loop (shared or owned).
+
+    ``Agent.run_sync`` calls this before its private loop ends.
+    """
+    await release_loop_clients()
 
 
 def build_history_codec(container: Container, provider: str) -> HistoryCodec | None:

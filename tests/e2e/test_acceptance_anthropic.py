@@ -113,3 +113,17 @@ def test_demo_runs_offline() -> None:
     assert "→ tool calculate" in out.stdout
     assert "The sum of 2 and 3 is 5." in out.stdout
     assert "total" in out.stdout
+
+
+def test_run_sync_leaves_no_sdk_client_on_its_dead_loop(emulator: ProviderEmulator) -> None:
+    from doc_processing_toolkit.adapters.providers.anthropic import client as anthropic_client
+
+    emulator.push(reply("one"), reply("two"), reply("three"))
+    shared = Agent("claude-sonnet-4-5", base_url=emulator.anthropic_base_url)
+    owned = Agent(
+        "claude-sonnet-4-5", api_key="own-key-123456", base_url=emulator.anthropic_base_url
+    )
+    assert shared.run_sync("a").output == "one"
+    assert owned.run_sync("b").output == "two"
+    assert shared.run_sync("c").output == "three"
+    assert len(anthropic_client._SHARED._by_loop) == 0

@@ -497,7 +497,7 @@ async def test_explicit_key_gets_its_own_client(emu: ProviderEmulator) -> None:
     headers = [r.headers for r in emu.requests]
     assert all(h["authorization"] == "Bearer sk-own-key" for h in headers)
     assert all(h["x-team"] == "docs" for h in headers)
-    own = list(client._own.values())
+    own = client._own.clients()
     assert len(own) == 1
     await client.aclose()
     assert own[0].is_closed()
@@ -509,7 +509,7 @@ async def test_shared_clients_are_reused(emu: ProviderEmulator) -> None:
     first, second = _client(emu), _client(emu)
     await _collect(first, _request())
     await _collect(second, _request())
-    assert not first._own and not second._own
+    assert not first._own.clients() and not second._own.clients()
     await first.aclose()  # a shared client stays open
 
 

@@ -7,10 +7,7 @@ from typing import Any
 
 import pytest
 
-from doc_processing_toolkit.adapters.providers.anthropic.client import (
-    parse_retry_after,
-    safe_url,
-)
+from doc_processing_toolkit.adapters.providers._common import parse_retry_after, safe_url
 from doc_processing_toolkit.adapters.providers.anthropic.mapping import (
     build_request,
     map_stop_reason,

@@ -13,18 +13,19 @@ its connection pool is (``run_sync`` runs each call on a fresh loop).
 
 from __future__ import annotations
 
-import asyncio
-import email.utils
 import os
 import re
 import threading
-import time
-import weakref
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
 from typing import Any
-from urllib.parse import urlsplit
 
 from doc_processing_toolkit._logging import get_logger, redact, register_secret
+from doc_processing_toolkit.adapters.providers._common import (
+    LoopClientCache,
+    parse_retry_after,
+    safe_url,
+    with_cause,
+)
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import PROVIDER
 from doc_processing_toolkit.adapters.providers.anthropic.mapping import (
     WireRequest,
@@ -61,6 +62,14 @@ _API_KEY_ENV = "ANTHROPIC_API_KEY"
 log = get_logger(__name__)
 
 
+async def _close_client(client: Any) -> None:
+    await client.close()
+
+
+_SHARED = LoopClientCache(_close_client)
+"""SDK clients shared per (event loop, key, endpoint) when no api_key is given."""
+
+
 def import_anthropic() -> Any:
     """Import the ``anthropic`` SDK, or raise an ImportError naming the pip extra."""
     try:
@@ -73,64 +82,7 @@ def import_anthropic() -> Any:
     return anthropic
 
 
-def safe_url(url: str) -> str:
-    """``scheme://host:port/path`` of ``url``: no userinfo, no query, no fragment."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        port = f":{parts.port}" if parts.port is not None else ""
-    except ValueError:
-        return "<unparseable url>"
-    return f"{parts.scheme}://{host}{port}{parts.path}"
-
-
-def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` (ms) or ``retry-after`` (seconds or HTTP date)."""
-    raw_ms = headers.get("retry-after-ms")
-    if raw_ms:
-        try:
-            return max(float(raw_ms) / 1000.0, 0.0)
-        except ValueError:
-            pass
-    raw = headers.get("retry-after")
-    if not raw:
-        return None
-    try:
-        return max(float(raw), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(raw)
-    except (TypeError, ValueError):
-        return None
-    return max(when.timestamp() - (time.time() if now is None else now), 0.0)
-
-
 _USERINFO = re.compile(r"(://)[^/@\s]+@")
-
-
-def _with_cause(exc: BaseException) -> str:
-    """``exc`` and, when the SDK wrapped one, the transport error underneath."""
-    cause = exc.__cause__
-    return f"{exc} ({type(cause).__name__}: {cause})" if cause is not None else str(exc)
-
-
-class _NoLoop:
-    """The cache key when no asyncio loop runs (e.g. anyio on trio)."""
-
-
-_NO_LOOP = _NoLoop()
-_SHARED_LOCK = threading.Lock()
-_SHARED: weakref.WeakKeyDictionary[Any, dict[tuple[str | None, ...], Any]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _loop_key() -> Any:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return _NO_LOOP
 
 
 class AnthropicModelClient:
@@ -153,7 +105,7 @@ class AnthropicModelClient:
         self._timeout = timeout
         self._default_headers = dict(default_headers or {})
         self._row_lookup = row_lookup
-        self._own: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+        self._own = LoopClientCache(_close_client)
         self._lock = threading.Lock()
         self._logged_endpoint: tuple[str | None, str] | None = None
 
@@ -195,34 +147,19 @@ class AnthropicModelClient:
     def _sdk_client(self, sdk: Any) -> Any:
         base_url, source = self._endpoint()
         self._log_endpoint(base_url, source)
-        loop = _loop_key()
         if self._api_key is not None:
-            with self._lock:
-                client = self._own.get(loop)
-                if client is None:
-                    client = self._new_sdk_client(sdk, self._api_key, base_url)
-                    self._own[loop] = client
-            return client
+            return self._own.get(None, lambda: self._new_sdk_client(sdk, self._api_key, base_url))
         key = (
             os.environ.get(_API_KEY_ENV),
             base_url,
             os.environ.get(SDK_BASE_URL_ENV) if base_url is None else None,
         )
-        with _SHARED_LOCK:
-            per_loop = _SHARED.setdefault(loop, {})
-            client = per_loop.get(key)
-            if client is None:
-                client = self._new_sdk_client(sdk, None, base_url)
-                per_loop[key] = client
-        return client
+        return _SHARED.get(key, lambda: self._new_sdk_client(sdk, None, base_url))
 
     async def aclose(self) -> None:
         """Close this instance's own SDK client (a shared one is left open)."""
-        with self._lock:
-            client = self._own.pop(_loop_key(), None)
-            self._own.clear()
-        if client is not None:
-            await client.close()
+        await self._own.close_current_loop()
+        self._own.clear()
 
     # -- requests ------------------------------------------------------------------------
 
@@ -289,13 +226,13 @@ class AnthropicModelClient:
             raise self._status_error(exc, before_stream=True) from exc
         except sdk.APITimeoutError as exc:
             raise ProviderTimeoutError(
-                self._redact(f"anthropic: the request timed out: {_with_cause(exc)}"),
+                self._redact(f"anthropic: the request timed out: {with_cause(exc)}"),
                 provider=PROVIDER,
                 before_stream=True,
             ) from exc
         except sdk.APIConnectionError as exc:
             raise ProviderConnectionError(
-                self._redact(f"anthropic: connection failed: {_with_cause(exc)}"),
+                self._redact(f"anthropic: connection failed: {with_cause(exc)}"),
                 provider=PROVIDER,
                 before_stream=True,
             ) from exc

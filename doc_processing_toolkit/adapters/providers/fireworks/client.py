@@ -22,17 +22,16 @@ closes. A client is bound to an event loop because its connection pool is.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import os
 import re
 import threading
-import weakref
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from doc_processing_toolkit._logging import get_logger, redact, register_secret
-from doc_processing_toolkit.adapters.providers.anthropic.client import (
+from doc_processing_toolkit.adapters.providers._common import (
+    LoopClientCache,
     parse_retry_after,
     safe_url,
 )
@@ -71,6 +70,14 @@ API_KEY_ENV = "FIREWORKS_API_KEY"
 
 log = get_logger(__name__)
 
+
+async def _close_client(client: Any) -> None:
+    await client.close()
+
+
+_SHARED = LoopClientCache(_close_client)
+"""SDK clients shared per (event loop, key, endpoint) when no api_key is given."""
+
 _USERINFO = re.compile(r"(://)[^/@\s]+@")
 
 
@@ -90,22 +97,6 @@ def _with_cause(exc: BaseException) -> str:
     """``exc`` and, when the SDK wrapped one, the transport error underneath."""
     cause = exc.__cause__
     return f"{exc} ({type(cause).__name__}: {cause})" if cause is not None else str(exc)
-
-
-class _NoLoop:
-    """The cache key when no asyncio loop runs (e.g. anyio on trio)."""
-
-
-_NO_LOOP = _NoLoop()
-_SHARED_LOCK = threading.Lock()
-_SHARED: weakref.WeakKeyDictionary[Any, dict[tuple[str, str], Any]] = weakref.WeakKeyDictionary()
-
-
-def _loop_key() -> Any:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return _NO_LOOP
 
 
 def _key_digest(key: str) -> str:
@@ -133,7 +124,7 @@ class FireworksModelClient:
         self._timeout = timeout
         self._default_headers = dict(default_headers or {})
         self._row_lookup = row_lookup
-        self._own: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+        self._own = LoopClientCache(_close_client)
         self._lock = threading.Lock()
         self._logged_endpoint: tuple[str, str] | None = None
 
@@ -189,30 +180,15 @@ class FireworksModelClient:
         base_url, source = self._endpoint()
         self._log_endpoint(base_url, source)
         key = self._resolved_key()
-        loop = _loop_key()
         if self._api_key is not None:
-            with self._lock:
-                client = self._own.get(loop)
-                if client is None:
-                    client = self._new_sdk_client(sdk, key, base_url)
-                    self._own[loop] = client
-            return client
+            return self._own.get(None, lambda: self._new_sdk_client(sdk, key, base_url))
         cache_key = (_key_digest(key), base_url)
-        with _SHARED_LOCK:
-            per_loop = _SHARED.setdefault(loop, {})
-            client = per_loop.get(cache_key)
-            if client is None:
-                client = self._new_sdk_client(sdk, key, base_url)
-                per_loop[cache_key] = client
-        return client
+        return _SHARED.get(cache_key, lambda: self._new_sdk_client(sdk, key, base_url))
 
     async def aclose(self) -> None:
         """Close this instance's own SDK client (a shared one is left open)."""
-        with self._lock:
-            client = self._own.pop(_loop_key(), None)
-            self._own.clear()
-        if client is not None:
-            await client.close()
+        await self._own.close_current_loop()
+        self._own.clear()
 
     # -- requests ------------------------------------------------------------------------
 

@@ -20,16 +20,15 @@ SDK clients are shared per process, per event loop and per (key, endpoint) when 
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import threading
-import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, cast
 
 from doc_processing_toolkit._logging import get_logger, redact, register_secret
-from doc_processing_toolkit.adapters.providers.anthropic.client import (
+from doc_processing_toolkit.adapters.providers._common import (
+    LoopClientCache,
     parse_retry_after,
     safe_url,
 )
@@ -74,6 +73,15 @@ _DUMP_EXCLUDE = {"sdk_http_response", "automatic_function_calling_history", "par
 log = get_logger(__name__)
 
 
+async def _close_client(client: Any) -> None:
+    await client.aio.aclose()
+    client.close()
+
+
+_SHARED = LoopClientCache(_close_client)
+"""SDK clients shared per (event loop, key, endpoint) when no api_key is given."""
+
+
 def import_genai() -> tuple[Any, Any, Any]:
     """``(google.genai, google.genai.types, google.genai.errors)``, or an ImportError naming
     the pip extra."""
@@ -99,24 +107,6 @@ def _env_key() -> str | None:
     return None
 
 
-class _NoLoop:
-    """The cache key when no asyncio loop runs (e.g. anyio on trio)."""
-
-
-_NO_LOOP = _NoLoop()
-_SHARED_LOCK = threading.Lock()
-_SHARED: weakref.WeakKeyDictionary[Any, dict[tuple[str | None, ...], Any]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _loop_key() -> Any:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return _NO_LOOP
-
-
 class GoogleModelClient:
     """Streams Gemini generateContent requests; see the module docstring for key, endpoint
     and client sharing."""
@@ -138,7 +128,7 @@ class GoogleModelClient:
         self._timeout = timeout
         self._default_headers = dict(default_headers or {})
         self._row_lookup = row_lookup
-        self._own: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+        self._own = LoopClientCache(_close_client)
         self._lock = threading.Lock()
         self._logged_endpoint: tuple[str | None, str] | None = None
 
@@ -189,14 +179,11 @@ class GoogleModelClient:
         base_url, source = self._endpoint()
         self._log_endpoint(base_url, source)
         version = os.environ.get(DPT_API_VERSION_ENV) or None
-        loop = _loop_key()
-        if self._api_key is not None:
-            with self._lock:
-                client = self._own.get(loop)
-                if client is None:
-                    client = self._new_sdk_client(genai, types, self._api_key, base_url, version)
-                    self._own[loop] = client
-            return client
+        own_key = self._api_key
+        if own_key is not None:
+            return self._own.get(
+                None, lambda: self._new_sdk_client(genai, types, own_key, base_url, version)
+            )
         api_key = _env_key()
         if api_key is None:
             raise ConfigurationError(
@@ -212,22 +199,14 @@ class GoogleModelClient:
             repr(sorted(self._default_headers.items())),
             repr(self._timeout),
         )
-        with _SHARED_LOCK:
-            per_loop = _SHARED.setdefault(loop, {})
-            client = per_loop.get(key)
-            if client is None:
-                client = self._new_sdk_client(genai, types, api_key, base_url, version)
-                per_loop[key] = client
-        return client
+        return _SHARED.get(
+            key, lambda: self._new_sdk_client(genai, types, api_key, base_url, version)
+        )
 
     async def aclose(self) -> None:
         """Close this instance's own SDK client (a shared one is left open)."""
-        with self._lock:
-            client = self._own.pop(_loop_key(), None)
-            self._own.clear()
-        if client is not None:
-            await client.aio.aclose()
-            client.close()
+        await self._own.close_current_loop()
+        self._own.clear()
 
     # -- requests ------------------------------------------------------------------------
 

@@ -18,16 +18,18 @@ when no ``api_key`` is given; an explicit ``api_key`` gets its own SDK client, w
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import threading
-import weakref
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from doc_processing_toolkit._logging import get_logger, redact, register_secret
-from doc_processing_toolkit.adapters.providers.anthropic.client import parse_retry_after, safe_url
+from doc_processing_toolkit.adapters.providers._common import (
+    LoopClientCache,
+    parse_retry_after,
+    safe_url,
+)
 from doc_processing_toolkit.adapters.providers.openai.dialect import PROVIDER
 from doc_processing_toolkit.adapters.providers.openai.mapping import WireRequest, build_request
 from doc_processing_toolkit.adapters.providers.openai.stream import StreamAssembler, StreamFailure
@@ -87,6 +89,14 @@ _REQUEST_CODES = frozenset(
 log = get_logger(__name__)
 
 
+async def _close_client(client: Any) -> None:
+    await client.close()
+
+
+_SHARED = LoopClientCache(_close_client)
+"""SDK clients shared per (event loop, key, endpoint) when no api_key is given."""
+
+
 def import_openai() -> Any:
     """Import the ``openai`` SDK, or raise an ImportError naming the pip extra."""
     try:
@@ -104,24 +114,6 @@ _USERINFO = re.compile(r"(://)[^/@\s]+@")
 def _with_cause(exc: BaseException) -> str:
     cause = exc.__cause__
     return f"{exc} ({type(cause).__name__}: {cause})" if cause is not None else str(exc)
-
-
-class _NoLoop:
-    """The cache key when no asyncio loop runs (e.g. anyio on trio)."""
-
-
-_NO_LOOP = _NoLoop()
-_SHARED_LOCK = threading.Lock()
-_SHARED: weakref.WeakKeyDictionary[Any, dict[tuple[str | None, ...], Any]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _loop_key() -> Any:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return _NO_LOOP
 
 
 class OpenAIModelClient:
@@ -144,7 +136,7 @@ class OpenAIModelClient:
         self._timeout = timeout
         self._default_headers = dict(default_headers or {})
         self._row_lookup = row_lookup
-        self._own: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+        self._own = LoopClientCache(_close_client)
         self._lock = threading.Lock()
         self._logged_endpoint: tuple[str | None, str] | None = None
 
@@ -191,34 +183,19 @@ class OpenAIModelClient:
     def _sdk_client(self, sdk: Any) -> Any:
         base_url, source = self._endpoint()
         self._log_endpoint(base_url, source)
-        loop = _loop_key()
         if self._api_key is not None:
-            with self._lock:
-                client = self._own.get(loop)
-                if client is None:
-                    client = self._new_sdk_client(sdk, self._api_key, base_url)
-                    self._own[loop] = client
-            return client
+            return self._own.get(None, lambda: self._new_sdk_client(sdk, self._api_key, base_url))
         key = (
             os.environ.get(API_KEY_ENV),
             base_url,
             os.environ.get(SDK_BASE_URL_ENV) if base_url is None else None,
         )
-        with _SHARED_LOCK:
-            per_loop = _SHARED.setdefault(loop, {})
-            client = per_loop.get(key)
-            if client is None:
-                client = self._new_sdk_client(sdk, None, base_url)
-                per_loop[key] = client
-        return client
+        return _SHARED.get(key, lambda: self._new_sdk_client(sdk, None, base_url))
 
     async def aclose(self) -> None:
         """Close this instance's own SDK client (a shared one is left open)."""
-        with self._lock:
-            client = self._own.pop(_loop_key(), None)
-            self._own.clear()
-        if client is not None:
-            await client.close()
+        await self._own.close_current_loop()
+        self._own.clear()
 
     # -- requests ------------------------------------------------------------------------
 
