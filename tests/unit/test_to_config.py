@@ -39,3 +39,36 @@ def test_to_config_is_yaml_safe_and_lists_what_it_cannot_serialise() -> None:
     assert config["unserialisable"]["tools"] == ["add"]
     assert "api_key" in config["unserialisable"]
     assert "tools" not in config
+
+
+def test_credentials_in_tool_entries_never_reach_to_config(tmp_path: object) -> None:
+    script = {
+        "type": "mcp_script",
+        "path": "tests/fixtures/sample_mcp_server.py",
+        "name": "calc",
+        "env": {"SERVICE_TOKEN": CANARY, "DEBUG": True},
+        "cwd": tmp_path,
+    }
+    remote = {
+        "type": "mcp_remote_client",
+        "url": "https://mcp.example.com/mcp",
+        "name": "docs",
+        "authorization_token": CANARY,
+        "headers": {"X-Api-Key": CANARY},
+    }
+    agent = Agent("claude-sonnet-4-5", tools=[script, remote], log_to_file=False)
+    config = agent.to_config()
+    dumped = yaml.safe_dump(config)
+    assert CANARY not in dumped
+    assert config["unserialisable"]["tool_env"] == {"calc": ["DEBUG", "SERVICE_TOKEN"]}
+    emitted_script, emitted_remote = config["tools"]
+    assert "env" not in emitted_script and emitted_script["cwd"] == str(tmp_path)
+    assert emitted_remote == {
+        "type": "mcp_remote_client",
+        "url": "https://mcp.example.com/mcp",
+        "name": "docs",
+    }
+    assert sorted(config["unserialisable"]["tool_credentials"]) == [
+        "docs.authorization_token",
+        "docs.headers",
+    ]
