@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio
@@ -219,6 +219,9 @@ class RunLoop:
             else None
         )
         wants_strict = s.strict_tools and bool(s.row is None or s.row.supports_strict_tools)
+        if wants_strict and s.row is not None and not s.row.strict_tool_budget:
+            # No per-request strict limits on this model: every tool goes out strict.
+            return [replace(t, strict=True) for t in specs], structured_tool
         budget = budget_strict_tools(
             specs,
             response_schema,
@@ -556,8 +559,6 @@ def _native_structured(row: ModelInfo | None) -> bool:
 
 
 def _with_purpose(request: ModelRequest, purpose: str) -> ModelRequest:
-    from dataclasses import replace
-
     return replace(request, purpose=purpose)
 
 

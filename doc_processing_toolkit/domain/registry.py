@@ -89,6 +89,9 @@ class ModelInfo(BaseModel):
     """Native schema-constrained output (structured output Path A)."""
     supports_function_calling_and_structured_outputs: bool = True
     supports_strict_tools: bool = False
+    strict_tool_budget: bool = False
+    """Strict tools count against per-request limits (Anthropic's 20 tools / 24 optional
+    properties / 16 unions), so the run loop budgets them; elsewhere every tool is strict."""
     supports_forced_tool_choice: bool = True
     supports_concurrent_built_in_and_custom_tools: bool = True
     enforces_thinking_prefix_check: bool = False

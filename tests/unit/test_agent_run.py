@@ -390,3 +390,26 @@ def test_forcing_tool_choice_ends_after_one_tool_round() -> None:
     assert len(fake.requests) == 1
     assert result.tools_used == ["calculate"]
     assert fake.requests[0].tool_choice == "required"
+
+
+def _many_tools(count: int) -> list[Any]:
+    tools = []
+    for index in range(count):
+
+        def fn(x: int = 0) -> int:
+            return x
+
+        fn.__doc__ = f"Tool {index}."
+        tools.append(tool(name=f"t{index:02d}")(fn))
+    return tools
+
+
+def test_strict_budget_applies_only_where_the_row_has_per_request_limits() -> None:
+    anthropic = FakeModel([reply("ok")])
+    make_agent(anthropic, tools=_many_tools(25)).run_sync("hi")
+    strict = [t.name for t in anthropic.requests[0].tools if t.strict]
+    assert len(strict) == 20  # Anthropic: 20 strict tools per request, the rest non-strict
+
+    openai = FakeModel([reply("ok")], provider="openai")
+    Agent("gpt-4o", tools=_many_tools(25), client=openai).run_sync("hi")
+    assert all(t.strict for t in openai.requests[0].tools)
