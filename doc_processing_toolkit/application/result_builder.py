@@ -162,6 +162,25 @@ def _attach_detailed_costs(
         )
     report.request_cost_records = list(result.request_cost_records)
     report.finalize()
+    # The run-level figures are the result's: retry-inclusive cost, tool-reported spend.
+    report.provider = outcome.last_response.provider if outcome.last_response else ""
+    report.total_cost = result.cost
+    report.cost_estimated = result.cost_estimated
+    report.total_input_tokens = result.input_tokens
+    report.total_output_tokens = result.output_tokens
+    report.total_reasoning_tokens = result.reasoning_tokens
+    report.total_cached_input_tokens = result.cached_input_tokens
+    report.total_cache_write_tokens = result.cache_write_tokens
+    report.total_retry_cost = result.retry_cost
+    report.total_retry_input_tokens = result.retry_input_tokens
+    report.total_retry_output_tokens = result.retry_output_tokens
+    report.total_retry_count = result.retry_count
+    report.total_tool_reported_cost = result.tool_reported_cost
+    report.tool_reported_costs = list(result.tool_reported_costs)
+    report.prefix_binding_mismatches = result.prefix_binding_mismatches
+    report.model_binding_mismatches = result.model_binding_mismatches
+    if not report.tools_used:
+        report.tools_used = list(result.tools_used)
     result.iteration_metrics = list(report.iterations)
     try:
         result.detailed_cost_file = report.save(cost_output_dir or "agent_costs")

@@ -413,3 +413,26 @@ def test_strict_budget_applies_only_where_the_row_has_per_request_limits() -> No
     openai = FakeModel([reply("ok")], provider="openai")
     Agent("gpt-4o", tools=_many_tools(25), client=openai).run_sync("hi")
     assert all(t.strict for t in openai.requests[0].tools)
+
+
+def test_detailed_costs_save_a_report_with_the_run_figures(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json as _json
+
+    fake = FakeModel(
+        [
+            Fault(kind="stream_error", input_tokens=40),
+            tool_call("calculate", {"a": 1, "b": 2}),
+            reply("3"),
+        ]
+    )
+    agent = make_agent(fake, detailed_costs=True, cost_output_dir=str(tmp_path))
+    result = agent.run_sync("1+2")
+    assert result.detailed_cost_file is not None
+    saved = _json.loads(open(result.detailed_cost_file).read())
+    assert saved["total_cost"] == pytest.approx(result.cost)
+    assert saved["total_retry_count"] == 1 and saved["total_retry_cost"] > 0
+    assert saved["total_cost_inclusive"] == saved["total_cost"]
+    assert len(saved["request_cost_records"]) == 2
+    assert [m.purpose for m in result.iteration_metrics] == ["generation", "tool_followup"]
