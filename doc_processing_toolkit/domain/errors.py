@@ -28,12 +28,12 @@ The tree::
     ├── ConfigParseError                             YAML could not be parsed
     ├── ConfigValidationError                        configuration is invalid (names the key)
     ├── AgentAborted                                 a hook aborted the run
-    ├── SessionCompatibilityError                    a history cannot move to another provider
+    ├── SessionCompatibilityError (also ValueError)  a history cannot move to another provider
     └── UnsupportedPartError                         a prompt part the model cannot take
 
-``ConfigParseError``, ``ConfigValidationError``, ``AgentAborted``,
-``SessionCompatibilityError`` and ``UnsupportedPartError`` derive from ``Exception``
-directly, as the API reference documents.
+``ConfigParseError``, ``ConfigValidationError``, ``AgentAborted`` and
+``UnsupportedPartError`` derive from ``Exception`` directly, and
+``SessionCompatibilityError`` from ``ValueError``, as the API reference documents.
 
 Every :class:`ProviderError` carries what the retry layer and the ledger need:
 ``retryable``, ``retry_after`` (seconds, from retry-after / retry-after-ms),
@@ -247,8 +247,29 @@ class AgentAborted(Exception):
         self.undelivered_injections: list[str] = list(undelivered_injections or [])
 
 
-class SessionCompatibilityError(Exception):
-    """A stored history cannot be converted for the target provider."""
+class SessionCompatibilityError(ValueError):
+    """A stored history cannot be converted for the target provider.
+
+    Raised for an open tool round (calls with no results), a tool call with no name or a
+    tool result that matches no call. The message names the stored dialect, the target
+    and, when one turn is at fault, the turn; the same facts ride the attributes.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        source: str | None = None,
+        target: str | None = None,
+        index: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.source = source
+        """The dialect the history is written in."""
+        self.target = target
+        """The provider it was being converted for."""
+        self.index = index
+        """The stored message at fault, when one is."""
 
 
 class UnsupportedPartError(Exception):
