@@ -928,6 +928,19 @@ def test_one_warning_summarises_the_drops(caplog: pytest.LogCaptureFixture) -> N
     assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
 
 
+@pytest.mark.parametrize(("source", "target"), PAIRS)
+def test_the_codecs_safety_nets_never_fire(
+    source: str, target: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The conversion filters before it renders: no codec drops anything on its own."""
+    with caplog.at_level(logging.WARNING, logger="doc_processing_toolkit"):
+        convert_history(NATIVE[source], source=source, target=target, input_types=["text"])
+    assert {r.name for r in caplog.records} == {
+        "doc_processing_toolkit.application.history_conversion"
+    }
+    assert len(caplog.records) == 1
+
+
 # -- Gemini helpers ------------------------------------------------------------------------
 
 
