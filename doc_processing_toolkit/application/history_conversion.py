@@ -11,8 +11,9 @@ provider or the network.
 
 from __future__ import annotations
 
+import copy
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeAlias
 
 from doc_processing_toolkit._logging import get_logger
@@ -174,12 +175,12 @@ def convert_history(
     source: str,
     target: str,
     model: str | None = None,
-    input_types: list[str] | None = None,
+    input_types: Sequence[str] | None = None,
     google_media: GoogleMediaLookup | None = None,
 ) -> tuple[list[dict[str, Any]], ConversionReport]:
     """Convert a stored history from one provider's dialect to another's.
 
-    Same provider: the messages come back as they are, with an empty report. Otherwise
+    Same provider: the messages come back as they are (a copy), with an empty report. Otherwise
     what cannot cross is dropped (media replaced by a text placeholder), tool-call ids are
     re-keyed to the target's convention, each is an entry in the report, and one WARNING
     summarises the drops.
@@ -192,7 +193,7 @@ def convert_history(
     report = ConversionReport(source, target)
     source_codec, target_codec = _codec(source), _codec(target)
     if source == target:
-        return list(messages), report
+        return copy.deepcopy(list(messages)), report
     parsed = _parse(source_codec, messages, source)
     ir = _resolve_google_media(parsed, google_media) if source == "google" else parsed
     filtered = cross_provider(
@@ -205,7 +206,7 @@ def convert_history(
         locate=_Locator(source_codec, parsed),
         salvage=salvage,
     )
-    converted = target_codec.render(filtered)
+    converted = copy.deepcopy(target_codec.render(filtered))  # shares nothing with the input
     _log_report(report)
     return converted, report
 
@@ -246,7 +247,7 @@ def write_history(
     report: ConversionReport,
     *,
     model: str | None = None,
-    input_types: list[str] | None = None,
+    input_types: Sequence[str] | None = None,
 ) -> list[dict[str, Any]]:
     """Write neutral turns in ``target``'s dialect.
 

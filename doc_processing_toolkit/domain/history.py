@@ -22,7 +22,7 @@ turn, and the report is left untouched. Same-provider conversion is the identity
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeAlias
@@ -163,7 +163,7 @@ def cross_provider(
     *,
     source: str,
     target: str,
-    input_types: list[str] | tuple[str, ...] | None = None,
+    input_types: Sequence[str] | None = None,
     report: ConversionReport,
     model: str | None = None,
     locate: Locator | None = None,
@@ -195,7 +195,7 @@ def filter_history(
     *,
     source: str,
     target: str,
-    input_types: list[str] | tuple[str, ...] | None = None,
+    input_types: Sequence[str] | None = None,
     report: ConversionReport,
     model: str | None = None,
     locate: Locator | None = None,
@@ -212,7 +212,8 @@ def filter_history(
         report.target or (None if target == NEUTRAL else target),
         clock=report.clock,
     )
-    run = Conversion(source, target, input_types, model, locate, salvage, local)
+    types = (input_types,) if isinstance(input_types, str) else input_types
+    run = Conversion(source, target, types, model, locate, salvage, local)
     parts = [(index, message, run.parts(index, message)) for index, message in enumerate(messages)]
     paired = run.pair(parts)
     report.extend(local.entries)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn, assert_never
 
@@ -98,7 +99,7 @@ class Conversion:
 
     source: str
     target: str
-    input_types: list[str] | tuple[str, ...] | None
+    input_types: Sequence[str] | None
     model: str | None
     locate: Locator | None
     salvage: PayloadSalvager | None

@@ -7,6 +7,7 @@ a media part either crosses as it is, or is replaced by a text placeholder and r
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Literal, TypeAlias
 
 from doc_processing_toolkit.domain.messages import MediaPart, TextPart
@@ -76,7 +77,7 @@ def media_key(mime_type: str) -> str:
     return "document"
 
 
-def accepts_input_type(input_types: list[str] | tuple[str, ...], mime_type: str) -> bool:
+def accepts_input_type(input_types: Sequence[str], mime_type: str) -> bool:
     """Whether a row's ``input_types`` list this media type.
 
     The category (:func:`media_key`), the exact type, the ``base64-<mime>`` key and, for
@@ -121,7 +122,7 @@ def media_drop_reason(
     source: str,
     target: str,
     position: Position,
-    input_types: list[str] | tuple[str, ...] | None,
+    input_types: Sequence[str] | None,
     model: str | None,
 ) -> str | None:
     """Why ``part`` cannot cross from ``source`` to ``target`` (None when it can)."""

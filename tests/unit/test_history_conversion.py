@@ -279,6 +279,15 @@ def codec(provider: str) -> Any:
     return found
 
 
+def _wipe(value: Any) -> None:
+    """Empty every dict and list inside ``value``, depth first."""
+    children = value.values() if isinstance(value, dict) else value
+    for child in list(children):
+        if isinstance(child, dict | list):
+            _wipe(child)
+    value.clear()
+
+
 def rounds(messages: list[Message]) -> list[tuple[list[ToolCallPart], list[ToolResultPart]]]:
     """Each assistant message's calls with the results of the messages that follow it."""
     out: list[tuple[list[ToolCallPart], list[ToolResultPart]]] = []
@@ -298,6 +307,9 @@ def test_native_history_converts_for_every_pair(source: str, target: str) -> Non
     native = copy.deepcopy(NATIVE[source])
     converted, report = convert_history(native, source=source, target=target, model="m-1")
     assert native == NATIVE[source]  # the input is not mutated
+    _wipe(converted)  # ... and the output shares nothing with it
+    assert native == NATIVE[source]
+    converted, report = convert_history(native, source=source, target=target, model="m-1")
 
     # the result is native to the target: its codec reads it and renders it back unchanged
     parsed = codec(target).parse(converted)
@@ -353,6 +365,7 @@ def test_native_history_converts_for_every_pair(source: str, target: str) -> Non
 def test_same_provider_conversion_is_identity(provider: str) -> None:
     converted, report = convert_history(NATIVE[provider], source=provider, target=provider)
     assert converted == NATIVE[provider]
+    assert converted is not NATIVE[provider] and converted[0] is not NATIVE[provider][0]
     assert report.entries == []
 
 
@@ -563,6 +576,11 @@ def test_media_a_row_does_not_list_becomes_a_placeholder_and_an_entry() -> None:
     user = converted[0]["content"]
     assert [p["type"] for p in user] == ["text", "text"]
     assert user[1]["text"].startswith("[image/png omitted: glm-5 does not take image input")
+    # a registry row's input_types (a tuple) work the same
+    again, _ = convert_history(
+        ANTHROPIC, source="anthropic", target="fireworks", model="glm-5", input_types=("text",)
+    )
+    assert again == converted
 
 
 def test_tool_result_media_fireworks_cannot_carry_is_reported() -> None:
