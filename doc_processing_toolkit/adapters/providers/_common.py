@@ -1,5 +1,7 @@
-"""What every provider adapter shares: endpoint redaction, retry-after parsing, and the
-per-event-loop cache of SDK clients.
+"""What every provider adapter shares: endpoint redaction, retry-after parsing, the
+per-event-loop cache of SDK clients, and :class:`SdkModelClient`, the SDK-client plumbing
+(constructor state, endpoint resolution and logging, the own-client cache, ``aclose``,
+error-text redaction) each provider's ModelClient builds on.
 
 SDK clients (httpx2 connection pools) are bound to the event loop that first used them, so
 they are cached per (event loop, key). ``asyncio.run`` closes its loop when it returns:
@@ -12,18 +14,24 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import os
+import re
 import threading
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Hashable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
-from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit._logging import get_logger, redact, register_secret
+from doc_processing_toolkit.domain.registry import ModelInfo
 
 __all__ = [
     "LoopClientCache",
+    "SdkModelClient",
+    "close_sdk_client",
     "parse_retry_after",
+    "redact_userinfo",
     "release_loop_clients",
     "safe_url",
     "with_cause",
@@ -41,6 +49,14 @@ def safe_url(url: str) -> str:
     except ValueError:
         return "<unparseable url>"
     return f"{parts.scheme}://{host}{port}{parts.path}"
+
+
+_USERINFO = re.compile(r"(://)[^/@\s]+@")
+
+
+def redact_userinfo(text: str) -> str:
+    """``text`` with the userinfo of every URL in it (``://user:pass@``) masked."""
+    return _USERINFO.sub(r"\1***@", text)
 
 
 def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
@@ -139,3 +155,109 @@ async def release_loop_clients() -> None:
         caches = list(_CACHES)
     for cache in caches:
         await cache.close_current_loop()
+
+
+async def close_sdk_client(client: Any) -> None:
+    """Close an SDK client that has an async ``close()`` (anthropic, openai)."""
+    await client.close()
+
+
+class SdkModelClient:
+    """The SDK-client plumbing a provider's ModelClient shares; subclass it per provider.
+
+    Holds the constructor state (``api_key`` registered as a secret, ``base_url``,
+    ``timeout``, ``default_headers``, ``row_lookup``), this instance's own SDK clients (for
+    an explicit ``api_key``; :meth:`aclose` closes them), the endpoint resolution
+    ``base_url`` argument > :attr:`DPT_BASE_URL_ENV` > :meth:`_fallback_endpoint` (by
+    default: the SDK's own :attr:`SDK_BASE_URL_ENV`, else its default), the once-per-endpoint
+    debug log, and :meth:`_redact` for error texts. Log events go to the logger of the
+    subclass's module. The subclass adds ``stream`` and builds its SDK clients.
+    """
+
+    provider: str
+    """The provider name (also the prefix of the endpoint log event)."""
+    DPT_BASE_URL_ENV: ClassVar[str]
+    """The toolkit's endpoint override variable (wins over the SDK's own)."""
+    SDK_BASE_URL_ENV: ClassVar[str | None] = None
+    """The SDK's endpoint variable (read by the SDK itself), if it has one."""
+    DEFAULT_URL: ClassVar[str]
+    """The endpoint used when nothing names one (what the endpoint log shows)."""
+    API_KEY_ENVS: ClassVar[tuple[str, ...]] = ()
+    """The variables an API key may come from (masked in error texts)."""
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float | None = None,
+        default_headers: dict[str, str] | None = None,
+        row_lookup: Callable[[str], ModelInfo | None] | None = None,
+    ) -> None:
+        self._api_key = api_key
+        register_secret(api_key)
+        self._base_url = base_url
+        self._timeout = timeout
+        self._default_headers = dict(default_headers or {})
+        self._row_lookup = row_lookup
+        self._own = LoopClientCache(self._close_sdk_client)
+        self._logged_endpoint: tuple[str | None, str] | None = None
+
+    def __repr__(self) -> str:
+        endpoint = safe_url(self._base_url) if self._base_url else None
+        own = self._api_key is not None
+        return f"{type(self).__name__}(base_url={endpoint!r}, own_key={own})"
+
+    @staticmethod
+    async def _close_sdk_client(client: Any) -> None:
+        """Close one of this instance's SDK clients (override where the SDK differs)."""
+        await close_sdk_client(client)
+
+    # -- the endpoint --------------------------------------------------------------------
+
+    def _endpoint(self) -> tuple[str | None, str]:
+        """(base_url to pass to the SDK, where it came from)."""
+        if self._base_url:
+            return self._base_url, "argument"
+        env = os.environ.get(self.DPT_BASE_URL_ENV)
+        if env:
+            return env, self.DPT_BASE_URL_ENV
+        return self._fallback_endpoint()
+
+    def _fallback_endpoint(self) -> tuple[str | None, str]:
+        """No argument, no toolkit variable: leave it to the SDK (its variable or default)."""
+        if self.SDK_BASE_URL_ENV and os.environ.get(self.SDK_BASE_URL_ENV):
+            return None, self.SDK_BASE_URL_ENV
+        return None, "sdk default"
+
+    def _log_endpoint(self, base_url: str | None, source: str) -> None:
+        """Say once per instance and endpoint where requests go (never a key or query)."""
+        if self._logged_endpoint == (base_url, source):
+            return
+        self._logged_endpoint = (base_url, source)
+        shown = base_url
+        if shown is None and self.SDK_BASE_URL_ENV:
+            shown = os.environ.get(self.SDK_BASE_URL_ENV)
+        get_logger(type(self).__module__).debug(
+            f"{self.provider} endpoint",
+            source=source,
+            url=safe_url(shown) if shown else self.DEFAULT_URL,
+            shared=self._api_key is None,
+        )
+
+    async def aclose(self) -> None:
+        """Close this instance's own SDK client (a shared one is left open)."""
+        await self._own.close_current_loop()
+        self._own.clear()
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _row(self, model: str) -> ModelInfo | None:
+        return self._row_lookup(model) if self._row_lookup is not None else None
+
+    def _redact(self, text: str) -> str:
+        """``text`` without API keys, bearer tokens or URL userinfo."""
+        for secret in (self._api_key, *(os.environ.get(name) for name in self.API_KEY_ENVS)):
+            if secret:
+                text = text.replace(secret, "***")
+        return redact(redact_userinfo(text))

@@ -14,14 +14,14 @@ its connection pool is (``run_sync`` runs each call on a fresh loop).
 from __future__ import annotations
 
 import os
-import re
-import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
-from doc_processing_toolkit._logging import get_logger, redact, register_secret
+from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters.providers._common import (
     LoopClientCache,
+    SdkModelClient,
+    close_sdk_client,
     parse_retry_after,
     safe_url,
     with_cause,
@@ -41,7 +41,6 @@ from doc_processing_toolkit.domain.errors import (
     StreamInterruptedError,
     status_error_class,
 )
-from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest, StreamItem, Usage
 
 __all__ = [
@@ -62,11 +61,7 @@ _API_KEY_ENV = "ANTHROPIC_API_KEY"
 log = get_logger(__name__)
 
 
-async def _close_client(client: Any) -> None:
-    await client.close()
-
-
-_SHARED = LoopClientCache(_close_client)
+_SHARED = LoopClientCache(close_sdk_client)
 """SDK clients shared per (event loop, key, endpoint) when no api_key is given."""
 
 
@@ -82,63 +77,16 @@ def import_anthropic() -> Any:
     return anthropic
 
 
-_USERINFO = re.compile(r"(://)[^/@\s]+@")
-
-
-class AnthropicModelClient:
+class AnthropicModelClient(SdkModelClient):
     """Streams Anthropic Messages requests; see the module docstring for client sharing."""
 
     provider = PROVIDER
-
-    def __init__(
-        self,
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        timeout: float | None = None,
-        default_headers: dict[str, str] | None = None,
-        row_lookup: Callable[[str], ModelInfo | None] | None = None,
-    ) -> None:
-        self._api_key = api_key
-        register_secret(api_key)
-        self._base_url = base_url
-        self._timeout = timeout
-        self._default_headers = dict(default_headers or {})
-        self._row_lookup = row_lookup
-        self._own = LoopClientCache(_close_client)
-        self._lock = threading.Lock()
-        self._logged_endpoint: tuple[str | None, str] | None = None
-
-    def __repr__(self) -> str:
-        endpoint = safe_url(self._base_url) if self._base_url else None
-        own = self._api_key is not None
-        return f"AnthropicModelClient(base_url={endpoint!r}, own_key={own})"
+    DPT_BASE_URL_ENV = DPT_BASE_URL_ENV
+    SDK_BASE_URL_ENV = SDK_BASE_URL_ENV
+    DEFAULT_URL = "https://api.anthropic.com"
+    API_KEY_ENVS = (_API_KEY_ENV,)
 
     # -- the SDK client ------------------------------------------------------------------
-
-    def _endpoint(self) -> tuple[str | None, str]:
-        """(base_url to pass to the SDK, where it came from)."""
-        if self._base_url:
-            return self._base_url, "argument"
-        env = os.environ.get(DPT_BASE_URL_ENV)
-        if env:
-            return env, DPT_BASE_URL_ENV
-        if os.environ.get(SDK_BASE_URL_ENV):
-            return None, SDK_BASE_URL_ENV
-        return None, "sdk default"
-
-    def _log_endpoint(self, base_url: str | None, source: str) -> None:
-        """Say once per instance and endpoint where requests go (never a key or query)."""
-        if self._logged_endpoint == (base_url, source):
-            return
-        self._logged_endpoint = (base_url, source)
-        shown = base_url if base_url is not None else os.environ.get(SDK_BASE_URL_ENV)
-        log.debug(
-            "anthropic endpoint",
-            source=source,
-            url=safe_url(shown) if shown else "https://api.anthropic.com",
-            shared=self._api_key is None,
-        )
 
     @staticmethod
     def _new_sdk_client(sdk: Any, api_key: str | None, base_url: str | None) -> Any:
@@ -156,15 +104,7 @@ class AnthropicModelClient:
         )
         return _SHARED.get(key, lambda: self._new_sdk_client(sdk, None, base_url))
 
-    async def aclose(self) -> None:
-        """Close this instance's own SDK client (a shared one is left open)."""
-        await self._own.close_current_loop()
-        self._own.clear()
-
     # -- requests ------------------------------------------------------------------------
-
-    def _row(self, model: str) -> ModelInfo | None:
-        return self._row_lookup(model) if self._row_lookup is not None else None
 
     def _wire(self, request: ModelRequest) -> WireRequest:
         row = self._row(request.model)
@@ -289,13 +229,6 @@ class AnthropicModelClient:
         return int(result.input_tokens)
 
     # -- errors --------------------------------------------------------------------------
-
-    def _redact(self, text: str) -> str:
-        """``text`` without API keys, bearer tokens or URL userinfo."""
-        for secret in (self._api_key, os.environ.get(_API_KEY_ENV)):
-            if secret:
-                text = text.replace(secret, "***")
-        return redact(_USERINFO.sub(r"\1***@", text))
 
     def _describe(self, exc: Any) -> str:
         detail = getattr(exc, "api_message", None) or str(getattr(exc, "message", exc))
