@@ -19,16 +19,16 @@ when no ``api_key`` is given; an explicit ``api_key`` gets its own SDK client, w
 from __future__ import annotations
 
 import os
-import re
-import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
-from doc_processing_toolkit._logging import get_logger, redact, register_secret
+from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters.providers._common import (
     LoopClientCache,
+    SdkModelClient,
+    close_sdk_client,
     parse_retry_after,
-    safe_url,
+    with_cause,
 )
 from doc_processing_toolkit.adapters.providers.openai.dialect import PROVIDER
 from doc_processing_toolkit.adapters.providers.openai.mapping import WireRequest, build_request
@@ -45,7 +45,6 @@ from doc_processing_toolkit.domain.errors import (
     StreamInterruptedError,
     status_error_class,
 )
-from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest, StreamItem
 
 __all__ = [
@@ -89,11 +88,7 @@ _REQUEST_CODES = frozenset(
 log = get_logger(__name__)
 
 
-async def _close_client(client: Any) -> None:
-    await client.close()
-
-
-_SHARED = LoopClientCache(_close_client)
+_SHARED = LoopClientCache(close_sdk_client)
 """SDK clients shared per (event loop, key, endpoint) when no api_key is given."""
 
 
@@ -108,68 +103,16 @@ def import_openai() -> Any:
     return openai
 
 
-_USERINFO = re.compile(r"(://)[^/@\s]+@")
-
-
-def _with_cause(exc: BaseException) -> str:
-    cause = exc.__cause__
-    return f"{exc} ({type(cause).__name__}: {cause})" if cause is not None else str(exc)
-
-
-class OpenAIModelClient:
+class OpenAIModelClient(SdkModelClient):
     """Streams OpenAI Responses requests; see the module docstring for client sharing."""
 
     provider = PROVIDER
-
-    def __init__(
-        self,
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        timeout: float | None = None,
-        default_headers: dict[str, str] | None = None,
-        row_lookup: Callable[[str], ModelInfo | None] | None = None,
-    ) -> None:
-        self._api_key = api_key
-        register_secret(api_key)
-        self._base_url = base_url
-        self._timeout = timeout
-        self._default_headers = dict(default_headers or {})
-        self._row_lookup = row_lookup
-        self._own = LoopClientCache(_close_client)
-        self._lock = threading.Lock()
-        self._logged_endpoint: tuple[str | None, str] | None = None
-
-    def __repr__(self) -> str:
-        endpoint = safe_url(self._base_url) if self._base_url else None
-        own = self._api_key is not None
-        return f"OpenAIModelClient(base_url={endpoint!r}, own_key={own})"
+    DPT_BASE_URL_ENV = DPT_BASE_URL_ENV
+    SDK_BASE_URL_ENV = SDK_BASE_URL_ENV
+    DEFAULT_URL = _DEFAULT_URL
+    API_KEY_ENVS = (API_KEY_ENV,)
 
     # -- the SDK client ------------------------------------------------------------------
-
-    def _endpoint(self) -> tuple[str | None, str]:
-        """(base_url to pass to the SDK, where it came from)."""
-        if self._base_url:
-            return self._base_url, "argument"
-        env = os.environ.get(DPT_BASE_URL_ENV)
-        if env:
-            return env, DPT_BASE_URL_ENV
-        if os.environ.get(SDK_BASE_URL_ENV):
-            return None, SDK_BASE_URL_ENV
-        return None, "sdk default"
-
-    def _log_endpoint(self, base_url: str | None, source: str) -> None:
-        """Say once per instance and endpoint where requests go (never a key or query)."""
-        if self._logged_endpoint == (base_url, source):
-            return
-        self._logged_endpoint = (base_url, source)
-        shown = base_url if base_url is not None else os.environ.get(SDK_BASE_URL_ENV)
-        log.debug(
-            "openai endpoint",
-            source=source,
-            url=safe_url(shown) if shown else _DEFAULT_URL,
-            shared=self._api_key is None,
-        )
 
     @staticmethod
     def _new_sdk_client(sdk: Any, api_key: str | None, base_url: str | None) -> Any:
@@ -192,15 +135,7 @@ class OpenAIModelClient:
         )
         return _SHARED.get(key, lambda: self._new_sdk_client(sdk, None, base_url))
 
-    async def aclose(self) -> None:
-        """Close this instance's own SDK client (a shared one is left open)."""
-        await self._own.close_current_loop()
-        self._own.clear()
-
     # -- requests ------------------------------------------------------------------------
-
-    def _row(self, model: str) -> ModelInfo | None:
-        return self._row_lookup(model) if self._row_lookup is not None else None
 
     def _wire(self, request: ModelRequest) -> WireRequest:
         wire = build_request(request, self._row(request.model))
@@ -253,13 +188,13 @@ class OpenAIModelClient:
             raise self._status_error(exc) from exc
         except sdk.APITimeoutError as exc:
             raise ProviderTimeoutError(
-                self._redact(f"openai: the request timed out: {_with_cause(exc)}"),
+                self._redact(f"openai: the request timed out: {with_cause(exc)}"),
                 provider=PROVIDER,
                 before_stream=True,
             ) from exc
         except sdk.APIConnectionError as exc:
             raise ProviderConnectionError(
-                self._redact(f"openai: connection failed: {_with_cause(exc)}"),
+                self._redact(f"openai: connection failed: {with_cause(exc)}"),
                 provider=PROVIDER,
                 before_stream=True,
             ) from exc
@@ -297,13 +232,6 @@ class OpenAIModelClient:
         yield assembler.response(requested_model=request.model, request_id=request_id)
 
     # -- errors --------------------------------------------------------------------------
-
-    def _redact(self, text: str) -> str:
-        """``text`` without API keys, bearer tokens or URL userinfo."""
-        for secret in (self._api_key, os.environ.get(API_KEY_ENV)):
-            if secret:
-                text = text.replace(secret, "***")
-        return redact(_USERINFO.sub(r"\1***@", text))
 
     def _status_error(self, exc: Any) -> ProviderError:
         status = int(exc.status_code)
