@@ -21,16 +21,14 @@ SDK clients are shared per process, per event loop and per (key, endpoint) when 
 from __future__ import annotations
 
 import os
-import re
-import threading
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any, cast
 
-from doc_processing_toolkit._logging import get_logger, redact, register_secret
+from doc_processing_toolkit._logging import get_logger, register_secret
 from doc_processing_toolkit.adapters.providers._common import (
     LoopClientCache,
+    SdkModelClient,
     parse_retry_after,
-    safe_url,
 )
 from doc_processing_toolkit.adapters.providers.google.dialect import PROVIDER
 from doc_processing_toolkit.adapters.providers.google.mapping import (
@@ -47,7 +45,6 @@ from doc_processing_toolkit.domain.errors import (
     StreamInterruptedError,
     status_error_class,
 )
-from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest, StreamItem
 
 __all__ = [
@@ -96,9 +93,6 @@ def import_genai() -> tuple[Any, Any, Any]:
     return genai, types, errors
 
 
-_USERINFO = re.compile(r"(://)[^/@\s]+@")
-
-
 def _env_key() -> str | None:
     for name in API_KEY_ENVS:
         value = os.environ.get(name)
@@ -107,61 +101,22 @@ def _env_key() -> str | None:
     return None
 
 
-class GoogleModelClient:
+class GoogleModelClient(SdkModelClient):
     """Streams Gemini generateContent requests; see the module docstring for key, endpoint
     and client sharing."""
 
     provider = PROVIDER
+    DPT_BASE_URL_ENV = DPT_BASE_URL_ENV
+    SDK_BASE_URL_ENV = SDK_BASE_URL_ENV
+    DEFAULT_URL = "https://generativelanguage.googleapis.com"
+    API_KEY_ENVS = API_KEY_ENVS
 
-    def __init__(
-        self,
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        timeout: float | None = None,
-        default_headers: dict[str, str] | None = None,
-        row_lookup: Callable[[str], ModelInfo | None] | None = None,
-    ) -> None:
-        self._api_key = api_key
-        register_secret(api_key)
-        self._base_url = base_url
-        self._timeout = timeout
-        self._default_headers = dict(default_headers or {})
-        self._row_lookup = row_lookup
-        self._own = LoopClientCache(_close_client)
-        self._lock = threading.Lock()
-        self._logged_endpoint: tuple[str | None, str] | None = None
-
-    def __repr__(self) -> str:
-        endpoint = safe_url(self._base_url) if self._base_url else None
-        own = self._api_key is not None
-        return f"GoogleModelClient(base_url={endpoint!r}, own_key={own})"
+    @staticmethod
+    async def _close_sdk_client(client: Any) -> None:
+        """Close the client's async transport, then its sync one."""
+        await _close_client(client)
 
     # -- the SDK client ------------------------------------------------------------------
-
-    def _endpoint(self) -> tuple[str | None, str]:
-        """(base_url to pass to the SDK, where it came from)."""
-        if self._base_url:
-            return self._base_url, "argument"
-        env = os.environ.get(DPT_BASE_URL_ENV)
-        if env:
-            return env, DPT_BASE_URL_ENV
-        if os.environ.get(SDK_BASE_URL_ENV):
-            return None, SDK_BASE_URL_ENV
-        return None, "sdk default"
-
-    def _log_endpoint(self, base_url: str | None, source: str) -> None:
-        """Say once per instance and endpoint where requests go (never a key or query)."""
-        if self._logged_endpoint == (base_url, source):
-            return
-        self._logged_endpoint = (base_url, source)
-        shown = base_url if base_url is not None else os.environ.get(SDK_BASE_URL_ENV)
-        log.debug(
-            "google endpoint",
-            source=source,
-            url=safe_url(shown) if shown else "https://generativelanguage.googleapis.com",
-            shared=self._api_key is None,
-        )
 
     def _new_sdk_client(
         self, genai: Any, types: Any, api_key: str, base_url: str | None, version: str | None
@@ -203,15 +158,7 @@ class GoogleModelClient:
             key, lambda: self._new_sdk_client(genai, types, api_key, base_url, version)
         )
 
-    async def aclose(self) -> None:
-        """Close this instance's own SDK client (a shared one is left open)."""
-        await self._own.close_current_loop()
-        self._own.clear()
-
     # -- requests ------------------------------------------------------------------------
-
-    def _row(self, model: str) -> ModelInfo | None:
-        return self._row_lookup(model) if self._row_lookup is not None else None
 
     def _wire(self, request: ModelRequest) -> GoogleWireRequest:
         wire = build_request(request, self._row(request.model))
@@ -330,13 +277,6 @@ class GoogleModelClient:
         return int(result.total_tokens or 0)
 
     # -- errors --------------------------------------------------------------------------
-
-    def _redact(self, text: str) -> str:
-        """``text`` without API keys, bearer tokens or URL userinfo."""
-        for secret in (self._api_key, *(os.environ.get(name) for name in API_KEY_ENVS)):
-            if secret:
-                text = text.replace(secret, "***")
-        return redact(_USERINFO.sub(r"\1***@", text))
 
     def _describe(self, exc: Any, where: str) -> str:
         status = getattr(exc, "status", None) or "error"
