@@ -24,16 +24,16 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
-import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
-from doc_processing_toolkit._logging import get_logger, redact, register_secret
+from doc_processing_toolkit._logging import get_logger, register_secret
 from doc_processing_toolkit.adapters.providers._common import (
     LoopClientCache,
+    SdkModelClient,
+    close_sdk_client,
     parse_retry_after,
-    safe_url,
+    with_cause,
 )
 from doc_processing_toolkit.adapters.providers.fireworks.dialect import PROVIDER
 from doc_processing_toolkit.adapters.providers.fireworks.mapping import (
@@ -50,7 +50,6 @@ from doc_processing_toolkit.domain.errors import (
     StreamInterruptedError,
     status_error_class,
 )
-from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest, StreamItem
 
 __all__ = [
@@ -71,15 +70,8 @@ API_KEY_ENV = "FIREWORKS_API_KEY"
 log = get_logger(__name__)
 
 
-async def _close_client(client: Any) -> None:
-    await client.close()
-
-
-_SHARED = LoopClientCache(_close_client)
+_SHARED = LoopClientCache(close_sdk_client)
 """SDK clients shared per (event loop, key, endpoint) when no api_key is given."""
-
-_USERINFO = re.compile(r"(://)[^/@\s]+@")
-
 
 def import_openai() -> Any:
     """Import the ``openai`` SDK, or raise an ImportError naming the pip extra."""
@@ -93,68 +85,24 @@ def import_openai() -> Any:
     return openai
 
 
-def _with_cause(exc: BaseException) -> str:
-    """``exc`` and, when the SDK wrapped one, the transport error underneath."""
-    cause = exc.__cause__
-    return f"{exc} ({type(cause).__name__}: {cause})" if cause is not None else str(exc)
-
-
 def _key_digest(key: str) -> str:
     """A cache key for an API key that does not keep the key itself."""
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-class FireworksModelClient:
+class FireworksModelClient(SdkModelClient):
     """Streams Fireworks chat-completions requests; see the module docstring."""
 
     provider = PROVIDER
-
-    def __init__(
-        self,
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        timeout: float | None = None,
-        default_headers: dict[str, str] | None = None,
-        row_lookup: Callable[[str], ModelInfo | None] | None = None,
-    ) -> None:
-        self._api_key = api_key
-        register_secret(api_key)
-        self._base_url = base_url
-        self._timeout = timeout
-        self._default_headers = dict(default_headers or {})
-        self._row_lookup = row_lookup
-        self._own = LoopClientCache(_close_client)
-        self._lock = threading.Lock()
-        self._logged_endpoint: tuple[str, str] | None = None
-
-    def __repr__(self) -> str:
-        endpoint = safe_url(self._base_url) if self._base_url else None
-        own = self._api_key is not None
-        return f"FireworksModelClient(base_url={endpoint!r}, own_key={own})"
+    DPT_BASE_URL_ENV = DPT_BASE_URL_ENV
+    DEFAULT_URL = DEFAULT_BASE_URL
+    API_KEY_ENVS = (API_KEY_ENV,)
 
     # -- the SDK client ------------------------------------------------------------------
 
-    def _endpoint(self) -> tuple[str, str]:
-        """(base_url to pass to the SDK, where it came from)."""
-        if self._base_url:
-            return self._base_url, "argument"
-        env = os.environ.get(DPT_BASE_URL_ENV)
-        if env:
-            return env, DPT_BASE_URL_ENV
+    def _fallback_endpoint(self) -> tuple[str, str]:
+        """Fireworks' own endpoint, passed explicitly (``OPENAI_BASE_URL`` never applies)."""
         return DEFAULT_BASE_URL, "default"
-
-    def _log_endpoint(self, base_url: str, source: str) -> None:
-        """Say once per instance and endpoint where requests go (never a key or query)."""
-        if self._logged_endpoint == (base_url, source):
-            return
-        self._logged_endpoint = (base_url, source)
-        log.debug(
-            "fireworks endpoint",
-            source=source,
-            url=safe_url(base_url),
-            shared=self._api_key is None,
-        )
 
     @staticmethod
     def _new_sdk_client(sdk: Any, api_key: str, base_url: str) -> Any:
@@ -177,23 +125,16 @@ class FireworksModelClient:
         return key
 
     def _sdk_client(self, sdk: Any) -> Any:
-        base_url, source = self._endpoint()
-        self._log_endpoint(base_url, source)
+        endpoint, source = self._endpoint()
+        self._log_endpoint(endpoint, source)
+        base_url = endpoint or DEFAULT_BASE_URL  # always set: see _fallback_endpoint
         key = self._resolved_key()
         if self._api_key is not None:
             return self._own.get(None, lambda: self._new_sdk_client(sdk, key, base_url))
         cache_key = (_key_digest(key), base_url)
         return _SHARED.get(cache_key, lambda: self._new_sdk_client(sdk, key, base_url))
 
-    async def aclose(self) -> None:
-        """Close this instance's own SDK client (a shared one is left open)."""
-        await self._own.close_current_loop()
-        self._own.clear()
-
     # -- requests ------------------------------------------------------------------------
-
-    def _row(self, model: str) -> ModelInfo | None:
-        return self._row_lookup(model) if self._row_lookup is not None else None
 
     def _wire(self, request: ModelRequest) -> WireRequest:
         wire = build_request(request, row=self._row(request.model))
@@ -255,13 +196,13 @@ class FireworksModelClient:
             raise self._status_error(exc) from exc
         except sdk.APITimeoutError as exc:
             raise ProviderTimeoutError(
-                self._redact(f"fireworks: the request timed out: {_with_cause(exc)}"),
+                self._redact(f"fireworks: the request timed out: {with_cause(exc)}"),
                 provider=PROVIDER,
                 before_stream=True,
             ) from exc
         except sdk.APIConnectionError as exc:
             raise ProviderConnectionError(
-                self._redact(f"fireworks: connection failed: {_with_cause(exc)}"),
+                self._redact(f"fireworks: connection failed: {with_cause(exc)}"),
                 provider=PROVIDER,
                 before_stream=True,
             ) from exc
@@ -296,13 +237,6 @@ class FireworksModelClient:
         )
 
     # -- errors --------------------------------------------------------------------------
-
-    def _redact(self, text: str) -> str:
-        """``text`` without API keys, bearer tokens or URL userinfo."""
-        for secret in (self._api_key, os.environ.get(API_KEY_ENV)):
-            if secret:
-                text = text.replace(secret, "***")
-        return redact(_USERINFO.sub(r"\1***@", text))
 
     @staticmethod
     def _error_fields(body: Any) -> tuple[str | None, str | None]:
@@ -344,7 +278,7 @@ class FireworksModelClient:
         if message is not None:
             text = f"fireworks: error chunk mid-stream {kind or 'error'}: {message}"
         else:
-            text = f"fireworks: the stream broke: {type(exc).__name__}: {_with_cause(exc)}"
+            text = f"fireworks: the stream broke: {type(exc).__name__}: {with_cause(exc)}"
         return StreamInterruptedError(
             self._redact(text),
             provider=PROVIDER,
