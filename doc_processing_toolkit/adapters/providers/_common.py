@@ -14,22 +14,30 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import importlib
 import os
 import re
 import threading
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Hashable, Mapping
-from typing import Any, ClassVar
+from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
+from typing import Any, ClassVar, Protocol
 from urllib.parse import urlsplit
 
 from doc_processing_toolkit._logging import get_logger, redact, register_secret
+from doc_processing_toolkit.domain.errors import (
+    ProviderConnectionError,
+    ProviderError,
+    ProviderTimeoutError,
+)
 from doc_processing_toolkit.domain.registry import ModelInfo
 
 __all__ = [
     "LoopClientCache",
     "SdkModelClient",
+    "WireExtras",
     "close_sdk_client",
+    "import_sdk",
     "parse_retry_after",
     "redact_userinfo",
     "release_loop_clients",
@@ -157,6 +165,41 @@ async def release_loop_clients() -> None:
         await cache.close_current_loop()
 
 
+def import_sdk(module: str, *, provider: str, sdk: str, extra: str) -> Any:
+    """Import ``module`` (a provider SDK), or raise an ImportError naming the pip extra."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise ImportError(
+            f"The {provider} provider needs the {sdk} SDK: "
+            f"pip install 'doc-processing-toolkit[{extra}]'"
+        ) from exc
+
+
+class WireExtras(Protocol):
+    """What :class:`SdkModelClient` reads from a provider's mapped request."""
+
+    @property
+    def extra_body(self) -> Mapping[str, Any]:
+        """Body fields sent as the SDK's ``extra_body``."""
+        ...
+
+    @property
+    def extra_headers(self) -> Mapping[str, str]:
+        """Headers sent as the SDK's ``extra_headers``."""
+        ...
+
+    @property
+    def warnings(self) -> Sequence[str]:
+        """What the mapping could not honour (each logged as a warning)."""
+        ...
+
+    @property
+    def notes(self) -> Sequence[str]:
+        """What the mapping did (logged at debug)."""
+        ...
+
+
 async def close_sdk_client(client: Any) -> None:
     """Close an SDK client that has an async ``close()`` (anthropic, openai)."""
     await client.close()
@@ -166,13 +209,20 @@ class SdkModelClient:
     """The SDK-client plumbing a provider's ModelClient shares; subclass it per provider.
 
     Holds the constructor state (``api_key`` registered as a secret, ``base_url``,
-    ``timeout``, ``default_headers``, ``row_lookup``), this instance's own SDK clients (for
-    an explicit ``api_key``; :meth:`aclose` closes them), the endpoint resolution
+    ``timeout``, ``default_headers``, ``row_lookup``) and this instance's own SDK clients
+    (for an explicit ``api_key``; :meth:`aclose` closes them). Resolves the endpoint:
     ``base_url`` argument > :attr:`DPT_BASE_URL_ENV` > :meth:`_fallback_endpoint` (by
-    default: the SDK's own :attr:`SDK_BASE_URL_ENV`, else its default), the once-per-endpoint
-    debug log, and :meth:`_redact` for error texts. Log events go to the logger of the
-    subclass's module. The subclass adds ``stream`` and builds its SDK clients.
+    default the SDK's own :attr:`SDK_BASE_URL_ENV`, else the SDK's default), and logs it
+    once per endpoint. Helpers for the subclass: :meth:`_row`, the mapping's log lines
+    (:meth:`_log_warnings`, :meth:`_log_mapping`), :meth:`_call_options`, :meth:`_redact`
+    and :meth:`_request_failed`. Log events go to the logger of the subclass's module.
+    The subclass sets the class attributes, builds its SDK clients and streams.
     """
+
+    _log: ClassVar[Any] = log
+    """The logger of the provider client's module (see ``__init_subclass__``)."""
+    _repr_name: ClassVar[str] = "SdkModelClient"
+    """The provider client's class name, shown by ``repr``."""
 
     provider: str
     """The provider name (also the prefix of the endpoint log event)."""
@@ -184,6 +234,12 @@ class SdkModelClient:
     """The endpoint used when nothing names one (what the endpoint log shows)."""
     API_KEY_ENVS: ClassVar[tuple[str, ...]] = ()
     """The variables an API key may come from (masked in error texts)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if SdkModelClient in cls.__bases__:  # a provider's client; its subclasses inherit
+            cls._log = get_logger(cls.__module__)
+            cls._repr_name = cls.__name__
 
     def __init__(
         self,
@@ -206,7 +262,7 @@ class SdkModelClient:
     def __repr__(self) -> str:
         endpoint = safe_url(self._base_url) if self._base_url else None
         own = self._api_key is not None
-        return f"{type(self).__name__}(base_url={endpoint!r}, own_key={own})"
+        return f"{self._repr_name}(base_url={endpoint!r}, own_key={own})"
 
     @staticmethod
     async def _close_sdk_client(client: Any) -> None:
@@ -238,7 +294,7 @@ class SdkModelClient:
         shown = base_url
         if shown is None and self.SDK_BASE_URL_ENV:
             shown = os.environ.get(self.SDK_BASE_URL_ENV)
-        get_logger(type(self).__module__).debug(
+        self._log.debug(
             f"{self.provider} endpoint",
             source=source,
             url=safe_url(shown) if shown else self.DEFAULT_URL,
@@ -250,10 +306,59 @@ class SdkModelClient:
         await self._own.close_current_loop()
         self._own.clear()
 
-    # -- helpers -------------------------------------------------------------------------
+    # -- requests ------------------------------------------------------------------------
 
     def _row(self, model: str) -> ModelInfo | None:
         return self._row_lookup(model) if self._row_lookup is not None else None
+
+    def _log_warnings(
+        self,
+        wire: WireExtras,
+        model: str,
+        *,
+        downgraded_tool_choice: str | None = None,
+        ignored_options: Sequence[str] = (),
+    ) -> None:
+        """Warn about each mapping warning, a downgraded tool choice and ignored options."""
+        for warning in wire.warnings:
+            self._log.warning(f"{self.provider}: {warning}", model=model)
+        if downgraded_tool_choice is not None:
+            self._log.warning(
+                f"{self.provider}: this model cannot force a tool choice; sending tool_choice auto",
+                model=model,
+                requested=downgraded_tool_choice,
+            )
+        if ignored_options:
+            self._log.warning(
+                f"{self.provider}: provider options not supported by this adapter yet, not sent",
+                options=list(ignored_options),
+            )
+
+    def _log_mapping(self, wire: WireExtras, **extra: Any) -> None:
+        """One debug line with the mapping's notes and extras, when there is any."""
+        if wire.notes or wire.extra_body or wire.extra_headers or any(extra.values()):
+            self._log.debug(
+                f"{self.provider} request mapping",
+                notes=list(wire.notes),
+                extra_body_keys=sorted(wire.extra_body),
+                extra_header_names=sorted(wire.extra_headers),
+                **extra,
+            )
+
+    def _call_options(self, wire: WireExtras) -> dict[str, Any]:
+        """The SDK call's ``extra_headers`` (defaults, then the mapping's), ``extra_body``
+        and ``timeout``, each only when set."""
+        options: dict[str, Any] = {}
+        headers = {**self._default_headers, **wire.extra_headers}
+        if headers:
+            options["extra_headers"] = headers
+        if wire.extra_body:
+            options["extra_body"] = wire.extra_body
+        if self._timeout is not None:
+            options["timeout"] = self._timeout
+        return options
+
+    # -- errors --------------------------------------------------------------------------
 
     def _redact(self, text: str) -> str:
         """``text`` without API keys, bearer tokens or URL userinfo."""
@@ -261,3 +366,32 @@ class SdkModelClient:
             if secret:
                 text = text.replace(secret, "***")
         return redact(redact_userinfo(text))
+
+    async def _open_stream(
+        self, sdk: Any, call: Awaitable[Any], status_error: Callable[[Any], ProviderError]
+    ) -> Any:
+        """Await ``call``, the request that opens a stream through an ``anthropic`` or
+        ``openai`` SDK: an HTTP error status raises ``status_error(exc)``, a timeout or a
+        failed connection :meth:`_request_failed` (all before the stream)."""
+        try:
+            return await call
+        except sdk.APIStatusError as exc:
+            raise status_error(exc) from exc
+        except sdk.APITimeoutError as exc:
+            raise self._request_failed(exc, timeout=True) from exc
+        except sdk.APIConnectionError as exc:
+            raise self._request_failed(exc, timeout=False) from exc
+
+    def _request_failed(self, exc: BaseException, *, timeout: bool) -> ProviderError:
+        """The error for a request that got no response: it timed out or did not connect."""
+        if timeout:
+            return ProviderTimeoutError(
+                self._redact(f"{self.provider}: the request timed out: {with_cause(exc)}"),
+                provider=self.provider,
+                before_stream=True,
+            )
+        return ProviderConnectionError(
+            self._redact(f"{self.provider}: connection failed: {with_cause(exc)}"),
+            provider=self.provider,
+            before_stream=True,
+        )

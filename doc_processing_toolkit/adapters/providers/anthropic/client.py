@@ -17,14 +17,13 @@ import os
 from collections.abc import AsyncIterator
 from typing import Any
 
-from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters.providers._common import (
     LoopClientCache,
     SdkModelClient,
     close_sdk_client,
+    import_sdk,
     parse_retry_after,
     safe_url,
-    with_cause,
 )
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import PROVIDER
 from doc_processing_toolkit.adapters.providers.anthropic.mapping import (
@@ -58,23 +57,13 @@ SDK_BASE_URL_ENV = "ANTHROPIC_BASE_URL"
 """The SDK's endpoint variable (read by the SDK itself)."""
 _API_KEY_ENV = "ANTHROPIC_API_KEY"
 
-log = get_logger(__name__)
-
-
 _SHARED = LoopClientCache(close_sdk_client)
 """SDK clients shared per (event loop, key, endpoint) when no api_key is given."""
 
 
 def import_anthropic() -> Any:
     """Import the ``anthropic`` SDK, or raise an ImportError naming the pip extra."""
-    try:
-        import anthropic
-    except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise ImportError(
-            "The Anthropic provider needs the anthropic SDK: "
-            "pip install 'doc-processing-toolkit[anthropic]'"
-        ) from exc
-    return anthropic
+    return import_sdk("anthropic", provider="Anthropic", sdk="anthropic", extra="anthropic")
 
 
 class AnthropicModelClient(SdkModelClient):
@@ -115,40 +104,16 @@ class AnthropicModelClient(SdkModelClient):
             supports_forced_tool_choice=row.supports_forced_tool_choice if row else True,
             row=row,
         )
-        for warning in wire.warnings:
-            log.warning(f"anthropic: {warning}", model=request.model)
         if row is not None and row.api_model:
             wire.params["model"] = row.api_model
-        if wire.downgraded_tool_choice is not None:
-            log.warning(
-                "anthropic: this model cannot force a tool choice; sending tool_choice auto",
-                model=request.model,
-                requested=wire.downgraded_tool_choice,
-            )
-        if wire.ignored_options:
-            log.warning(
-                "anthropic: provider options not supported by this adapter yet, not sent",
-                options=list(wire.ignored_options),
-            )
-        if wire.notes or wire.extra_body or wire.extra_headers:
-            log.debug(
-                "anthropic request mapping",
-                notes=list(wire.notes),
-                extra_body_keys=sorted(wire.extra_body),
-                extra_header_names=sorted(wire.extra_headers),
-            )
+        self._log_warnings(
+            wire,
+            request.model,
+            downgraded_tool_choice=wire.downgraded_tool_choice,
+            ignored_options=wire.ignored_options,
+        )
+        self._log_mapping(wire)
         return wire
-
-    def _call_options(self, wire: WireRequest) -> dict[str, Any]:
-        options: dict[str, Any] = {}
-        headers = {**self._default_headers, **wire.extra_headers}
-        if headers:
-            options["extra_headers"] = headers
-        if wire.extra_body:
-            options["extra_body"] = wire.extra_body
-        if self._timeout is not None:
-            options["timeout"] = self._timeout
-        return options
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
         """Send ``request`` (always streaming); yield deltas, then one ModelResponse."""
@@ -158,24 +123,11 @@ class AnthropicModelClient(SdkModelClient):
         client = self._sdk_client(sdk)
         wire = self._wire(request)
         assembler = StreamAssembler(structured_output=request.output_schema is not None)
-        try:
-            events = await client.messages.create(
-                **wire.params, stream=True, **self._call_options(wire)
-            )
-        except sdk.APIStatusError as exc:
-            raise self._status_error(exc, before_stream=True) from exc
-        except sdk.APITimeoutError as exc:
-            raise ProviderTimeoutError(
-                self._redact(f"anthropic: the request timed out: {with_cause(exc)}"),
-                provider=PROVIDER,
-                before_stream=True,
-            ) from exc
-        except sdk.APIConnectionError as exc:
-            raise ProviderConnectionError(
-                self._redact(f"anthropic: connection failed: {with_cause(exc)}"),
-                provider=PROVIDER,
-                before_stream=True,
-            ) from exc
+        events = await self._open_stream(
+            sdk,
+            client.messages.create(**wire.params, stream=True, **self._call_options(wire)),
+            lambda exc: self._status_error(exc, before_stream=True),
+        )
 
         request_id = events.response.headers.get("request-id")
         emitted = False

@@ -32,6 +32,7 @@ from doc_processing_toolkit.adapters.providers._common import (
     LoopClientCache,
     SdkModelClient,
     close_sdk_client,
+    import_sdk,
     parse_retry_after,
     with_cause,
 )
@@ -44,9 +45,7 @@ from doc_processing_toolkit.adapters.providers.fireworks.mapping import (
 from doc_processing_toolkit.adapters.providers.fireworks.stream import ChunkAssembler
 from doc_processing_toolkit.domain.errors import (
     AuthenticationError,
-    ProviderConnectionError,
     ProviderError,
-    ProviderTimeoutError,
     StreamInterruptedError,
     status_error_class,
 )
@@ -73,16 +72,10 @@ log = get_logger(__name__)
 _SHARED = LoopClientCache(close_sdk_client)
 """SDK clients shared per (event loop, key, endpoint) when no api_key is given."""
 
+
 def import_openai() -> Any:
     """Import the ``openai`` SDK, or raise an ImportError naming the pip extra."""
-    try:
-        import openai
-    except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise ImportError(
-            "The Fireworks provider needs the openai SDK: "
-            "pip install 'doc-processing-toolkit[fireworks]'"
-        ) from exc
-    return openai
+    return import_sdk("openai", provider="Fireworks", sdk="openai", extra="fireworks")
 
 
 def _key_digest(key: str) -> str:
@@ -145,8 +138,7 @@ class FireworksModelClient(SdkModelClient):
                 model=request.model,
                 tool=wire.unconfirmed_forced_tool,
             )
-        for message in wire.warnings:
-            log.warning("fireworks: " + message, model=request.model)
+        self._log_warnings(wire, request.model)
         for drop in wire.dropped:
             log.warning(
                 "fireworks: dropping a part Fireworks cannot take",
@@ -156,26 +148,8 @@ class FireworksModelClient(SdkModelClient):
                 message_index=drop.message_index,
                 part_index=drop.part_index,
             )
-        if wire.notes or wire.extra_body or wire.extra_headers or wire.dropped_earlier:
-            log.debug(
-                "fireworks request mapping",
-                notes=list(wire.notes),
-                extra_body_keys=sorted(wire.extra_body),
-                extra_header_names=sorted(wire.extra_headers),
-                earlier_parts_not_sent=wire.dropped_earlier,
-            )
+        self._log_mapping(wire, earlier_parts_not_sent=wire.dropped_earlier)
         return wire
-
-    def _call_options(self, wire: WireRequest) -> dict[str, Any]:
-        options: dict[str, Any] = {}
-        headers = {**self._default_headers, **wire.extra_headers}
-        if headers:
-            options["extra_headers"] = headers
-        if wire.extra_body:
-            options["extra_body"] = wire.extra_body
-        if self._timeout is not None:
-            options["timeout"] = self._timeout
-        return options
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
         """Send ``request`` (always streaming); yield deltas, then one ModelResponse."""
@@ -185,27 +159,16 @@ class FireworksModelClient(SdkModelClient):
         wire = self._wire(request)
         client = self._sdk_client(sdk)
         assembler = ChunkAssembler(structured_output=request.output_schema is not None)
-        try:
-            chunks = await client.chat.completions.create(
+        chunks = await self._open_stream(
+            sdk,
+            client.chat.completions.create(
                 **wire.params,
                 stream=True,
                 stream_options={"include_usage": True},
                 **self._call_options(wire),
-            )
-        except sdk.APIStatusError as exc:
-            raise self._status_error(exc) from exc
-        except sdk.APITimeoutError as exc:
-            raise ProviderTimeoutError(
-                self._redact(f"fireworks: the request timed out: {with_cause(exc)}"),
-                provider=PROVIDER,
-                before_stream=True,
-            ) from exc
-        except sdk.APIConnectionError as exc:
-            raise ProviderConnectionError(
-                self._redact(f"fireworks: connection failed: {with_cause(exc)}"),
-                provider=PROVIDER,
-                before_stream=True,
-            ) from exc
+            ),
+            self._status_error,
+        )
 
         headers = chunks.response.headers
         request_id = headers.get("x-request-id") or headers.get("fireworks-request-id")

@@ -168,20 +168,8 @@ class GoogleModelClient(SdkModelClient):
                 f"Built Google ToolConfig: mode={wire.tool_config.mode}, "
                 f"allowed_function_names={list(names) if names is not None else None}"
             )
-        for warning in wire.warnings:
-            log.warning(f"google: {warning}", model=request.model)
-        if wire.ignored_options:
-            log.warning(
-                "google: provider options not supported by this adapter yet, not sent",
-                options=list(wire.ignored_options),
-            )
-        if wire.notes or wire.extra_body or wire.extra_headers:
-            log.debug(
-                "google request mapping",
-                notes=list(wire.notes),
-                extra_body_keys=sorted(wire.extra_body),
-                extra_header_names=sorted(wire.extra_headers),
-            )
+        self._log_warnings(wire, request.model, ignored_options=wire.ignored_options)
+        self._log_mapping(wire)
         return wire
 
     def _config(self, wire: GoogleWireRequest) -> dict[str, Any]:

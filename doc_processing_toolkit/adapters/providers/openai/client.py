@@ -22,13 +22,12 @@ import os
 from collections.abc import AsyncIterator
 from typing import Any
 
-from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters.providers._common import (
     LoopClientCache,
     SdkModelClient,
     close_sdk_client,
+    import_sdk,
     parse_retry_after,
-    with_cause,
 )
 from doc_processing_toolkit.adapters.providers.openai.dialect import PROVIDER
 from doc_processing_toolkit.adapters.providers.openai.mapping import WireRequest, build_request
@@ -37,9 +36,7 @@ from doc_processing_toolkit.domain.errors import (
     BadRequestError,
     ConfigurationError,
     OverloadedError,
-    ProviderConnectionError,
     ProviderError,
-    ProviderTimeoutError,
     RateLimitError,
     ServerError,
     StreamInterruptedError,
@@ -85,22 +82,13 @@ _REQUEST_CODES = frozenset(
 """In-stream error codes that say the request itself is refused (so are ``invalid_*`` and
 ``image_*``); any other code is a retryable interruption."""
 
-log = get_logger(__name__)
-
-
 _SHARED = LoopClientCache(close_sdk_client)
 """SDK clients shared per (event loop, key, endpoint) when no api_key is given."""
 
 
 def import_openai() -> Any:
     """Import the ``openai`` SDK, or raise an ImportError naming the pip extra."""
-    try:
-        import openai
-    except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise ImportError(
-            "The OpenAI provider needs the openai SDK: pip install 'doc-processing-toolkit[openai]'"
-        ) from exc
-    return openai
+    return import_sdk("openai", provider="OpenAI", sdk="openai", extra="openai")
 
 
 class OpenAIModelClient(SdkModelClient):
@@ -139,38 +127,14 @@ class OpenAIModelClient(SdkModelClient):
 
     def _wire(self, request: ModelRequest) -> WireRequest:
         wire = build_request(request, self._row(request.model))
-        for warning in wire.warnings:
-            log.warning(f"openai: {warning}", model=request.model)
-        if wire.downgraded_tool_choice is not None:
-            log.warning(
-                "openai: this model cannot force a tool choice; sending tool_choice auto",
-                model=request.model,
-                requested=wire.downgraded_tool_choice,
-            )
-        if wire.ignored_options:
-            log.warning(
-                "openai: provider options not supported by this adapter yet, not sent",
-                options=list(wire.ignored_options),
-            )
-        if wire.notes or wire.extra_body or wire.extra_headers:
-            log.debug(
-                "openai request mapping",
-                notes=list(wire.notes),
-                extra_body_keys=sorted(wire.extra_body),
-                extra_header_names=sorted(wire.extra_headers),
-            )
+        self._log_warnings(
+            wire,
+            request.model,
+            downgraded_tool_choice=wire.downgraded_tool_choice,
+            ignored_options=wire.ignored_options,
+        )
+        self._log_mapping(wire)
         return wire
-
-    def _call_options(self, wire: WireRequest) -> dict[str, Any]:
-        options: dict[str, Any] = {}
-        headers = {**self._default_headers, **wire.extra_headers}
-        if headers:
-            options["extra_headers"] = headers
-        if wire.extra_body:
-            options["extra_body"] = wire.extra_body
-        if self._timeout is not None:
-            options["timeout"] = self._timeout
-        return options
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
         """Send ``request`` (always streaming); yield deltas, then one ModelResponse."""
@@ -180,24 +144,11 @@ class OpenAIModelClient(SdkModelClient):
         client = self._sdk_client(sdk)
         wire = self._wire(request)
         assembler = StreamAssembler(structured_output=request.output_schema is not None)
-        try:
-            events = await client.responses.create(
-                **wire.params, stream=True, **self._call_options(wire)
-            )
-        except sdk.APIStatusError as exc:
-            raise self._status_error(exc) from exc
-        except sdk.APITimeoutError as exc:
-            raise ProviderTimeoutError(
-                self._redact(f"openai: the request timed out: {with_cause(exc)}"),
-                provider=PROVIDER,
-                before_stream=True,
-            ) from exc
-        except sdk.APIConnectionError as exc:
-            raise ProviderConnectionError(
-                self._redact(f"openai: connection failed: {with_cause(exc)}"),
-                provider=PROVIDER,
-                before_stream=True,
-            ) from exc
+        events = await self._open_stream(
+            sdk,
+            client.responses.create(**wire.params, stream=True, **self._call_options(wire)),
+            self._status_error,
+        )
 
         request_id = events.response.headers.get("x-request-id")
         emitted = False
