@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import logging
-import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 
 import pytest
+from adapter_helpers import collect
 
 from doc_processing_toolkit.adapters.providers.anthropic import (
     AnthropicHistoryCodec,
@@ -33,7 +32,6 @@ from doc_processing_toolkit.domain.messages import (
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import (
     ModelRequest,
-    ModelResponse,
     StreamItem,
     TextDelta,
     ThinkingDelta,
@@ -41,6 +39,7 @@ from doc_processing_toolkit.domain.requests import (
     Usage,
 )
 from doc_processing_toolkit.domain.tools import ForcedTool, ToolSpec
+from doc_processing_toolkit.testing.contract import unreachable_url
 from doc_processing_toolkit.testing.emulator import ProviderEmulator
 from doc_processing_toolkit.testing.script import Fault, Reply, ThinkingBlock, ToolCall
 
@@ -50,38 +49,15 @@ MODEL = "claude-emulated-1"
 _CLIENT_LOGGER = "doc_processing_toolkit.adapters.providers.anthropic.client"
 
 
-@pytest.fixture(scope="module")
-def _server() -> Iterator[ProviderEmulator]:
-    with ProviderEmulator() as emu:
-        yield emu
-
-
-@pytest.fixture
-def emu(_server: ProviderEmulator) -> ProviderEmulator:
-    _server.reset()
-    _server.default = None
-    return _server
-
-
 def _request(*messages: Message, **kwargs: object) -> ModelRequest:
     return ModelRequest(model=MODEL, messages=messages or (user_text("hi"),), **kwargs)  # type: ignore[arg-type]
-
-
-async def _collect(
-    client: AnthropicModelClient, request: ModelRequest
-) -> tuple[list[StreamItem], ModelResponse]:
-    items = [item async for item in client.stream(request)]
-    last = items[-1]
-    assert isinstance(last, ModelResponse)
-    assert not any(isinstance(i, ModelResponse) for i in items[:-1])
-    return items[:-1], last
 
 
 async def test_text_streams_in_order(emu: ProviderEmulator) -> None:
     text = "Hello, streaming world! Deltas arrive in order."
     emu.push(Reply(text, chunk_size=5))
     client = AnthropicModelClient(base_url=emu.anthropic_base_url)
-    deltas, response = await _collect(client, _request(system="Be brief."))
+    deltas, response = await collect(client, _request(system="Be brief."))
 
     assert all(isinstance(d, TextDelta) for d in deltas)
     assert [d.text for d in deltas if isinstance(d, TextDelta)] == [
@@ -109,26 +85,19 @@ async def test_endpoint_from_anthropic_base_url_env(
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_BASE_URL", emu.anthropic_base_url)
     emu.push(Reply("via env"))
-    _, response = await _collect(AnthropicModelClient(), _request())
+    _, response = await collect(AnthropicModelClient(), _request())
     assert response.message.text == "via env"
     assert emu.request_count == 1
-
-
-def _dead_url() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
 
 
 async def test_dpt_base_url_wins_over_sdk_env(
     emu: ProviderEmulator, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", _dead_url())
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", unreachable_url())
     monkeypatch.setenv("DPT_ANTHROPIC_BASE_URL", emu.anthropic_base_url)
     emu.push(Reply("via dpt env"))
     caplog.set_level(logging.DEBUG, logger=_CLIENT_LOGGER)
-    _, response = await _collect(AnthropicModelClient(), _request())
+    _, response = await collect(AnthropicModelClient(), _request())
     assert response.message.text == "via dpt env"
     (endpoint,) = [r.getMessage() for r in caplog.records if "anthropic endpoint" in r.getMessage()]
     assert "source='DPT_ANTHROPIC_BASE_URL'" in endpoint
@@ -138,10 +107,10 @@ async def test_dpt_base_url_wins_over_sdk_env(
 async def test_explicit_base_url_wins_over_dpt_env(
     emu: ProviderEmulator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("DPT_ANTHROPIC_BASE_URL", _dead_url())
+    monkeypatch.setenv("DPT_ANTHROPIC_BASE_URL", unreachable_url())
     emu.push(Reply("explicit"))
     client = AnthropicModelClient(base_url=emu.anthropic_base_url)
-    _, response = await _collect(client, _request())
+    _, response = await collect(client, _request())
     assert response.message.text == "explicit"
 
 
@@ -154,7 +123,7 @@ async def test_endpoint_log_hides_userinfo_query_and_key(
     emu.push(Reply("ok"))
     caplog.set_level(logging.DEBUG, logger=_CLIENT_LOGGER)
     try:
-        await _collect(client, _request())
+        await collect(client, _request())
     except Exception as exc:  # the SDK may refuse userinfo; the log is what matters
         assert secret not in str(exc)
     finally:
@@ -180,7 +149,7 @@ async def test_parallel_tool_calls(emu: ProviderEmulator) -> None:
         ToolSpec("get_time", "Time.", {"type": "object", "properties": {}}),
     )
     client = AnthropicModelClient(base_url=emu.anthropic_base_url)
-    deltas, response = await _collect(client, _request(tools=tools, tool_choice="required"))
+    deltas, response = await collect(client, _request(tools=tools, tool_choice="required"))
 
     assert [(type(d), getattr(d, "name", None)) for d in deltas] == [
         (ToolCallDelta, "get_weather"),
@@ -221,7 +190,7 @@ async def test_forced_tool_choice_downgraded_when_row_says_so(
     )
     emu.push(Reply("ok"))
     tools = (ToolSpec("t", "T.", {"type": "object", "properties": {}}),)
-    await _collect(client, _request(tools=tools, tool_choice=ForcedTool("t")))
+    await collect(client, _request(tools=tools, tool_choice=ForcedTool("t")))
     body = emu.requests[0].body
     assert "tool_choice" not in body  # auto is the wire default
     assert body["max_tokens"] == 4096
@@ -247,7 +216,7 @@ async def test_thinking_signature_and_byte_identical_replay(emu: ProviderEmulato
     )
     client = AnthropicModelClient(base_url=emu.anthropic_base_url)
     request = _request(thinking={"budget_tokens": 2048})
-    deltas, response = await _collect(client, request)
+    deltas, response = await collect(client, request)
 
     assert "".join(d.text for d in deltas if isinstance(d, ThinkingDelta)) == thinking
     first, redacted = response.message.parts[:2]
@@ -260,7 +229,7 @@ async def test_thinking_signature_and_byte_identical_replay(emu: ProviderEmulato
     call = response.message.tool_calls[0]
     result = Message("tool", (ToolResultPart(call.id, call.name, (TextPart("42"),)),))
     history = (*request.messages, response.message, result)
-    await _collect(client, request.with_messages(history))
+    await collect(client, request.with_messages(history))
 
     sent = emu.requests[1].body["messages"]
     assert response.raw is not None
@@ -302,7 +271,7 @@ async def test_usage_with_cache_fields(emu: ProviderEmulator) -> None:
         )
     )
     client = AnthropicModelClient(base_url=emu.anthropic_base_url)
-    _, response = await _collect(client, _request())
+    _, response = await collect(client, _request())
     assert response.usage == Usage(
         input_tokens=140,
         output_tokens=7,
@@ -316,7 +285,7 @@ async def test_usage_with_cache_fields(emu: ProviderEmulator) -> None:
 
 async def test_pause_turn_stop_reason(emu: ProviderEmulator) -> None:
     emu.push(Reply("working on it", stop_reason="pause_turn"))
-    _, response = await _collect(AnthropicModelClient(base_url=emu.anthropic_base_url), _request())
+    _, response = await collect(AnthropicModelClient(base_url=emu.anthropic_base_url), _request())
     assert response.stop_reason == "pause_turn"
 
 
@@ -331,9 +300,7 @@ async def test_structured_output_and_options_mapping(emu: ProviderEmulator) -> N
         prompt_caching={"ttl": "1h"},
         system="sys",
     )
-    deltas, response = await _collect(
-        AnthropicModelClient(base_url=emu.anthropic_base_url), request
-    )
+    deltas, response = await collect(AnthropicModelClient(base_url=emu.anthropic_base_url), request)
     assert deltas and all(isinstance(d, TextDelta) and d.structured_output for d in deltas)
     assert response.message.text == '{"a": 1}'
     body = emu.requests[0].body
@@ -355,7 +322,7 @@ async def test_429_retry_after_seconds_no_sdk_retry(emu: ProviderEmulator) -> No
     emu.push(Fault(status=429, retry_after=0.1, message="slow down"))
     client = AnthropicModelClient(base_url=emu.anthropic_base_url)
     with pytest.raises(RateLimitError) as info:
-        await _collect(client, _request())
+        await collect(client, _request())
     err = info.value
     assert err.retry_after == 0.1
     assert err.before_stream is True
@@ -369,7 +336,7 @@ async def test_429_retry_after_seconds_no_sdk_retry(emu: ProviderEmulator) -> No
 async def test_retry_after_ms(emu: ProviderEmulator) -> None:
     emu.push(Fault(status=429, retry_after=30, retry_after_ms=1500))
     with pytest.raises(RateLimitError) as info:
-        await _collect(AnthropicModelClient(base_url=emu.anthropic_base_url), _request())
+        await collect(AnthropicModelClient(base_url=emu.anthropic_base_url), _request())
     assert info.value.retry_after == 1.5
     assert emu.request_count == 1
 
@@ -377,7 +344,7 @@ async def test_retry_after_ms(emu: ProviderEmulator) -> None:
 async def test_529_overloaded(emu: ProviderEmulator) -> None:
     emu.push(Fault(status=529))
     with pytest.raises(OverloadedError) as info:
-        await _collect(AnthropicModelClient(base_url=emu.anthropic_base_url), _request())
+        await collect(AnthropicModelClient(base_url=emu.anthropic_base_url), _request())
     assert info.value.before_stream is True and info.value.status_code == 529
     assert emu.request_count == 1
 
@@ -401,7 +368,7 @@ async def test_stream_error_event_is_overloaded_with_partial_usage(
 async def test_stream_error_event_of_other_type_is_interrupted(emu: ProviderEmulator) -> None:
     emu.push(Fault(kind="stream_error", error_type="api_error"))
     with pytest.raises(StreamInterruptedError) as info:
-        await _collect(AnthropicModelClient(base_url=emu.anthropic_base_url), _request())
+        await collect(AnthropicModelClient(base_url=emu.anthropic_base_url), _request())
     assert not isinstance(info.value, OverloadedError)
     assert info.value.partial_usage == Usage(input_tokens=10, output_tokens=1)
     assert info.value.deltas_emitted is False
@@ -410,7 +377,7 @@ async def test_stream_error_event_of_other_type_is_interrupted(emu: ProviderEmul
 async def test_disconnect_mid_stream(emu: ProviderEmulator) -> None:
     emu.push(Fault(kind="disconnect", partial_text="cut here", input_tokens=12))
     with pytest.raises(StreamInterruptedError) as info:
-        await _collect(AnthropicModelClient(base_url=emu.anthropic_base_url), _request())
+        await collect(AnthropicModelClient(base_url=emu.anthropic_base_url), _request())
     err = info.value
     assert err.before_stream is False and err.deltas_emitted is True
     assert err.partial_usage is not None and err.partial_usage.input_tokens == 12
@@ -419,14 +386,14 @@ async def test_disconnect_mid_stream(emu: ProviderEmulator) -> None:
 
 async def test_exhausted_script_is_a_server_error(emu: ProviderEmulator) -> None:
     with pytest.raises(ServerError) as info:
-        await _collect(AnthropicModelClient(base_url=emu.anthropic_base_url), _request())
+        await collect(AnthropicModelClient(base_url=emu.anthropic_base_url), _request())
     assert info.value.status_code == 500
     assert "exhausted" in str(info.value)
 
 
 async def test_connection_refused_before_stream() -> None:
     with pytest.raises(ProviderConnectionError) as info:
-        await _collect(AnthropicModelClient(base_url=_dead_url()), _request())
+        await collect(AnthropicModelClient(base_url=unreachable_url()), _request())
     assert info.value.before_stream is True
 
 
@@ -435,7 +402,7 @@ async def test_error_messages_never_carry_the_key(emu: ProviderEmulator) -> None
     emu.push(Fault(status=401, message=f"invalid x-api-key {secret}"))
     client = AnthropicModelClient(api_key=secret, base_url=emu.anthropic_base_url)
     with pytest.raises(AuthenticationError) as info:
-        await _collect(client, _request())
+        await collect(client, _request())
     await client.aclose()
     assert secret not in str(info.value) and "***" in str(info.value)
     assert emu.requests[0].headers["authorization"] == f"Bearer {secret}"
@@ -456,7 +423,7 @@ async def test_shared_and_own_sdk_clients(emu: ProviderEmulator) -> None:
     await own.aclose()
     assert own_sdk.is_closed()
     emu.push(Reply("after close"))
-    _, response = await _collect(own, _request())  # a fresh SDK client
+    _, response = await collect(own, _request())  # a fresh SDK client
     assert response.message.text == "after close"
     await own.aclose()
 

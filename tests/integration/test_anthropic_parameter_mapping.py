@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 
 import pytest
 
@@ -24,19 +23,6 @@ _ROW = ModelInfo(
     thinking_off_type=None,
     built_in_tools=("web_search", "code_execution"),
 )
-
-
-@pytest.fixture(scope="module")
-def _server() -> Iterator[ProviderEmulator]:
-    with ProviderEmulator() as emu:
-        yield emu
-
-
-@pytest.fixture
-def emu(_server: ProviderEmulator) -> ProviderEmulator:
-    _server.reset()
-    _server.default = None
-    return _server
 
 
 async def _send(emu: ProviderEmulator, request: ModelRequest) -> ModelResponse:

@@ -6,9 +6,9 @@ import json
 import logging
 import subprocess
 import sys
-from collections.abc import Iterator
 
 import pytest
+from adapter_helpers import collect
 
 from doc_processing_toolkit import Agent, tool
 from doc_processing_toolkit.adapters.providers.fireworks import FireworksModelClient
@@ -31,7 +31,6 @@ from doc_processing_toolkit.domain.messages import (
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import (
     ModelRequest,
-    ModelResponse,
     StreamItem,
     TextDelta,
     ThinkingDelta,
@@ -63,20 +62,6 @@ def _rows(**changes: object) -> object:
     return lambda name: row if name == MODEL else None
 
 
-@pytest.fixture(scope="module")
-def _server() -> Iterator[ProviderEmulator]:
-    with ProviderEmulator() as emu:
-        yield emu
-
-
-@pytest.fixture
-def emu(_server: ProviderEmulator, monkeypatch: pytest.MonkeyPatch) -> ProviderEmulator:
-    monkeypatch.delenv("DPT_FIREWORKS_BASE_URL", raising=False)
-    _server.reset()
-    _server.default = None
-    return _server
-
-
 def _client(emu: ProviderEmulator, **kwargs: object) -> FireworksModelClient:
     kwargs.setdefault("row_lookup", _rows())
     return FireworksModelClient(base_url=emu.fireworks_base_url, **kwargs)  # type: ignore[arg-type]
@@ -86,20 +71,10 @@ def _request(*messages: Message, **kwargs: object) -> ModelRequest:
     return ModelRequest(model=MODEL, messages=messages or (user_text("hi"),), **kwargs)  # type: ignore[arg-type]
 
 
-async def _collect(
-    client: FireworksModelClient, request: ModelRequest
-) -> tuple[list[StreamItem], ModelResponse]:
-    items = [item async for item in client.stream(request)]
-    last = items[-1]
-    assert isinstance(last, ModelResponse)
-    assert not any(isinstance(i, ModelResponse) for i in items[:-1])
-    return items[:-1], last
-
-
 async def test_text_streams_in_order(emu: ProviderEmulator) -> None:
     text = "Hello, streaming world! Deltas arrive in order."
     emu.push(Reply(text, chunk_size=5))
-    deltas, response = await _collect(_client(emu), _request(system="Be brief.", temperature=0.2))
+    deltas, response = await collect(_client(emu), _request(system="Be brief.", temperature=0.2))
 
     assert [d.text for d in deltas if isinstance(d, TextDelta)] == [
         text[i : i + 5] for i in range(0, len(text), 5)
@@ -145,7 +120,7 @@ async def test_two_parallel_tool_calls_and_the_result_round(emu: ProviderEmulato
         ToolSpec("get_time", "Time.", {"type": "object", "properties": {}}),
     )
     client = _client(emu)
-    deltas, response = await _collect(client, _request(tools=tools, tool_choice="required"))
+    deltas, response = await collect(client, _request(tools=tools, tool_choice="required"))
 
     assert [(type(d), getattr(d, "name", None)) for d in deltas] == [
         (ToolCallDelta, "get_weather"),
@@ -178,7 +153,7 @@ async def test_two_parallel_tool_calls_and_the_result_round(emu: ProviderEmulato
         ),
     )
     history = (user_text("hi"), response.message, results)
-    _, final = await _collect(client, _request(*history, tools=tools))
+    _, final = await collect(client, _request(*history, tools=tools))
     assert final.message.text == "It is sunny at noon."
     sent = emu.requests[1].body["messages"]
     assert sent[1] == {
@@ -213,7 +188,7 @@ async def test_reasoning_content_deltas_and_same_provider_replay(emu: ProviderEm
     )
     client = _client(emu)
     request = _request(thinking={"effort": "high"})
-    deltas, response = await _collect(client, request)
+    deltas, response = await collect(client, request)
 
     thinking = "".join(d.text for d in deltas if isinstance(d, ThinkingDelta))
     assert thinking == "Two plus two is four."
@@ -227,7 +202,7 @@ async def test_reasoning_content_deltas_and_same_provider_replay(emu: ProviderEm
     assert response.usage.reasoning_tokens == 7 and response.usage.output_tokens == 20
     assert emu.requests[0].body["reasoning_effort"] == "high"
 
-    await _collect(client, _request(user_text("hi"), response.message, user_text("and?")))
+    await collect(client, _request(user_text("hi"), response.message, user_text("and?")))
     assert emu.requests[1].body["messages"][1] == {
         "role": "assistant",
         "content": "The answer is 4.",
@@ -239,7 +214,7 @@ async def test_think_tags_split_across_chunks_stay_out_of_the_answer(
     emu: ProviderEmulator,
 ) -> None:
     emu.push(Reply("Four.", thinking=(ThinkingBlock("2+2 is 4"),), think_tags=True, chunk_size=3))
-    deltas, response = await _collect(_client(emu), _request())
+    deltas, response = await collect(_client(emu), _request())
 
     thinking = "".join(d.text for d in deltas if isinstance(d, ThinkingDelta))
     text = "".join(d.text for d in deltas if isinstance(d, TextDelta))
@@ -262,7 +237,7 @@ async def test_usage_from_the_include_usage_chunk(emu: ProviderEmulator) -> None
             served_tier="priority",
         )
     )
-    _, response = await _collect(_client(emu), _request(service_tier="priority"))
+    _, response = await collect(_client(emu), _request(service_tier="priority"))
     assert response.usage == Usage(
         input_tokens=1030, output_tokens=12, reasoning_tokens=5, cached_input_tokens=1000
     )
@@ -278,7 +253,7 @@ async def test_forced_tool_choice_is_forwarded_with_a_warning_when_the_row_doubt
     emu.push(Reply(tool_calls=(ToolCall("lookup", {"q": "x"}),)))
     client = _client(emu, row_lookup=_rows(supports_forced_tool_choice=False))
     tools = (ToolSpec("lookup", "Look up.", {"type": "object", "properties": {}}),)
-    _, response = await _collect(client, _request(tools=tools, tool_choice=ForcedTool("lookup")))
+    _, response = await collect(client, _request(tools=tools, tool_choice=ForcedTool("lookup")))
 
     assert response.message.tool_calls[0].name == "lookup"
     assert emu.requests[0].body["tool_choice"] == {
@@ -296,7 +271,7 @@ async def test_forced_tool_choice_sent_without_warning_by_default(
     caplog.set_level(logging.WARNING, logger=_CLIENT_LOGGER)
     emu.push(Reply(tool_calls=(ToolCall("lookup", {}),)))
     tools = (ToolSpec("lookup", "Look up.", {"type": "object", "properties": {}}),)
-    await _collect(_client(emu), _request(tools=tools, tool_choice=ForcedTool("lookup")))
+    await collect(_client(emu), _request(tools=tools, tool_choice=ForcedTool("lookup")))
     assert emu.requests[0].body["tool_choice"]["function"] == {"name": "lookup"}
     assert not [r for r in caplog.records if r.levelno == logging.WARNING]
 
@@ -315,7 +290,7 @@ async def test_images_go_as_data_urls_and_a_pdf_is_dropped_and_reported(
             MediaPart("image/jpeg", url="https://img.test/cat.jpg"),
         ),
     )
-    _, response = await _collect(_client(emu), _request(prompt))
+    _, response = await collect(_client(emu), _request(prompt))
 
     (sent,) = [m for m in emu.requests[0].body["messages"] if m["role"] == "user"]
     assert sent["content"] == [
@@ -340,7 +315,7 @@ async def test_images_go_as_data_urls_and_a_pdf_is_dropped_and_reported(
 async def test_structured_output_path_a(emu: ProviderEmulator) -> None:
     emu.push(Reply('{"answer": 4}'))
     schema = {"type": "object", "properties": {"answer": {"type": "integer"}}}
-    deltas, response = await _collect(_client(emu), _request(output_schema=schema))
+    deltas, response = await collect(_client(emu), _request(output_schema=schema))
     assert deltas and all(isinstance(d, TextDelta) and d.structured_output for d in deltas)
     assert json.loads(response.message.text) == {"answer": 4}
     assert emu.requests[0].body["response_format"] == {
@@ -354,7 +329,7 @@ async def test_429_maps_to_rate_limit_with_retry_after_and_no_sdk_retry(
 ) -> None:
     emu.push(Fault(status=429, retry_after=3, message="slow down"))
     with pytest.raises(RateLimitError) as info:
-        await _collect(_client(emu), _request())
+        await collect(_client(emu), _request())
     error = info.value
     assert error.retryable and error.before_stream
     assert error.retry_after == 3.0
@@ -372,7 +347,7 @@ async def test_status_faults_map_by_status(
 ) -> None:
     emu.push(Fault(status=status, retry_after_ms=1500))
     with pytest.raises(kind) as info:
-        await _collect(_client(emu), _request())
+        await collect(_client(emu), _request())
     assert getattr(info.value, "status_code", None) == status
     assert emu.request_count == 1
 
@@ -380,7 +355,7 @@ async def test_status_faults_map_by_status(
 async def test_unpaired_tool_round_is_a_400(emu: ProviderEmulator) -> None:
     orphan = Message("tool", (ToolResultPart("call_nope", "t", (TextPart("x"),)),))
     with pytest.raises(BadRequestError, match="tool_call_id"):
-        await _collect(_client(emu), _request(user_text("hi"), orphan))
+        await collect(_client(emu), _request(user_text("hi"), orphan))
     assert emu.remaining_steps == 0
 
 
@@ -403,7 +378,7 @@ async def test_mid_stream_error_chunk_is_interrupted_with_partial_usage(
 async def test_disconnect_is_interrupted_with_partial_usage(emu: ProviderEmulator) -> None:
     emu.push(Fault("disconnect", partial_text="cut", input_tokens=9))
     with pytest.raises(StreamInterruptedError) as info:
-        await _collect(_client(emu), _request())
+        await collect(_client(emu), _request())
     assert info.value.partial_usage == Usage(input_tokens=9)
     assert info.value.deltas_emitted
 
@@ -414,11 +389,11 @@ async def test_endpoint_from_dpt_env_and_the_argument_wins(
     monkeypatch.setenv("DPT_FIREWORKS_BASE_URL", emu.fireworks_base_url)
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     emu.push(Reply("via env"), Reply("via argument"))
-    _, first = await _collect(FireworksModelClient(row_lookup=_rows()), _request())
+    _, first = await collect(FireworksModelClient(row_lookup=_rows()), _request())
     assert first.message.text == "via env"
 
     monkeypatch.setenv("DPT_FIREWORKS_BASE_URL", "http://127.0.0.1:9/inference/v1")
-    _, second = await _collect(_client(emu), _request())
+    _, second = await collect(_client(emu), _request())
     assert second.message.text == "via argument"
     assert [r.path for r in emu.requests] == ["/inference/v1/chat/completions"] * 2
 
@@ -426,7 +401,7 @@ async def test_endpoint_from_dpt_env_and_the_argument_wins(
 async def test_v1_route_serves_the_same_dialect(emu: ProviderEmulator) -> None:
     emu.push(Reply("plain v1"))
     client = FireworksModelClient(base_url=f"{emu.url}/v1", row_lookup=_rows())
-    _, response = await _collect(client, _request())
+    _, response = await collect(client, _request())
     assert response.message.text == "plain v1"
     assert emu.requests[0].path == "/v1/chat/completions"
 
@@ -446,7 +421,7 @@ async def test_fireworks_key_only_and_no_openai_headers(
     monkeypatch.setenv("OPENAI_ORG_ID", "org-must-not-leak")
     monkeypatch.setenv("OPENAI_PROJECT_ID", "proj-must-not-leak")
     emu.push(Reply("ok"))
-    await _collect(_client(emu), _request())
+    await collect(_client(emu), _request())
     headers = emu.requests[0].headers
     assert headers["authorization"] == "Bearer fw-key-for-this-test"
     assert "openai-organization" not in headers and "openai-project" not in headers
@@ -457,7 +432,7 @@ async def test_missing_key_fails_before_any_request(
 ) -> None:
     monkeypatch.delenv("FIREWORKS_API_KEY")
     with pytest.raises(AuthenticationError, match="FIREWORKS_API_KEY"):
-        await _collect(_client(emu), _request())
+        await collect(_client(emu), _request())
     assert emu.request_count == 0
 
 
@@ -470,7 +445,7 @@ async def test_shared_clients_per_key_and_an_own_client_for_an_explicit_key(
 
     own = _client(emu, api_key="fw-explicit-key-123")
     emu.push(Reply("mine"))
-    _, response = await _collect(own, _request())
+    _, response = await collect(own, _request())
     assert response.message.text == "mine"
     assert emu.requests[0].headers["authorization"] == "Bearer fw-explicit-key-123"
     mine = own._sdk_client(sdk)

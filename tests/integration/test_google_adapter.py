@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import base64
 import logging
-import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 
 import httpx2
 import pytest
+from adapter_helpers import collect
 
 from doc_processing_toolkit.adapters.providers.google import (
     GoogleHistoryCodec,
@@ -35,7 +34,6 @@ from doc_processing_toolkit.domain.messages import (
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import (
     ModelRequest,
-    ModelResponse,
     StreamItem,
     TextDelta,
     ThinkingDelta,
@@ -43,6 +41,7 @@ from doc_processing_toolkit.domain.requests import (
     Usage,
 )
 from doc_processing_toolkit.domain.tools import ForcedTool, ToolSpec
+from doc_processing_toolkit.testing.contract import unreachable_url
 from doc_processing_toolkit.testing.emulator import ProviderEmulator
 from doc_processing_toolkit.testing.emulator.google_wire import field, validate_request
 from doc_processing_toolkit.testing.script import Fault, Reply, ThinkingBlock, ToolCall
@@ -73,43 +72,13 @@ def _google_env(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-@pytest.fixture(scope="module")
-def _server() -> Iterator[ProviderEmulator]:
-    with ProviderEmulator() as emu:
-        yield emu
-
-
-@pytest.fixture
-def emu(_server: ProviderEmulator) -> ProviderEmulator:
-    _server.reset()
-    _server.default = None
-    return _server
-
-
 def _request(*messages: Message, **kwargs: object) -> ModelRequest:
     return ModelRequest(model=MODEL, messages=messages or (user_text("hi"),), **kwargs)  # type: ignore[arg-type]
-
-
-async def _collect(
-    client: GoogleModelClient, request: ModelRequest
-) -> tuple[list[StreamItem], ModelResponse]:
-    items = [item async for item in client.stream(request)]
-    last = items[-1]
-    assert isinstance(last, ModelResponse)
-    assert not any(isinstance(i, ModelResponse) for i in items[:-1])
-    return items[:-1], last
 
 
 def _bytes(signature: str) -> bytes:
     """The bytes of a base64 signature in either alphabet (the SDK re-encodes URL-safe)."""
     return base64.urlsafe_b64decode(signature.replace("+", "-").replace("/", "_"))
-
-
-def _dead_url() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
 
 
 # -- text, tools, thinking ------------------------------------------------------------------
@@ -119,7 +88,7 @@ async def test_text_streams_in_order(emu: ProviderEmulator) -> None:
     text = "Hello, Gemini streaming! Deltas arrive in order."
     emu.push(Reply(text, chunk_size=6, input_tokens=12, output_tokens=9))
     client = GoogleModelClient(base_url=emu.google_base_url, default_headers={"x-team": "docs"})
-    deltas, response = await _collect(client, _request(system="Be brief.", temperature=0.2))
+    deltas, response = await collect(client, _request(system="Be brief.", temperature=0.2))
 
     assert [d.text for d in deltas if isinstance(d, TextDelta)] == [
         text[i : i + 6] for i in range(0, len(text), 6)
@@ -152,7 +121,7 @@ async def test_two_parallel_function_calls(emu: ProviderEmulator) -> None:
         )
     )
     client = GoogleModelClient(base_url=emu.google_base_url)
-    deltas, response = await _collect(client, _request(tools=TOOLS, tool_choice="required"))
+    deltas, response = await collect(client, _request(tools=TOOLS, tool_choice="required"))
 
     calls = response.message.tool_calls
     assert [(type(d), getattr(d, "name", None)) for d in deltas] == [
@@ -184,7 +153,7 @@ async def test_two_parallel_function_calls(emu: ProviderEmulator) -> None:
     )
     emu.push(Reply("Done."))
     history = (user_text("hi"), response.message, results)
-    _, final = await _collect(client, _request(*history, tools=TOOLS))
+    _, final = await collect(client, _request(*history, tools=TOOLS))
     assert final.message.text == "Done."
     replayed = emu.requests[1].body["contents"]
     assert replayed[1]["parts"][0]["functionCall"] == {
@@ -204,7 +173,7 @@ async def test_allow_list_is_sent_as_any_with_names_and_logged(
     emu.push(Reply(tool_calls=(ToolCall("get_time", {}),)))
     client = GoogleModelClient(base_url=emu.google_base_url)
     choice = ForcedTool(("get_weather", "get_time"))
-    await _collect(client, _request(tools=TOOLS, tool_choice=choice))
+    await collect(client, _request(tools=TOOLS, tool_choice=choice))
 
     assert emu.requests[0].body["toolConfig"] == {
         "functionCallingConfig": {
@@ -223,7 +192,7 @@ async def test_tool_choice_naming_nothing_usable_warns(
     caplog.set_level(logging.INFO, logger=_CLIENT_LOGGER)
     emu.push(Reply("ok"))
     client = GoogleModelClient(base_url=emu.google_base_url)
-    await _collect(client, _request(tools=TOOLS, tool_choice=ForcedTool("nope")))
+    await collect(client, _request(tools=TOOLS, tool_choice=ForcedTool("nope")))
     assert emu.requests[0].body["toolConfig"] == {"functionCallingConfig": {"mode": "AUTO"}}
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert any("nothing usable" in w for w in warnings)
@@ -242,7 +211,7 @@ async def test_thought_parts_and_signatures_replay_byte_identical(emu: ProviderE
         )
     )
     client = GoogleModelClient(base_url=emu.google_base_url)
-    deltas, first = await _collect(
+    deltas, first = await collect(
         client, _request(tools=TOOLS, thinking={"level": "low", "include_thoughts": True})
     )
     assert "".join(d.text for d in deltas if isinstance(d, ThinkingDelta)) == (
@@ -262,7 +231,7 @@ async def test_thought_parts_and_signatures_replay_byte_identical(emu: ProviderE
     call = first.message.tool_calls[0]
     results = Message("tool", (ToolResultPart(call.id, call.name, (TextPart("cold"),)),))
     history = (user_text("hi"), first.message, results)
-    _, second = await _collect(client, _request(*history, tools=TOOLS))
+    _, second = await collect(client, _request(*history, tools=TOOLS))
     (second_call,) = second.message.tool_calls
     assert second_call.provider_details is not None
     sent_sig = second_call.provider_details["google"]["thought_signature"]
@@ -270,7 +239,7 @@ async def test_thought_parts_and_signatures_replay_byte_identical(emu: ProviderE
 
     emu.push(Reply("Cold and noon."))
     results2 = Message("tool", (ToolResultPart(second_call.id, "get_time", (TextPart("12"),)),))
-    await _collect(client, _request(*history, second.message, results2, tools=TOOLS))
+    await collect(client, _request(*history, second.message, results2, tools=TOOLS))
     replay = emu.requests[2].body["contents"]
     model_parts = replay[1]["parts"]
     replayed_thought = [p for p in model_parts if p.get("thought")]
@@ -296,7 +265,7 @@ async def test_usage_folds_thoughts_into_output(emu: ProviderEmulator) -> None:
         )
     )
     client = GoogleModelClient(base_url=emu.google_base_url)
-    _, response = await _collect(client, _request())
+    _, response = await collect(client, _request())
     assert response.usage == Usage(
         input_tokens=140, output_tokens=30, reasoning_tokens=12, cached_input_tokens=40
     )
@@ -306,7 +275,7 @@ async def test_structured_output_path_a(emu: ProviderEmulator) -> None:
     schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
     emu.push(Reply('{"n": 42}', chunk_size=3))
     client = GoogleModelClient(base_url=emu.google_base_url)
-    deltas, response = await _collect(client, _request(output_schema=schema))
+    deltas, response = await collect(client, _request(output_schema=schema))
     assert deltas and all(isinstance(d, TextDelta) and d.structured_output for d in deltas)
     assert response.message.text == '{"n": 42}'
     config = emu.requests[0].body["generationConfig"]
@@ -317,7 +286,7 @@ async def test_structured_output_path_a(emu: ProviderEmulator) -> None:
 async def test_empty_final_turn_is_reported_as_is(emu: ProviderEmulator) -> None:
     emu.push(Reply(output_tokens=0))
     client = GoogleModelClient(base_url=emu.google_base_url)
-    deltas, response = await _collect(client, _request())
+    deltas, response = await collect(client, _request())
     assert deltas == []
     assert response.message == Message("assistant", (), provider="google")
     assert response.stop_reason == "end_turn"
@@ -344,7 +313,7 @@ async def test_served_tier(
 ) -> None:
     emu.push(Reply("ok", served_tier=served))
     client = GoogleModelClient(base_url=emu.google_base_url)
-    _, response = await _collect(client, _request(service_tier=requested))
+    _, response = await collect(client, _request(service_tier=requested))
     assert (response.served_tier, response.served_tier_source) == expected
     body = emu.requests[0].body
     assert body.get("serviceTier") == (requested.lower() if requested else None)
@@ -359,7 +328,7 @@ async def test_429_maps_to_rate_limit_with_retry_after_and_one_attempt(
     emu.push(Fault(status=429, retry_after=7, message="quota exceeded"))
     client = GoogleModelClient(base_url=emu.google_base_url)
     with pytest.raises(RateLimitError) as info:
-        await _collect(client, _request())
+        await collect(client, _request())
     error = info.value
     assert error.retryable and error.before_stream and not error.deltas_emitted
     assert error.retry_after == 7.0 and error.status_code == 429
@@ -375,7 +344,7 @@ async def test_status_errors(emu: ProviderEmulator, status: int, cls: type[Excep
     emu.push(Fault(status=status))
     client = GoogleModelClient(base_url=emu.google_base_url)
     with pytest.raises(cls):
-        await _collect(client, _request())
+        await collect(client, _request())
     assert emu.request_count == 1
 
 
@@ -399,15 +368,15 @@ async def test_disconnect_mid_stream(emu: ProviderEmulator) -> None:
     emu.push(Fault("disconnect", partial_text="half", input_tokens=5))
     client = GoogleModelClient(base_url=emu.google_base_url)
     with pytest.raises(StreamInterruptedError) as info:
-        await _collect(client, _request())
+        await collect(client, _request())
     assert info.value.partial_usage == Usage(input_tokens=5)
     assert info.value.deltas_emitted
 
 
 async def test_connection_refused_before_stream() -> None:
-    client = GoogleModelClient(base_url=_dead_url())
+    client = GoogleModelClient(base_url=unreachable_url())
     with pytest.raises(ProviderConnectionError) as info:
-        await _collect(client, _request())
+        await collect(client, _request())
     assert info.value.before_stream
 
 
@@ -416,7 +385,7 @@ async def test_error_messages_never_carry_the_key(emu: ProviderEmulator) -> None
     emu.push(Fault(status=401, message=f"API key {secret} not valid"))
     client = GoogleModelClient(api_key=secret, base_url=emu.google_base_url)
     with pytest.raises(AuthenticationError) as info:
-        await _collect(client, _request())
+        await collect(client, _request())
     await client.aclose()
     assert secret not in str(info.value) and secret not in repr(client)
 
@@ -428,9 +397,9 @@ async def test_endpoint_from_dpt_env(
     emu: ProviderEmulator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("DPT_GOOGLE_BASE_URL", emu.google_base_url)
-    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", _dead_url())
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", unreachable_url())
     emu.push(Reply("via dpt env"))
-    _, response = await _collect(GoogleModelClient(), _request())
+    _, response = await collect(GoogleModelClient(), _request())
     assert response.message.text == "via dpt env"
 
 
@@ -439,18 +408,18 @@ async def test_endpoint_from_the_sdk_env(
 ) -> None:
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", emu.google_base_url)
     emu.push(Reply("via sdk env"))
-    _, response = await _collect(GoogleModelClient(), _request())
+    _, response = await collect(GoogleModelClient(), _request())
     assert response.message.text == "via sdk env"
 
 
 async def test_explicit_base_url_wins_and_api_version_env(
     emu: ProviderEmulator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("DPT_GOOGLE_BASE_URL", _dead_url())
+    monkeypatch.setenv("DPT_GOOGLE_BASE_URL", unreachable_url())
     monkeypatch.setenv("DPT_GOOGLE_API_VERSION", "v1beta")
     emu.push(Reply("explicit"))
     client = GoogleModelClient(base_url=emu.google_base_url, timeout=5)
-    _, response = await _collect(client, _request())
+    _, response = await collect(client, _request())
     assert response.message.text == "explicit"
     assert emu.requests[0].path == f"/v1beta/models/{MODEL}:streamGenerateContent"
     assert emu.requests[0].headers["x-server-timeout"] == "5"
@@ -462,16 +431,16 @@ async def test_key_fallbacks(emu: ProviderEmulator, monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("GEMINI_API_KEY", "gemini-api-key-1")
     emu.push(Reply("a"), Reply("b"))
     client = GoogleModelClient(base_url=emu.google_base_url)
-    await _collect(client, _request())
+    await collect(client, _request())
     monkeypatch.delenv("GEMINI_API_KEY")
-    await _collect(client, _request())
+    await collect(client, _request())
     assert [r.headers["x-goog-api-key"] for r in emu.requests] == [
         "gemini-api-key-1",
         "google-api-key-1",
     ]
     monkeypatch.delenv("GOOGLE_API_KEY")
     with pytest.raises(ConfigurationError, match="GOOGLE_GEMINI_API_KEY"):
-        await _collect(client, _request())
+        await collect(client, _request())
 
 
 async def test_shared_and_own_sdk_clients(emu: ProviderEmulator) -> None:
@@ -485,7 +454,7 @@ async def test_shared_and_own_sdk_clients(emu: ProviderEmulator) -> None:
     own_sdk = own._sdk_client(genai, types)
     assert own_sdk is not first._sdk_client(genai, types)
     emu.push(Reply("mine"))
-    _, response = await _collect(own, _request())
+    _, response = await collect(own, _request())
     assert response.message.text == "mine"
     assert emu.requests[0].headers["x-goog-api-key"] == "own-key-123456"
     await own.aclose()

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from adapter_helpers import collect
 
 from doc_processing_toolkit.adapters.providers.openai import (
     OpenAIHistoryCodec,
@@ -35,7 +34,6 @@ from doc_processing_toolkit.domain.messages import (
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import (
     ModelRequest,
-    ModelResponse,
     StreamItem,
     TextDelta,
     ThinkingDelta,
@@ -43,6 +41,7 @@ from doc_processing_toolkit.domain.requests import (
     Usage,
 )
 from doc_processing_toolkit.domain.tools import ForcedTool, ToolSpec
+from doc_processing_toolkit.testing.contract import unreachable_url
 from doc_processing_toolkit.testing.emulator import ProviderEmulator
 from doc_processing_toolkit.testing.emulator.openai_wire import openai_base_url
 from doc_processing_toolkit.testing.script import Fault, Reply, ThinkingBlock, ToolCall
@@ -56,22 +55,6 @@ REASONING_ROW = ModelInfo(
     supports_thinking=True,
     supported_reasoning_values=("low", "medium", "high"),
 )
-_ENV = ("OPENAI_BASE_URL", "DPT_OPENAI_BASE_URL")
-
-
-@pytest.fixture(scope="module")
-def _server() -> Iterator[ProviderEmulator]:
-    with ProviderEmulator() as emu:
-        yield emu
-
-
-@pytest.fixture
-def emu(_server: ProviderEmulator, monkeypatch: pytest.MonkeyPatch) -> ProviderEmulator:
-    for var in _ENV:
-        monkeypatch.delenv(var, raising=False)
-    _server.reset()
-    _server.default = None
-    return _server
 
 
 def _client(emu: ProviderEmulator, **kwargs: Any) -> OpenAIModelClient:
@@ -86,23 +69,13 @@ def _request(*messages: Message, **kwargs: Any) -> ModelRequest:
     return ModelRequest(model=MODEL, messages=messages or (user_text("hi"),), **kwargs)
 
 
-async def _collect(
-    client: OpenAIModelClient, request: ModelRequest
-) -> tuple[list[StreamItem], ModelResponse]:
-    items = [item async for item in client.stream(request)]
-    last = items[-1]
-    assert isinstance(last, ModelResponse)
-    assert not any(isinstance(i, ModelResponse) for i in items[:-1])
-    return items[:-1], last
-
-
 # -- text ------------------------------------------------------------------------------------------
 
 
 async def test_text_streams_in_order(emu: ProviderEmulator) -> None:
     text = "Hello, streaming world! Deltas arrive in order."
     emu.push(Reply(text, chunk_size=5))
-    deltas, response = await _collect(_client(emu), _request(system="Be brief."))
+    deltas, response = await collect(_client(emu), _request(system="Be brief."))
 
     assert [d.text for d in deltas if isinstance(d, TextDelta)] == [
         text[i : i + 5] for i in range(0, len(text), 5)
@@ -128,9 +101,9 @@ async def test_text_streams_in_order(emu: ProviderEmulator) -> None:
 async def test_the_reply_replays_as_history(emu: ProviderEmulator) -> None:
     emu.push(Reply("first answer"), Reply("second answer"))
     client = _client(emu)
-    _, first = await _collect(client, _request())
+    _, first = await collect(client, _request())
     history = (user_text("hi"), first.message, user_text("and?"))
-    _, second = await _collect(client, _request(*history))
+    _, second = await collect(client, _request(*history))
     assert second.message.text == "second answer"
     sent = emu.requests[1].body["input"]
     assert sent[1] == first.raw["output"][0]  # type: ignore[index]
@@ -170,7 +143,7 @@ async def test_two_parallel_function_calls_and_their_results(emu: ProviderEmulat
     )
     client = _client(emu)
     request = _request(tools=(_WEATHER, _TIME), provider_options={"parallel_tool_calls": True})
-    deltas, response = await _collect(client, request)
+    deltas, response = await collect(client, request)
 
     calls = [d for d in deltas if isinstance(d, ToolCallDelta)]
     assert calls == [ToolCallDelta("call_w", "get_weather"), ToolCallDelta("call_t", "get_time")]
@@ -196,7 +169,7 @@ async def test_two_parallel_function_calls_and_their_results(emu: ProviderEmulat
             ToolResultPart("call_t", "get_time", (TextPart("14:00"),)),
         ),
     )
-    _, final = await _collect(
+    _, final = await collect(
         client, request.with_messages((user_text("hi"), response.message, results))
     )
     assert final.message.text == "Sunny, 14:00."
@@ -218,14 +191,14 @@ async def test_two_parallel_function_calls_and_their_results(emu: ProviderEmulat
 async def test_forced_tool_choice(emu: ProviderEmulator) -> None:
     emu.push(Reply(tool_calls=(ToolCall("get_time", {"tz": "UTC"}),)))
     request = _request(tools=(_TIME,), tool_choice=ForcedTool("get_time"))
-    await _collect(_client(emu), request)
+    await collect(_client(emu), request)
     assert emu.requests[0].body["tool_choice"] == {"type": "function", "name": "get_time"}
 
 
 async def test_tool_choice_list_is_refused_before_sending(emu: ProviderEmulator) -> None:
     request = _request(tools=(_TIME,), tool_choice=ForcedTool(("get_time", "x")))
     with pytest.raises(ValueError, match="Google-only"):
-        await _collect(_client(emu), request)
+        await collect(_client(emu), request)
     assert emu.request_count == 0
 
 
@@ -245,7 +218,7 @@ async def test_reasoning_summary_and_encrypted_replay(emu: ProviderEmulator) -> 
     )
     client = _reasoning_client(emu)
     request = _request(tools=(_TIME,), thinking={"effort": "low"})
-    deltas, first = await _collect(client, request)
+    deltas, first = await collect(client, request)
 
     body = emu.requests[0].body
     assert body["reasoning"] == {"effort": "low", "summary": "auto"}
@@ -260,7 +233,7 @@ async def test_reasoning_summary_and_encrypted_replay(emu: ProviderEmulator) -> 
     assert first.usage.reasoning_tokens == 12 and first.usage.output_tokens == 30
 
     results = Message("tool", (ToolResultPart("call_1", "get_time", (TextPart("12:00"),)),))
-    _, second = await _collect(
+    _, second = await collect(
         client, request.with_messages((user_text("hi"), first.message, results))
     )
     assert second.message.text == "It is noon."
@@ -274,7 +247,7 @@ async def test_reasoning_model_without_thinking_keeps_encrypted_items(
     emu: ProviderEmulator,
 ) -> None:
     emu.push(Reply("ok", thinking=(ThinkingBlock("hidden"),)))
-    deltas, response = await _collect(_reasoning_client(emu), _request())
+    deltas, response = await collect(_reasoning_client(emu), _request())
     body = emu.requests[0].body
     assert "reasoning" not in body and body["include"] == ["reasoning.encrypted_content"]
     assert not any(isinstance(d, ThinkingDelta) for d in deltas)  # no summary was asked for
@@ -285,7 +258,7 @@ async def test_reasoning_model_without_thinking_keeps_encrypted_items(
 async def test_tampered_encrypted_reasoning_is_refused(emu: ProviderEmulator) -> None:
     emu.push(Reply("a", thinking=(ThinkingBlock("t"),)))
     client = _reasoning_client(emu)
-    _, first = await _collect(client, _request(thinking={"effort": "low"}))
+    _, first = await collect(client, _request(thinking={"effort": "low"}))
     reasoning = first.message.parts[0]
     assert isinstance(reasoning, ReasoningPart)
     item = dict((reasoning.provider_details or {})["item"])
@@ -294,7 +267,7 @@ async def test_tampered_encrypted_reasoning_is_refused(emu: ProviderEmulator) ->
         "assistant", (ReasoningPart("t", "openai", {"item": item}), *first.message.parts[1:])
     )
     with pytest.raises(BadRequestError, match="could not be verified"):
-        await _collect(client, _request(user_text("hi"), forged, user_text("again")))
+        await collect(client, _request(user_text("hi"), forged, user_text("again")))
     assert emu.remaining_steps == 0
 
 
@@ -309,7 +282,7 @@ async def test_structured_output_path_a(emu: ProviderEmulator) -> None:
         "properties": {"city": {"type": "string"}, "temp": {"type": "integer"}},
         "required": ["city"],
     }
-    deltas, response = await _collect(_client(emu), _request(output_schema=schema))
+    deltas, response = await collect(_client(emu), _request(output_schema=schema))
     assert deltas and all(isinstance(d, TextDelta) and d.structured_output for d in deltas)
     assert json.loads(response.message.text) == {"city": "Paris", "temp": 21}
     fmt = emu.requests[0].body["text"]["format"]
@@ -332,7 +305,7 @@ async def test_usage_with_cache_reads_writes_and_reasoning(emu: ProviderEmulator
             reasoning_tokens=25,
         )
     )
-    _, response = await _collect(_client(emu), _request())
+    _, response = await collect(_client(emu), _request())
     assert response.usage == Usage(
         input_tokens=1100,
         output_tokens=40,
@@ -350,9 +323,9 @@ async def test_usage_with_cache_reads_writes_and_reasoning(emu: ProviderEmulator
 async def test_served_tier_priority_and_downgrade(emu: ProviderEmulator) -> None:
     emu.push(Reply("fast"), Reply("slow", served_tier="default"), Reply("std"))
     client = _client(emu)
-    _, served = await _collect(client, _request(service_tier="priority"))
-    _, downgraded = await _collect(client, _request(service_tier="priority"))
-    _, standard = await _collect(client, _request(service_tier="standard"))
+    _, served = await collect(client, _request(service_tier="priority"))
+    _, downgraded = await collect(client, _request(service_tier="priority"))
+    _, standard = await collect(client, _request(service_tier="standard"))
 
     assert [r.body["service_tier"] for r in emu.requests] == ["priority", "priority", "default"]
     assert (served.served_tier, served.served_tier_source) == ("priority", "body")
@@ -362,7 +335,7 @@ async def test_served_tier_priority_and_downgrade(emu: ProviderEmulator) -> None
 
 async def test_max_output_tokens_ends_incomplete(emu: ProviderEmulator) -> None:
     emu.push(Reply("cut sh", stop_reason="max_tokens"))
-    _, response = await _collect(_client(emu), _request(max_tokens=5))
+    _, response = await collect(_client(emu), _request(max_tokens=5))
     assert emu.requests[0].body["max_output_tokens"] == 5
     assert response.stop_reason == "max_tokens" and response.message.text == "cut sh"
 
@@ -370,7 +343,7 @@ async def test_max_output_tokens_ends_incomplete(emu: ProviderEmulator) -> None:
 async def test_provider_options_reach_the_wire(emu: ProviderEmulator) -> None:
     emu.push(Reply("ok"))
     options = {"verbosity_config": "low", "prompt_cache_key": "k", "extra_body": {"x_y": 1}}
-    await _collect(_client(emu), _request(provider_options=options))
+    await collect(_client(emu), _request(provider_options=options))
     body = emu.requests[0].body
     assert body["text"] == {"verbosity": "low"}
     assert body["prompt_cache_key"] == "k" and body["x_y"] == 1
@@ -391,7 +364,7 @@ async def test_429_retry_after_is_parsed_and_not_retried_by_the_sdk(
 ) -> None:
     emu.push(fault, Reply("never reached"))
     with pytest.raises(RateLimitError) as info:
-        await _collect(_client(emu), _request())
+        await collect(_client(emu), _request())
     error = info.value
     assert error.retry_after == pytest.approx(seconds)
     assert error.status_code == 429 and error.before_stream and error.retryable
@@ -405,7 +378,7 @@ async def test_429_retry_after_is_parsed_and_not_retried_by_the_sdk(
 async def test_status_errors_map(emu: ProviderEmulator, status: int, cls: type[Exception]) -> None:
     emu.push(Fault(status=status, message="nope"))
     with pytest.raises(cls, match="nope"):
-        await _collect(_client(emu), _request())
+        await collect(_client(emu), _request())
     assert emu.request_count == 1
 
 
@@ -431,7 +404,7 @@ async def test_in_stream_error_codes(
 ) -> None:
     emu.push(Fault("stream_error", error_type=code, message="in-band"))
     with pytest.raises(cls) as info:
-        await _collect(_client(emu), _request())
+        await collect(_client(emu), _request())
     assert info.value.retryable is retryable
     assert info.value.deltas_emitted is False
 
@@ -439,20 +412,17 @@ async def test_in_stream_error_codes(
 async def test_disconnect_mid_stream(emu: ProviderEmulator) -> None:
     emu.push(Fault("disconnect", partial_text="abc"))
     with pytest.raises(StreamInterruptedError) as info:
-        await _collect(_client(emu), _request())
+        await collect(_client(emu), _request())
     assert info.value.deltas_emitted and not info.value.before_stream
 
 
 def _dead_url() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}/v1"
+    return f"{unreachable_url()}/v1"
 
 
 async def test_connection_refused() -> None:
     with pytest.raises(ProviderConnectionError) as info:
-        await _collect(OpenAIModelClient(base_url=_dead_url(), api_key="sk-secret-1"), _request())
+        await collect(OpenAIModelClient(base_url=_dead_url(), api_key="sk-secret-1"), _request())
     assert info.value.before_stream and info.value.retryable
     assert "sk-secret-1" not in str(info.value)
 
@@ -465,7 +435,7 @@ async def test_endpoint_from_openai_base_url(
 ) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", openai_base_url(emu))
     emu.push(Reply("via sdk env"))
-    _, response = await _collect(OpenAIModelClient(), _request())
+    _, response = await collect(OpenAIModelClient(), _request())
     assert response.message.text == "via sdk env"
 
 
@@ -475,7 +445,7 @@ async def test_dpt_env_wins_over_the_sdk_env(
     monkeypatch.setenv("OPENAI_BASE_URL", _dead_url())
     monkeypatch.setenv("DPT_OPENAI_BASE_URL", emu.openai_base_url)
     emu.push(Reply("via dpt env"))
-    _, response = await _collect(OpenAIModelClient(), _request())
+    _, response = await collect(OpenAIModelClient(), _request())
     assert response.message.text == "via dpt env"
 
 
@@ -485,15 +455,15 @@ async def test_argument_wins_over_both_env_vars(
     monkeypatch.setenv("OPENAI_BASE_URL", _dead_url())
     monkeypatch.setenv("DPT_OPENAI_BASE_URL", _dead_url())
     emu.push(Reply("via argument"))
-    _, response = await _collect(_client(emu), _request())
+    _, response = await collect(_client(emu), _request())
     assert response.message.text == "via argument"
 
 
 async def test_explicit_key_gets_its_own_client(emu: ProviderEmulator) -> None:
     emu.push(Reply("one"), Reply("two"))
     client = _client(emu, api_key="sk-own-key", default_headers={"x-team": "docs"})
-    await _collect(client, _request())
-    await _collect(client, _request())
+    await collect(client, _request())
+    await collect(client, _request())
     headers = [r.headers for r in emu.requests]
     assert all(h["authorization"] == "Bearer sk-own-key" for h in headers)
     assert all(h["x-team"] == "docs" for h in headers)
@@ -507,8 +477,8 @@ async def test_explicit_key_gets_its_own_client(emu: ProviderEmulator) -> None:
 async def test_shared_clients_are_reused(emu: ProviderEmulator) -> None:
     emu.push(Reply("a"), Reply("b"))
     first, second = _client(emu), _client(emu)
-    await _collect(first, _request())
-    await _collect(second, _request())
+    await collect(first, _request())
+    await collect(second, _request())
     assert not first._own.clients() and not second._own.clients()
     await first.aclose()  # a shared client stays open
 
@@ -585,7 +555,7 @@ async def test_missing_key_is_a_configuration_error(
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY")
     with pytest.raises(ConfigurationError, match="OPENAI_API_KEY"):
-        await _collect(_client(emu), _request())
+        await collect(_client(emu), _request())
     assert emu.request_count == 0
 
 

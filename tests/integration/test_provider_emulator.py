@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
 
 import httpx2
 import pytest
@@ -22,19 +21,6 @@ from doc_processing_toolkit.testing.emulator import (
 from doc_processing_toolkit.testing.script import Fault, Reply, ThinkingBlock, ToolCall
 
 BODY = {"model": "claude-emu", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}
-
-
-@pytest.fixture(scope="module")
-def _server() -> Iterator[ProviderEmulator]:
-    with ProviderEmulator() as emu:
-        yield emu
-
-
-@pytest.fixture
-def emu(_server: ProviderEmulator) -> ProviderEmulator:
-    _server.reset()
-    _server.default = None
-    return _server
 
 
 def _events(raw: str) -> list[tuple[str, dict[str, object]]]:

@@ -1,0 +1,41 @@
+"""Setup shared by the provider adapter tests: one loopback ProviderEmulator per test module,
+handed to each test reset (empty script, no default reply) and with no endpoint variable
+pointing a client elsewhere. Plain helpers live in ``adapter_helpers``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from doc_processing_toolkit.testing.emulator import ProviderEmulator
+
+pytest.register_assert_rewrite("adapter_helpers")  # imported by the test modules, later
+
+ENDPOINT_ENVS = (
+    "DPT_ANTHROPIC_BASE_URL",
+    "ANTHROPIC_BASE_URL",
+    "DPT_OPENAI_BASE_URL",
+    "OPENAI_BASE_URL",
+    "DPT_FIREWORKS_BASE_URL",
+    "DPT_GOOGLE_BASE_URL",
+    "GOOGLE_GEMINI_BASE_URL",
+)
+"""Every variable that moves a provider client's endpoint (cleared for each test)."""
+
+
+@pytest.fixture(scope="module")
+def emulator_server() -> Iterator[ProviderEmulator]:
+    """One running emulator for the test module."""
+    with ProviderEmulator() as emu:
+        yield emu
+
+
+@pytest.fixture
+def emu(emulator_server: ProviderEmulator, monkeypatch: pytest.MonkeyPatch) -> ProviderEmulator:
+    """The module's emulator, reset, with no endpoint variable set."""
+    for var in ENDPOINT_ENVS:
+        monkeypatch.delenv(var, raising=False)
+    emulator_server.reset()
+    emulator_server.default = None
+    return emulator_server
