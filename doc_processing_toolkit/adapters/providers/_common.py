@@ -29,12 +29,16 @@ from doc_processing_toolkit.domain.errors import (
     ProviderConnectionError,
     ProviderError,
     ProviderTimeoutError,
+    StreamInterruptedError,
+    status_error_class,
 )
 from doc_processing_toolkit.domain.registry import ModelInfo
+from doc_processing_toolkit.domain.requests import StreamDelta, Usage
 
 __all__ = [
     "LoopClientCache",
     "SdkModelClient",
+    "StreamProgress",
     "WireExtras",
     "close_sdk_client",
     "import_sdk",
@@ -200,6 +204,49 @@ class WireExtras(Protocol):
         ...
 
 
+class EventAssembler(Protocol):
+    """What :class:`StreamProgress` needs of a provider's stream assembler."""
+
+    def feed(self, event: Mapping[str, Any]) -> Sequence[StreamDelta]:
+        """The deltas one wire event completes."""
+        ...
+
+    def partial_usage(self) -> Usage | None:
+        """The usage reported so far (None before any)."""
+        ...
+
+
+class StreamProgress:
+    """One SDK event stream in flight: feeds its events to the assembler and remembers
+    whether a delta went out, for the errors a broken stream raises."""
+
+    __slots__ = ("assembler", "emitted", "provider", "request_id")
+
+    def __init__(self, provider: str, assembler: EventAssembler, request_id: str | None) -> None:
+        self.provider = provider
+        self.assembler = assembler
+        self.request_id = request_id
+        self.emitted = False
+        """Whether a delta was handed out (so a retry would repeat it)."""
+
+    def feed(self, event: Any) -> Sequence[StreamDelta]:
+        """The deltas of one SDK event (its ``to_dict(mode="json")`` fed to the assembler)."""
+        deltas = self.assembler.feed(event.to_dict(mode="json"))
+        if deltas:
+            self.emitted = True
+        return deltas
+
+    def interrupted(self, text: str) -> StreamInterruptedError:
+        """The error for a stream that broke or ended early, with what it got so far."""
+        return StreamInterruptedError(
+            text,
+            provider=self.provider,
+            request_id=self.request_id,
+            partial_usage=self.assembler.partial_usage(),
+            deltas_emitted=self.emitted,
+        )
+
+
 async def close_sdk_client(client: Any) -> None:
     """Close an SDK client that has an async ``close()`` (anthropic, openai)."""
     await client.close()
@@ -301,6 +348,24 @@ class SdkModelClient:
             shared=self._api_key is None,
         )
 
+    def _own_or_shared_client(
+        self, shared: LoopClientCache, new: Callable[[str | None, str | None], Any]
+    ) -> Any:
+        """The SDK client for the endpoint: this instance's own for an explicit ``api_key``,
+        else the one ``shared`` holds for the environment's key and endpoint (the SDK reads
+        the key itself). ``new(api_key, base_url)`` builds a client."""
+        base_url, source = self._endpoint()
+        self._log_endpoint(base_url, source)
+        if self._api_key is not None:
+            return self._own.get(None, lambda: new(self._api_key, base_url))
+        sdk_env = self.SDK_BASE_URL_ENV
+        key = (
+            *(os.environ.get(name) for name in self.API_KEY_ENVS),
+            base_url,
+            os.environ.get(sdk_env) if base_url is None and sdk_env else None,
+        )
+        return shared.get(key, lambda: new(None, base_url))
+
     async def aclose(self) -> None:
         """Close this instance's own SDK client (a shared one is left open)."""
         await self._own.close_current_loop()
@@ -381,6 +446,22 @@ class SdkModelClient:
             raise self._request_failed(exc, timeout=True) from exc
         except sdk.APIConnectionError as exc:
             raise self._request_failed(exc, timeout=False) from exc
+
+    def _api_status_error(
+        self, exc: Any, text: str, *, error_type: str | None, before_stream: bool = True
+    ) -> ProviderError:
+        """The error for an ``anthropic`` / ``openai`` SDK ``APIStatusError``: the class for
+        its status, with its retry-after and request id; ``text`` (redacted) describes it."""
+        status = int(exc.status_code)
+        return status_error_class(status)(
+            text,
+            provider=self.provider,
+            status_code=status,
+            retry_after=parse_retry_after(exc.response.headers),
+            request_id=getattr(exc, "request_id", None),
+            before_stream=before_stream,
+            error_type=error_type,
+        )
 
     def _request_failed(self, exc: BaseException, *, timeout: bool) -> ProviderError:
         """The error for a request that got no response: it timed out or did not connect."""

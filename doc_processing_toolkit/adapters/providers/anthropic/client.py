@@ -13,13 +13,13 @@ its connection pool is (``run_sync`` runs each call on a fresh loop).
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator
 from typing import Any
 
 from doc_processing_toolkit.adapters.providers._common import (
     LoopClientCache,
     SdkModelClient,
+    StreamProgress,
     close_sdk_client,
     import_sdk,
     parse_retry_after,
@@ -38,7 +38,6 @@ from doc_processing_toolkit.domain.errors import (
     ProviderError,
     ProviderTimeoutError,
     StreamInterruptedError,
-    status_error_class,
 )
 from doc_processing_toolkit.domain.requests import ModelRequest, StreamItem, Usage
 
@@ -82,16 +81,9 @@ class AnthropicModelClient(SdkModelClient):
         return sdk.AsyncAnthropic(api_key=api_key, base_url=base_url, max_retries=0)
 
     def _sdk_client(self, sdk: Any) -> Any:
-        base_url, source = self._endpoint()
-        self._log_endpoint(base_url, source)
-        if self._api_key is not None:
-            return self._own.get(None, lambda: self._new_sdk_client(sdk, self._api_key, base_url))
-        key = (
-            os.environ.get(_API_KEY_ENV),
-            base_url,
-            os.environ.get(SDK_BASE_URL_ENV) if base_url is None else None,
+        return self._own_or_shared_client(
+            _SHARED, lambda api_key, base_url: self._new_sdk_client(sdk, api_key, base_url)
         )
-        return _SHARED.get(key, lambda: self._new_sdk_client(sdk, None, base_url))
 
     # -- requests ------------------------------------------------------------------------
 
@@ -128,35 +120,24 @@ class AnthropicModelClient(SdkModelClient):
             client.messages.create(**wire.params, stream=True, **self._call_options(wire)),
             lambda exc: self._status_error(exc, before_stream=True),
         )
-
-        request_id = events.response.headers.get("request-id")
-        emitted = False
+        progress = StreamProgress(PROVIDER, assembler, events.response.headers.get("request-id"))
         try:
             async for event in events:
-                for delta in assembler.feed(event.to_dict(mode="json")):
-                    emitted = True
+                for delta in progress.feed(event):
                     yield delta
         except sdk.APIStatusError as exc:
-            raise self._stream_error_event(exc, assembler, emitted, request_id) from exc
+            raise self._stream_error_event(
+                exc, assembler, progress.emitted, progress.request_id
+            ) from exc
         except (sdk.APIError, httpx2.HTTPError) as exc:
-            raise StreamInterruptedError(
-                self._redact(f"anthropic: the stream broke: {type(exc).__name__}: {exc}"),
-                provider=PROVIDER,
-                request_id=request_id,
-                partial_usage=assembler.partial_usage(),
-                deltas_emitted=emitted,
+            raise progress.interrupted(
+                self._redact(f"anthropic: the stream broke: {type(exc).__name__}: {exc}")
             ) from exc
         finally:
             await events.close()
         if not assembler.complete:
-            raise StreamInterruptedError(
-                "anthropic: the stream ended before message_stop",
-                provider=PROVIDER,
-                request_id=request_id,
-                partial_usage=assembler.partial_usage(),
-                deltas_emitted=emitted,
-            )
-        yield assembler.response(requested_model=request.model, request_id=request_id)
+            raise progress.interrupted("anthropic: the stream ended before message_stop")
+        yield assembler.response(requested_model=request.model, request_id=progress.request_id)
 
     async def count_tokens(self, request: ModelRequest) -> int:
         """Input tokens of ``request`` by the provider's count_tokens endpoint."""
@@ -190,15 +171,11 @@ class AnthropicModelClient(SdkModelClient):
         return self._redact(f"anthropic {where} {kind}: {detail}")
 
     def _status_error(self, exc: Any, *, before_stream: bool) -> ProviderError:
-        status = int(exc.status_code)
-        return status_error_class(status)(
+        return self._api_status_error(
+            exc,
             self._describe(exc),
-            provider=PROVIDER,
-            status_code=status,
-            retry_after=parse_retry_after(exc.response.headers),
-            request_id=getattr(exc, "request_id", None),
-            before_stream=before_stream,
             error_type=getattr(exc, "type", None),
+            before_stream=before_stream,
         )
 
     def _stream_error_event(

@@ -31,9 +31,9 @@ from doc_processing_toolkit._logging import get_logger, register_secret
 from doc_processing_toolkit.adapters.providers._common import (
     LoopClientCache,
     SdkModelClient,
+    StreamProgress,
     close_sdk_client,
     import_sdk,
-    parse_retry_after,
     with_cause,
 )
 from doc_processing_toolkit.adapters.providers.fireworks.dialect import PROVIDER
@@ -47,7 +47,6 @@ from doc_processing_toolkit.domain.errors import (
     AuthenticationError,
     ProviderError,
     StreamInterruptedError,
-    status_error_class,
 )
 from doc_processing_toolkit.domain.requests import ModelRequest, StreamItem
 
@@ -172,24 +171,17 @@ class FireworksModelClient(SdkModelClient):
 
         headers = chunks.response.headers
         request_id = headers.get("x-request-id") or headers.get("fireworks-request-id")
-        emitted = False
+        progress = StreamProgress(PROVIDER, assembler, request_id)
         try:
             async for chunk in chunks:
-                for delta in assembler.feed(chunk.to_dict(mode="json")):
-                    emitted = True
+                for delta in progress.feed(chunk):
                     yield delta
         except (sdk.APIError, httpx2.HTTPError) as exc:
-            raise self._stream_error(exc, assembler, emitted, request_id) from exc
+            raise self._stream_error(exc, assembler, progress.emitted, request_id) from exc
         finally:
             await chunks.close()
         if not assembler.complete:
-            raise StreamInterruptedError(
-                "fireworks: the stream ended before a finish_reason",
-                provider=PROVIDER,
-                request_id=request_id,
-                partial_usage=assembler.partial_usage(),
-                deltas_emitted=emitted,
-            )
+            raise progress.interrupted("fireworks: the stream ended before a finish_reason")
         if assembler.think_tags:
             log.debug("fireworks: reasoning arrived as <think> tags", model=request.model)
         metadata: dict[str, Any] = {}
@@ -219,13 +211,9 @@ class FireworksModelClient(SdkModelClient):
         status = int(exc.status_code)
         kind, message = self._error_fields(getattr(exc, "body", None))
         detail = message or str(getattr(exc, "message", exc))
-        return status_error_class(status)(
+        return self._api_status_error(
+            exc,
             self._redact(f"fireworks HTTP {status} {kind or 'error'}: {detail}"),
-            provider=PROVIDER,
-            status_code=status,
-            retry_after=parse_retry_after(exc.response.headers),
-            request_id=getattr(exc, "request_id", None),
-            before_stream=True,
             error_type=kind,
         )
 

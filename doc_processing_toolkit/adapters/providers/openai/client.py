@@ -18,16 +18,15 @@ when no ``api_key`` is given; an explicit ``api_key`` gets its own SDK client, w
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator
 from typing import Any
 
 from doc_processing_toolkit.adapters.providers._common import (
     LoopClientCache,
     SdkModelClient,
+    StreamProgress,
     close_sdk_client,
     import_sdk,
-    parse_retry_after,
 )
 from doc_processing_toolkit.adapters.providers.openai.dialect import PROVIDER
 from doc_processing_toolkit.adapters.providers.openai.mapping import WireRequest, build_request
@@ -40,7 +39,6 @@ from doc_processing_toolkit.domain.errors import (
     RateLimitError,
     ServerError,
     StreamInterruptedError,
-    status_error_class,
 )
 from doc_processing_toolkit.domain.requests import ModelRequest, StreamItem
 
@@ -112,16 +110,9 @@ class OpenAIModelClient(SdkModelClient):
             ) from exc
 
     def _sdk_client(self, sdk: Any) -> Any:
-        base_url, source = self._endpoint()
-        self._log_endpoint(base_url, source)
-        if self._api_key is not None:
-            return self._own.get(None, lambda: self._new_sdk_client(sdk, self._api_key, base_url))
-        key = (
-            os.environ.get(API_KEY_ENV),
-            base_url,
-            os.environ.get(SDK_BASE_URL_ENV) if base_url is None else None,
+        return self._own_or_shared_client(
+            _SHARED, lambda api_key, base_url: self._new_sdk_client(sdk, api_key, base_url)
         )
-        return _SHARED.get(key, lambda: self._new_sdk_client(sdk, None, base_url))
 
     # -- requests ------------------------------------------------------------------------
 
@@ -149,38 +140,25 @@ class OpenAIModelClient(SdkModelClient):
             client.responses.create(**wire.params, stream=True, **self._call_options(wire)),
             self._status_error,
         )
-
-        request_id = events.response.headers.get("x-request-id")
-        emitted = False
+        progress = StreamProgress(PROVIDER, assembler, events.response.headers.get("x-request-id"))
         try:
             async for event in events:
-                for delta in assembler.feed(event.to_dict(mode="json")):
-                    emitted = True
+                for delta in progress.feed(event):
                     yield delta
         except (sdk.APIConnectionError, httpx2.HTTPError) as exc:
-            raise StreamInterruptedError(
-                self._redact(f"openai: the stream broke: {type(exc).__name__}: {exc}"),
-                provider=PROVIDER,
-                request_id=request_id,
-                partial_usage=assembler.partial_usage(),
-                deltas_emitted=emitted,
+            raise progress.interrupted(
+                self._redact(f"openai: the stream broke: {type(exc).__name__}: {exc}")
             ) from exc
         except sdk.APIError as exc:  # an in-band error the SDK raised instead of yielding
             assembler.fail(getattr(exc, "code", None), str(getattr(exc, "message", exc)))
-            raise self._stream_failure(assembler, emitted, request_id) from exc
+            raise self._stream_failure(assembler, progress.emitted, progress.request_id) from exc
         finally:
             await events.close()
         if assembler.failure is not None:
-            raise self._stream_failure(assembler, emitted, request_id)
+            raise self._stream_failure(assembler, progress.emitted, progress.request_id)
         if not assembler.complete:
-            raise StreamInterruptedError(
-                "openai: the stream ended before response.completed",
-                provider=PROVIDER,
-                request_id=request_id,
-                partial_usage=assembler.partial_usage(),
-                deltas_emitted=emitted,
-            )
-        yield assembler.response(requested_model=request.model, request_id=request_id)
+            raise progress.interrupted("openai: the stream ended before response.completed")
+        yield assembler.response(requested_model=request.model, request_id=progress.request_id)
 
     # -- errors --------------------------------------------------------------------------
 
@@ -189,13 +167,9 @@ class OpenAIModelClient(SdkModelClient):
         body = exc.body if isinstance(exc.body, dict) else {}
         detail = body.get("message") or getattr(exc, "message", None) or str(exc)
         kind = getattr(exc, "type", None) or getattr(exc, "code", None) or "error"
-        return status_error_class(status)(
+        return self._api_status_error(
+            exc,
             self._redact(f"openai HTTP {status} {kind}: {detail}"),
-            provider=PROVIDER,
-            status_code=status,
-            retry_after=parse_retry_after(exc.response.headers),
-            request_id=getattr(exc, "request_id", None),
-            before_stream=True,
             error_type=getattr(exc, "type", None) or getattr(exc, "code", None),
         )
 
