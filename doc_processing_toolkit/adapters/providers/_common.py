@@ -1,7 +1,8 @@
 """What every provider adapter shares: endpoint redaction, retry-after parsing, the
-per-event-loop cache of SDK clients, and :class:`SdkModelClient`, the SDK-client plumbing
-(constructor state, endpoint resolution and logging, the own-client cache, ``aclose``,
-error-text redaction) each provider's ModelClient builds on.
+per-event-loop cache of SDK clients, :class:`SdkModelClient` (the SDK-client plumbing each
+provider's ModelClient subclasses: constructor state, endpoint resolution and logging, own
+and shared SDK clients, ``aclose``, error-text redaction, the errors of a failed request)
+and :class:`StreamProgress` (one event stream in flight).
 
 SDK clients (httpx2 connection pools) are bound to the event loop that first used them, so
 they are cached per (event loop, key). ``asyncio.run`` closes its loop when it returns:
@@ -36,6 +37,7 @@ from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import StreamDelta, Usage
 
 __all__ = [
+    "EventAssembler",
     "LoopClientCache",
     "SdkModelClient",
     "StreamProgress",
@@ -260,10 +262,12 @@ class SdkModelClient:
     (for an explicit ``api_key``; :meth:`aclose` closes them). Resolves the endpoint:
     ``base_url`` argument > :attr:`DPT_BASE_URL_ENV` > :meth:`_fallback_endpoint` (by
     default the SDK's own :attr:`SDK_BASE_URL_ENV`, else the SDK's default), and logs it
-    once per endpoint. Helpers for the subclass: :meth:`_row`, the mapping's log lines
-    (:meth:`_log_warnings`, :meth:`_log_mapping`), :meth:`_call_options`, :meth:`_redact`
-    and :meth:`_request_failed`. Log events go to the logger of the subclass's module.
-    The subclass sets the class attributes, builds its SDK clients and streams.
+    once per endpoint. Helpers for the subclass: :meth:`_own_or_shared_client`,
+    :meth:`_row`, the mapping's log lines (:meth:`_log_warnings`, :meth:`_log_mapping`),
+    :meth:`_call_options`, :meth:`_redact`, and for the ``anthropic`` / ``openai`` SDKs
+    :meth:`_open_stream` and :meth:`_api_status_error`. Log events go to the logger of the
+    provider client's module. The subclass sets the class attributes, builds its SDK
+    clients and streams.
     """
 
     _log: ClassVar[Any] = log
