@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
+from doc_processing_toolkit.adapters.providers._wire import WireRequest
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import AnthropicHistoryCodec
 from doc_processing_toolkit.domain.parameter_mapping import (
     ANTHROPIC_MCP_BETA,
@@ -71,26 +71,6 @@ _STOP_REASONS: dict[str, StopReason] = {
 }
 
 _CODEC = AnthropicHistoryCodec()
-
-
-@dataclass(frozen=True, slots=True)
-class WireRequest:
-    """What :func:`build_request` produced for ``client.messages.create``."""
-
-    params: dict[str, Any]
-    """Typed keyword arguments (model, max_tokens, messages, system, tools, ...)."""
-    extra_body: dict[str, Any] = field(default_factory=dict)
-    """Body keys the typed signature lacks."""
-    extra_headers: dict[str, str] = field(default_factory=dict)
-    """Headers the request adds (e.g. ``anthropic-beta``)."""
-    downgraded_tool_choice: str | None = None
-    """The forced tool_choice that was downgraded to auto (the model cannot force tools)."""
-    notes: tuple[str, ...] = ()
-    """What the mapping did that a reader of the DEBUG log should know."""
-    ignored_options: tuple[str, ...] = ()
-    """provider_options keys this adapter does not send."""
-    warnings: tuple[str, ...] = ()
-    """What the client logs at WARNING (e.g. a model that cannot turn thinking off)."""
 
 
 def resolve_max_tokens(requested: int | None, row_max_output_tokens: int | None) -> int:

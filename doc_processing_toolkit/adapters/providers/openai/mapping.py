@@ -10,9 +10,9 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
+from doc_processing_toolkit.adapters.providers._wire import WireRequest
 from doc_processing_toolkit.adapters.providers.openai.dialect import OpenAIHistoryCodec
 from doc_processing_toolkit.domain.parameter_mapping import (
     map_built_in_tools,
@@ -79,28 +79,6 @@ _BUILT_IN_ITEMS = {
 
 _CODEC = OpenAIHistoryCodec()
 _SCHEMA_NAME = re.compile(r"[^a-zA-Z0-9_-]+")
-
-
-@dataclass(frozen=True, slots=True)
-class WireRequest:
-    """What :func:`build_request` produced for ``client.responses.create``."""
-
-    params: dict[str, Any]
-    """Typed keyword arguments (model, input, instructions, tools, reasoning, ...)."""
-    extra_body: dict[str, Any] = field(default_factory=dict)
-    """Body keys the typed signature lacks."""
-    extra_headers: dict[str, str] = field(default_factory=dict)
-    """Headers the request adds."""
-    downgraded_tool_choice: str | None = None
-    """The forced tool_choice that was downgraded to auto (the model cannot force tools)."""
-    warnings: tuple[str, ...] = ()
-    """Messages the client logs at WARNING (thinking, built-in tools, options)."""
-    notes: tuple[str, ...] = ()
-    """What the mapping did that a reader of the DEBUG log should know."""
-    ignored_options: tuple[str, ...] = ()
-    """provider_options keys this adapter does not send."""
-    built_in_tools: tuple[str, ...] = ()
-    """Neutral names of the built-in tools sent."""
 
 
 # -- tools ---------------------------------------------------------------------------------
