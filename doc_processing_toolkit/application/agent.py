@@ -232,11 +232,8 @@ class Agent:
         self.service_tier, tier_warning = pm.validate_service_tier(service_tier, self._row)
         if tier_warning:
             self.logger.warning(tier_warning)
+        # Providers that cache automatically ignore it; their adapters say so in the log.
         self.prompt_caching = _normalize_prompt_caching(prompt_caching)
-        if self.prompt_caching is not None and self.provider != "anthropic":
-            self.logger.info(
-                "prompt_caching ignored: %s caches prompts automatically", self.provider
-            )
         self.built_in_tools = dict(built_in_tools) if built_in_tools else None
         has_custom_tools = any(
             not (isinstance(t, dict) and t.get("type") == "mcp") for t in (tools or [])

@@ -539,3 +539,13 @@ def test_assembler_response_carries_tier_evidence_and_urls() -> None:
     assert response.metadata == {"distinct_urls": ["https://a.test"]}
     assert response.message.parts[0].kind == "provider"
     assert response.request_id == "req_1" and response.model == "gpt-x"
+
+
+def test_prompt_caching_is_ignored_with_a_note() -> None:
+    from doc_processing_toolkit.adapters.providers.openai.mapping import build_request as build
+    from doc_processing_toolkit.domain.messages import user_text as text
+    from doc_processing_toolkit.domain.requests import ModelRequest as Request
+
+    wire = build(Request(model="gpt-4o", messages=(text("hi"),), prompt_caching={"ttl": "5m"}))
+    assert any("prompt_caching ignored" in note for note in wire.notes)
+    assert "cache_control" not in str(wire.params)

@@ -229,6 +229,8 @@ def build_request(request: ModelRequest, row: ModelInfo | None = None) -> WireRe
     extra_body: dict[str, Any] = {}
     extra_headers: dict[str, str] = {}
     params: dict[str, Any] = {"model": row.api_model if row and row.api_model else request.model}
+    if request.prompt_caching is not None:
+        notes.append("prompt_caching ignored: OpenAI caches prompt prefixes automatically")
     text: dict[str, Any] = {}
     include: list[str] = []
     image_detail: str | None = None
