@@ -1,6 +1,6 @@
 """Cross-provider conversion of stored session history (documented import path).
 
-Re-exports :mod:`doc_processing_toolkit.application.history_conversion`: a history stored
+Re-exports :mod:`doc_processing_toolkit.application.history.conversion`: a history stored
 in one provider's dialect is read into the neutral representation and written back out in
 another's; what cannot cross is dropped and reported in a :class:`ConversionReport`, and a
 history that cannot be converted at all raises :class:`SessionCompatibilityError`.
@@ -8,7 +8,7 @@ history that cannot be converted at all raises :class:`SessionCompatibilityError
 
 from __future__ import annotations
 
-from doc_processing_toolkit.application.history_conversion import (
+from doc_processing_toolkit.application.history.conversion import (
     ConversionReport,
     GoogleMediaLookup,
     SessionCompatibilityError,

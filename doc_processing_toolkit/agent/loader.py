@@ -17,15 +17,15 @@ from doc_processing_toolkit.adapters.mcp.local_functions import (
     LocalFunctionSession as _PortLocalFunctionSession,
 )
 from doc_processing_toolkit.adapters.mcp.truncated_results import TruncatedResultSession
-from doc_processing_toolkit.application.tool_conversion import (
+from doc_processing_toolkit.application.tools.formats import LoadedTool
+from doc_processing_toolkit.application.tools.loader import ToolLoader
+from doc_processing_toolkit.application.tools.mcp_shapes import (
     MCPCallToolResult,
     MCPToolSchema,
     MCPToolsResponse,
     to_mcp_call_result,
     to_mcp_tools_response,
 )
-from doc_processing_toolkit.application.tool_formats import LoadedTool
-from doc_processing_toolkit.application.tool_loader import ToolLoader
 
 __all__ = [
     "FastMCPSession",

@@ -1,5 +1,5 @@
 """@tool decorator for defining tool functions (documented import path)."""
 
-from doc_processing_toolkit.domain.tool_schema import get_tool_metadata, is_tool, tool
+from doc_processing_toolkit.domain.tools.schema import get_tool_metadata, is_tool, tool
 
 __all__ = ["get_tool_metadata", "is_tool", "tool"]

@@ -1,7 +1,7 @@
 """The Agent facade: constructor, run, run_sync, stream, close.
 
 The Agent resolves its configuration once (registry row, provider, client, tools, cap),
-then hands each run to the one :class:`~doc_processing_toolkit.application.run_loop.RunLoop`
+then hands each run to the one :class:`~doc_processing_toolkit.application.run.loop.RunLoop`
 and turns its outcome into an :class:`AgentResult`. ``run()`` raises on failure;
 ``stream()`` never raises: a failed run yields ``error`` and then ``complete``.
 """
@@ -19,9 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from doc_processing_toolkit.application import log_setup
-from doc_processing_toolkit.application.events import EventChannel, EventSink
-from doc_processing_toolkit.application.options import (
+from doc_processing_toolkit.application.config import log_setup
+from doc_processing_toolkit.application.config.validation import (
     DEFAULT_MEDIA_MAX_INLINE_BYTES,
     check_not_implemented,
     validate_non_negative_int,
@@ -29,33 +28,27 @@ from doc_processing_toolkit.application.options import (
     validate_temperature,
 )
 from doc_processing_toolkit.application.result import AgentResult
-from doc_processing_toolkit.application.result_builder import build_result, failure_metadata
-from doc_processing_toolkit.application.run_loop import RunLoop, RunOutcome, RunSettings
-from doc_processing_toolkit.application.tool_accounting import tool_reported_cost_enabled
-from doc_processing_toolkit.application.tool_features import RunToolPlanner
-from doc_processing_toolkit.application.tool_loader import ToolLoader
-from doc_processing_toolkit.domain import parameter_mapping as pm
+from doc_processing_toolkit.application.run.events import EventChannel, EventSink
+from doc_processing_toolkit.application.run.loop import RunLoop, RunOutcome, RunSettings
+from doc_processing_toolkit.application.run.result_builder import build_result, failure_metadata
+from doc_processing_toolkit.application.tools.accounting import tool_reported_cost_enabled
+from doc_processing_toolkit.application.tools.loader import ToolLoader
+from doc_processing_toolkit.application.tools.planning import RunToolPlanner
 from doc_processing_toolkit.domain.events import AgentStreamEvent
 from doc_processing_toolkit.domain.messages import Message, user_text
-from doc_processing_toolkit.domain.tool_results import (
+from doc_processing_toolkit.domain.tools.results import (
     DEFAULT_TOOL_RESULT_PREVIEW_CHARS,
     resolve_cap,
 )
-from doc_processing_toolkit.domain.tools import ForcedTool, normalize_tool_choice
-from doc_processing_toolkit.domain.truncated_results import TruncatedResultStore
+from doc_processing_toolkit.domain.tools.specs import ForcedTool, normalize_tool_choice
+from doc_processing_toolkit.domain.tools.truncated import TruncatedResultStore
 from doc_processing_toolkit.ports.model_client import ModelClient
+from doc_processing_toolkit.ports.provider_profile import ProviderOptions
 
 __all__ = ["STREAM_CANCEL_WAIT_SECONDS", "Agent"]
 
 STREAM_CANCEL_WAIT_SECONDS = 5.0
 """How long closing a stream() generator waits for the cancelled run to unwind."""
-
-_PROVIDER_KEY_ENV = {
-    "anthropic": "ANTHROPIC_API_KEY",
-    "openai": "OPENAI_API_KEY",
-    "google": "GOOGLE_GEMINI_API_KEY",
-    "fireworks": "FIREWORKS_API_KEY",
-}
 
 
 class Agent:
@@ -225,40 +218,40 @@ class Agent:
             validate_positive_int("max_pause_turn_iterations", pauses) or 10
         )
         extra_remote = list(provider_kwargs.pop("mcp_remote_servers", None) or [])
-        for warning in pm.check_provider_kwargs(self.provider, provider_kwargs):
-            self.logger.warning(warning)
         self.provider_kwargs: dict[str, Any] = dict(provider_kwargs)
-
-        self.service_tier, tier_warning = pm.validate_service_tier(service_tier, self._row)
-        if tier_warning:
-            self.logger.warning(tier_warning)
         # Providers that cache automatically ignore it; their adapters say so in the log.
         self.prompt_caching = _normalize_prompt_caching(prompt_caching)
         self.built_in_tools = dict(built_in_tools) if built_in_tools else None
-        has_custom_tools = any(
-            not (isinstance(t, dict) and t.get("type") == "mcp") for t in (tools or [])
+        self._remote_mcp_servers: list[dict[str, Any]] = [
+            dict(server)
+            for server in [
+                *(t for t in (tools or []) if isinstance(t, dict) and t.get("type") == "mcp"),
+                *extra_remote,
+            ]
+        ]
+        self._profile = composition.build_provider_profile(self._container, self.provider)
+        report = self._profile.check_options(
+            ProviderOptions(
+                thinking=self.thinking,
+                built_in_tools=self.built_in_tools,
+                remote_mcp_servers=tuple(self._remote_mcp_servers),
+                provider_kwargs=self.provider_kwargs,
+                service_tier=service_tier,
+                has_custom_tools=any(
+                    not (isinstance(t, dict) and t.get("type") == "mcp") for t in (tools or [])
+                ),
+            ),
+            self._row,
         )
-        for warning in pm.check_built_in_tools(
-            self.provider, self.built_in_tools, self._row, has_custom_tools
-        ):
+        for warning in report.warnings:
             self.logger.warning(warning)
-        self._built_in_tool_names = list(
-            pm.map_built_in_tools(self.provider, self.built_in_tools, self._row).names
-        )
-        self._remote_mcp_servers: list[dict[str, Any]] = []
-        for server in [
-            *(t for t in (tools or []) if isinstance(t, dict) and t.get("type") == "mcp"),
-            *extra_remote,
-        ]:
-            pm.check_provider_run_allowed_tools(server, self.provider)
-            self._remote_mcp_servers.append(dict(server))
-        if self._remote_mcp_servers:
-            pm.transform_mcp_remote_servers(self._remote_mcp_servers, self.provider)
+        self.service_tier = report.service_tier
+        self._built_in_tool_names = list(report.built_in_tool_names)
+        self._native_tool_search = report.native_tool_search
 
         self._api_key = api_key
         log_setup.register_secret(api_key)
-        env_name = _PROVIDER_KEY_ENV.get(self.provider)
-        if env_name:
+        for env_name in self._profile.api_key_env:
             log_setup.register_secret(os.environ.get(env_name))
         self._client: ModelClient | None = None
         self._owns_client = False
@@ -313,8 +306,7 @@ class Agent:
             read_back = False
         defer = _defer_predicate(defer_tools)
         if defer is not None:
-            wire = pm.map_built_in_tools(self.provider, self.built_in_tools, self._row)
-            if not wire.tool_search:
+            if not self._native_tool_search:
                 self.logger.warning(
                     "defer_tools has no effect: it needs the provider's native tool search "
                     "(built_in_tools={'tool_search': BuiltInToolConfig(enabled=True)} on an "
@@ -614,7 +606,7 @@ class Agent:
         secrets (an api_key, mcp_command / mcp_script env values, remote MCP credentials)
         are never emitted: they are listed under ``unserialisable``.
         """
-        from doc_processing_toolkit.application.config_export import export_config
+        from doc_processing_toolkit.application.config.export import export_config
 
         recipe = self._recipe
         return export_config(

@@ -32,27 +32,35 @@ from dependency_injector import containers, providers
 from doc_processing_toolkit.adapters.mcp.local_functions import LocalFunctionSession
 from doc_processing_toolkit.adapters.mcp.truncated_results import TruncatedResultSession
 from doc_processing_toolkit.adapters.providers._common import release_loop_clients
+from doc_processing_toolkit.adapters.providers._profile import BaseProfile
 from doc_processing_toolkit.adapters.providers.anthropic.client import AnthropicModelClient
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import AnthropicHistoryCodec
+from doc_processing_toolkit.adapters.providers.anthropic.profile import AnthropicProfile
 from doc_processing_toolkit.adapters.providers.fireworks.client import FireworksModelClient
 from doc_processing_toolkit.adapters.providers.fireworks.dialect import FireworksHistoryCodec
+from doc_processing_toolkit.adapters.providers.fireworks.profile import FireworksProfile
 from doc_processing_toolkit.adapters.providers.google.client import GoogleModelClient
 from doc_processing_toolkit.adapters.providers.google.dialect import GoogleHistoryCodec
+from doc_processing_toolkit.adapters.providers.google.profile import GoogleProfile
 from doc_processing_toolkit.adapters.providers.openai.client import OpenAIModelClient
 from doc_processing_toolkit.adapters.providers.openai.dialect import OpenAIHistoryCodec
+from doc_processing_toolkit.adapters.providers.openai.profile import OpenAIProfile
 from doc_processing_toolkit.adapters.registry.json_file import JsonFileRegistry
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.ports.dialect import HistoryCodec
 from doc_processing_toolkit.ports.model_client import ModelClient
+from doc_processing_toolkit.ports.provider_profile import ProviderProfile
 from doc_processing_toolkit.ports.registry import ModelRegistry
 from doc_processing_toolkit.ports.tool_session import ToolSession
 
 __all__ = [
     "CODEC_ENTRY_POINT_GROUP",
     "ENTRY_POINT_GROUP",
+    "PROFILE_ENTRY_POINT_GROUP",
     "Container",
     "build_history_codec",
     "build_model_client",
+    "build_provider_profile",
     "default_container",
     "local_function_session",
     "registry",
@@ -63,6 +71,7 @@ __all__ = [
 
 ENTRY_POINT_GROUP = "doc_processing_toolkit.providers"
 CODEC_ENTRY_POINT_GROUP = "doc_processing_toolkit.history_codecs"
+PROFILE_ENTRY_POINT_GROUP = "doc_processing_toolkit.provider_profiles"
 
 
 def _mcp_session(config: dict[str, Any]) -> Any:
@@ -87,6 +96,12 @@ class Container(containers.DeclarativeContainer):
         openai=providers.Factory(OpenAIHistoryCodec),
         google=providers.Factory(GoogleHistoryCodec),
         fireworks=providers.Factory(FireworksHistoryCodec),
+    )
+    provider_profiles: providers.FactoryAggregate[Any] = providers.FactoryAggregate(
+        anthropic=providers.Singleton(AnthropicProfile),
+        openai=providers.Singleton(OpenAIProfile),
+        google=providers.Singleton(GoogleProfile),
+        fireworks=providers.Singleton(FireworksProfile),
     )
     local_functions = providers.Factory(LocalFunctionSession)
     mcp_sessions = providers.FactoryAggregate(
@@ -192,6 +207,19 @@ def build_history_codec(container: Container, provider: str) -> HistoryCodec | N
         return cast(HistoryCodec, container.history_codecs(provider))
     factory = _plugin_factory(provider, CODEC_ENTRY_POINT_GROUP)
     return cast(HistoryCodec, factory()) if factory is not None else None
+
+
+def build_provider_profile(container: Container, provider: str) -> ProviderProfile:
+    """The provider's profile: a built-in one, a plug-in's (entry-point group
+    ``doc_processing_toolkit.provider_profiles``, a zero-argument factory), else a
+    :class:`BaseProfile` with the provider's name (no id convention, any media, nothing
+    salvaged)."""
+    if provider in container.provider_profiles.providers:
+        return cast(ProviderProfile, container.provider_profiles(provider))
+    factory = _plugin_factory(provider, PROFILE_ENTRY_POINT_GROUP)
+    if factory is not None:
+        return cast(ProviderProfile, factory())
+    return BaseProfile(name=provider)
 
 
 def registry(container: Container | None = None) -> ModelRegistry:

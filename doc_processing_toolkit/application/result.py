@@ -6,8 +6,11 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from doc_processing_toolkit.application.cost_report import IterationMetrics
-from doc_processing_toolkit.domain.ledger import normalize_token_source, summarize_served_tiers
+from doc_processing_toolkit.application.costs.report import IterationMetrics
+from doc_processing_toolkit.domain.costs.ledger import (
+    normalize_token_source,
+    summarize_served_tiers,
+)
 
 __all__ = ["AgentResult"]
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeAlias
 
 from doc_processing_toolkit.domain.messages import Message
-from doc_processing_toolkit.domain.tools import ToolChoice, ToolSpec
+from doc_processing_toolkit.domain.tools.specs import ToolChoice, ToolSpec
 
 __all__ = [
     "ModelRequest",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-from doc_processing_toolkit.domain.tools import ToolOutcome, ToolSpec
+from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 
 __all__ = ["ManagedToolSession", "ToolSession"]
 

@@ -37,7 +37,7 @@ from doc_processing_toolkit.domain.requests import (
     ToolCallDelta,
     Usage,
 )
-from doc_processing_toolkit.domain.tools import ForcedTool, ToolSpec
+from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolSpec
 from doc_processing_toolkit.testing.emulator import ProviderEmulator
 from doc_processing_toolkit.testing.script import Fault, Reply, ThinkingBlock, ToolCall
 

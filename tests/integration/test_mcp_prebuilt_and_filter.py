@@ -11,7 +11,7 @@ import pytest
 from doc_processing_toolkit.adapters.mcp.factory import mcp_session_for
 from doc_processing_toolkit.adapters.mcp.filtered import AllowedToolsSession
 from doc_processing_toolkit.adapters.mcp.prebuilt import PrebuiltSession
-from doc_processing_toolkit.domain.tools import ToolOutcome, ToolSpec
+from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
 from http_mcp_server import load_fixture

@@ -25,7 +25,7 @@ from doc_processing_toolkit.domain.requests import (
     ToolCallDelta,
     Usage,
 )
-from doc_processing_toolkit.domain.tools import ForcedTool, ToolSpec
+from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolSpec
 
 
 @pytest.mark.parametrize(

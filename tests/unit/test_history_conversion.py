@@ -954,7 +954,7 @@ def test_the_codecs_safety_nets_never_fire(
     with caplog.at_level(logging.WARNING, logger="doc_processing_toolkit"):
         convert_history(NATIVE[source], source=source, target=target, input_types=["text"])
     assert {r.name for r in caplog.records} == {
-        "doc_processing_toolkit.application.history_conversion"
+        "doc_processing_toolkit.application.history.conversion"
     }
     assert len(caplog.records) == 1
 
@@ -983,7 +983,7 @@ def test_google_part_kind_and_iter_google_parts() -> None:
 
 
 def test_domain_filter_without_salvage_drops_provider_parts_whole() -> None:
-    from doc_processing_toolkit.domain.history import cross_provider
+    from doc_processing_toolkit.domain.history.filtering import cross_provider
 
     messages = [
         Message("user", (TextPart("q"),)),

@@ -18,7 +18,7 @@ from doc_processing_toolkit.agent.cost import (
     normalize_token_source,
     summarize_served_tiers,
 )
-from doc_processing_toolkit.domain.ledger import (
+from doc_processing_toolkit.domain.costs.ledger import (
     CostRecord,
     Ledger,
     attach_retry_summary,

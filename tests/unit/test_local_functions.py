@@ -18,8 +18,8 @@ from doc_processing_toolkit.adapters.mcp.local_functions import (
 )
 from doc_processing_toolkit.domain.errors import ToolDefinitionError
 from doc_processing_toolkit.domain.messages import MediaPart, TextPart
-from doc_processing_toolkit.domain.tool_schema import tool
-from doc_processing_toolkit.domain.tools import ToolOutcome
+from doc_processing_toolkit.domain.tools.schema import tool
+from doc_processing_toolkit.domain.tools.specs import ToolOutcome
 from doc_processing_toolkit.ports.tool_session import ToolSession
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16

@@ -7,7 +7,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from doc_processing_toolkit.domain.strict_budget import (
+from doc_processing_toolkit.domain.tools.specs import ToolSpec
+from doc_processing_toolkit.domain.tools.strict_budget import (
     STRICT_MAX_OPTIONAL_PROPERTIES,
     STRICT_MAX_TOOLS,
     STRICT_MAX_UNION_PARAMETERS,
@@ -15,7 +16,6 @@ from doc_processing_toolkit.domain.strict_budget import (
     budget_strict_tools,
     count_schema,
 )
-from doc_processing_toolkit.domain.tools import ToolSpec
 
 
 def schema(optional: int = 0, unions: int = 0) -> dict[str, Any]:

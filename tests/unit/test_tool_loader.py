@@ -14,12 +14,12 @@ import pytest
 
 from doc_processing_toolkit import tool
 from doc_processing_toolkit.adapters.mcp.local_functions import LocalFunctionSession
-from doc_processing_toolkit.application.tool_conversion import openai_strict_schema
-from doc_processing_toolkit.application.tool_formats import detect_format
-from doc_processing_toolkit.application.tool_loader import ToolLoader
+from doc_processing_toolkit.application.tools.formats import detect_format
+from doc_processing_toolkit.application.tools.loader import ToolLoader
+from doc_processing_toolkit.application.tools.mcp_shapes import openai_strict_schema
 from doc_processing_toolkit.domain.errors import ToolDefinitionError
 from doc_processing_toolkit.domain.messages import TextPart
-from doc_processing_toolkit.domain.tools import ToolOutcome, ToolSpec
+from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 
 
 @tool

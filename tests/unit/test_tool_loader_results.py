@@ -12,21 +12,21 @@ from hypothesis import strategies as st
 
 from doc_processing_toolkit.adapters.mcp.local_functions import LocalFunctionSession
 from doc_processing_toolkit.adapters.mcp.truncated_results import TruncatedResultSession
-from doc_processing_toolkit.application.tool_features import (
+from doc_processing_toolkit.application.tools.loader import ToolLoader
+from doc_processing_toolkit.application.tools.planning import (
     RunToolPlanner,
     detect_memory_tools,
     parse_skills_catalog,
     render_skills_catalog,
 )
-from doc_processing_toolkit.application.tool_loader import ToolLoader
 from doc_processing_toolkit.domain.messages import MediaPart, TextPart
-from doc_processing_toolkit.domain.tool_reports import (
+from doc_processing_toolkit.domain.tools.reports import (
     find_spend,
     tool_result_data,
     tool_spend_marker,
 )
-from doc_processing_toolkit.domain.tools import ToolOutcome, ToolSpec
-from doc_processing_toolkit.domain.truncated_results import (
+from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
+from doc_processing_toolkit.domain.tools.truncated import (
     TruncatedResultStore,
     cap_with_read_back,
     marker_ids,

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from doc_processing_toolkit.domain.messages import ContentPart, MediaPart, TextPart
-from doc_processing_toolkit.domain.tool_results import (
+from doc_processing_toolkit.domain.tools.results import (
     DEFAULT_TOOL_RESULT_PREVIEW_CHARS,
     TOOL_RESULT_CAP_CHARS_PER_TOKEN,
     TOOL_RESULT_CAP_CONTEXT_FRACTION,

@@ -10,7 +10,7 @@ from typing import Any, Literal, Optional
 import pytest
 from pydantic import BaseModel, Field
 
-from doc_processing_toolkit.domain.tool_schema import (
+from doc_processing_toolkit.domain.tools.schema import (
     build_tool_metadata,
     get_tool_metadata,
     is_tool,
@@ -20,7 +20,7 @@ from doc_processing_toolkit.domain.tool_schema import (
     tool_parameters,
     tool_spec_from_function,
 )
-from doc_processing_toolkit.domain.tools import ToolSpec
+from doc_processing_toolkit.domain.tools.specs import ToolSpec
 
 
 class Color(StrEnum):

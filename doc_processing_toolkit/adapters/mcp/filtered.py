@@ -14,7 +14,7 @@ from typing import Any
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters.mcp.config import validate_allowed_tools
-from doc_processing_toolkit.domain.tools import ToolOutcome, ToolSpec
+from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 from doc_processing_toolkit.ports.tool_session import ManagedToolSession, ToolSession
 
 __all__ = ["AllowedToolsSession"]

@@ -46,7 +46,7 @@ from doc_processing_toolkit.adapters.mcp.results import (
     outcome_from_call_result,
     spec_from_mcp_tool,
 )
-from doc_processing_toolkit.domain.tools import ToolOutcome, ToolSpec
+from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 
 __all__ = [
     "SYNC_OFFLOOP_ENV",

@@ -24,13 +24,13 @@ from pydantic_core import to_jsonable_python
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.domain.errors import ToolDefinitionError
 from doc_processing_toolkit.domain.messages import ContentPart, MediaPart, TextPart
-from doc_processing_toolkit.domain.tool_schema import (
+from doc_processing_toolkit.domain.tools.schema import (
     ToolParameter,
     get_tool_metadata,
     tool_parameters,
 )
-from doc_processing_toolkit.domain.tools import ToolOutcome, ToolSpec
-from doc_processing_toolkit.domain.type_schema import normalize_schema
+from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
+from doc_processing_toolkit.domain.tools.type_schema import normalize_schema
 
 __all__ = ["LocalFunctionSession", "outcome_from_return", "sniff_media_type"]
 

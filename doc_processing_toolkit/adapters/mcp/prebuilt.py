@@ -12,7 +12,7 @@ from typing import Any
 
 from doc_processing_toolkit.adapters.mcp._client import call_client_tool, list_all_tools
 from doc_processing_toolkit.adapters.mcp.config import validate_prebuilt_config
-from doc_processing_toolkit.domain.tools import ToolOutcome, ToolSpec
+from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 
 __all__ = ["PrebuiltSession"]
 

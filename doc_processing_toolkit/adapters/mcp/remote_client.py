@@ -33,7 +33,7 @@ from doc_processing_toolkit.adapters.mcp._client import (
 from doc_processing_toolkit.adapters.mcp._redact import guard_sdk_loggers, redact_url, scrub
 from doc_processing_toolkit.adapters.mcp._sdk import import_mcp
 from doc_processing_toolkit.adapters.mcp.config import DEFAULT_REMOTE_NAME, validate_remote_config
-from doc_processing_toolkit.domain.tools import ToolOutcome, ToolSpec
+from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 
 __all__ = ["RemoteMCPClientSession"]
 

@@ -25,8 +25,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from doc_processing_toolkit.domain.messages import ContentPart, MediaPart, TextPart
-from doc_processing_toolkit.domain.tools import ToolOutcome, ToolSpec
-from doc_processing_toolkit.domain.type_schema import normalize_schema
+from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
+from doc_processing_toolkit.domain.tools.type_schema import normalize_schema
 
 __all__ = [
     "SPEND_MARKER",

@@ -23,7 +23,7 @@ from doc_processing_toolkit.adapters.mcp._client import (
 )
 from doc_processing_toolkit.adapters.mcp._sdk import import_mcp
 from doc_processing_toolkit.adapters.mcp.config import validate_env, validate_stdio_config
-from doc_processing_toolkit.domain.tools import ToolOutcome, ToolSpec
+from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 
 __all__ = ["DEFAULT_CALL_TIMEOUT", "DEFAULT_CONNECT_TIMEOUT", "StdioMCPSession"]
 

@@ -2,7 +2,7 @@
 
 The Agent adds one to a run's tools when ``truncated_result_read_chars`` is set, from
 the first request, so the tool list never changes mid-run. It reads from the run's (or
-the session's) :class:`~doc_processing_toolkit.domain.truncated_results.TruncatedResultStore`,
+the session's) :class:`~doc_processing_toolkit.domain.tools.truncated.TruncatedResultStore`,
 which the run loop's size cap fills.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from doc_processing_toolkit.domain.messages import TextPart
-from doc_processing_toolkit.domain.tools import ToolOutcome, ToolSpec
-from doc_processing_toolkit.domain.truncated_results import (
+from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
+from doc_processing_toolkit.domain.tools.truncated import (
     READ_TRUNCATED_RESULT_TOOL,
     TRUNCATED_RESULTS_SERVER,
     TruncatedResultStore,

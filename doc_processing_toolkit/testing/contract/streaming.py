@@ -19,7 +19,7 @@ from doc_processing_toolkit.domain.requests import (
     TextDelta,
     ThinkingDelta,
 )
-from doc_processing_toolkit.domain.tools import ToolSpec
+from doc_processing_toolkit.domain.tools.specs import ToolSpec
 from doc_processing_toolkit.ports.model_client import ModelClient
 
 __all__ = [

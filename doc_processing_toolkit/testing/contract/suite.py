@@ -26,12 +26,12 @@ from typing import Any, ClassVar, TypeVar
 import anyio
 import pytest
 
+from doc_processing_toolkit.domain.costs.ledger import price_request
 from doc_processing_toolkit.domain.errors import (
     ProviderConnectionError,
     ProviderError,
     status_error_class,
 )
-from doc_processing_toolkit.domain.ledger import price_request
 from doc_processing_toolkit.domain.messages import Message, ReasoningPart, user_text
 from doc_processing_toolkit.domain.requests import (
     TextDelta,

@@ -39,7 +39,7 @@ from doc_processing_toolkit.domain.requests import (
     ToolCallDelta,
     Usage,
 )
-from doc_processing_toolkit.domain.tools import ForcedTool
+from doc_processing_toolkit.domain.tools.specs import ForcedTool
 
 from .codec import PROVIDER, EchoHistoryCodec, item_to_part
 from .server import STREAM_PATH

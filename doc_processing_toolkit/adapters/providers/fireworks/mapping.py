@@ -24,7 +24,7 @@ from doc_processing_toolkit.domain.parameter_mapping import (
 )
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest, StopReason, Usage
-from doc_processing_toolkit.domain.tools import ForcedTool, ToolChoice, ToolSpec
+from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolChoice, ToolSpec
 
 __all__ = [
     "MAX_DEFAULT_MAX_TOKENS",

@@ -1,0 +1,68 @@
+"""The shared part of every provider profile (see ``ports/provider_profile.py``).
+
+:class:`BaseProfile` checks what every provider shares (provider keywords against the
+documented ones, the service tier against the row, built-in tools, provider-run MCP
+servers) by asking the vendor's ``options`` rules; a vendor profile subclasses it and sets
+its facts. A plug-in provider without a profile of its own gets a :class:`BaseProfile`
+with its name: no id convention, any media, nothing salvaged, keywords passed through.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from doc_processing_toolkit.domain import parameter_mapping as pm
+from doc_processing_toolkit.domain.history.filtering import Salvage
+from doc_processing_toolkit.domain.media import Position
+from doc_processing_toolkit.domain.messages import ProviderPart, ReasoningPart
+from doc_processing_toolkit.domain.registry import ModelInfo
+from doc_processing_toolkit.ports.provider_profile import OptionReport, ProviderOptions
+
+__all__ = ["BaseProfile"]
+
+
+@dataclass(frozen=True, slots=True)
+class BaseProfile:
+    """A provider's facts; the defaults suit a plug-in that declares none."""
+
+    name: str
+    api_key_env: tuple[str, ...] = ()
+    call_id_prefix: str | None = None
+    payload_artefact: str = "provider_part"
+
+    def check_options(self, options: ProviderOptions, row: ModelInfo | None) -> OptionReport:
+        """Check provider keywords, service tier, built-in tools and provider-run MCP."""
+        warnings = list(pm.check_provider_kwargs(self.name, options.provider_kwargs))
+        tier, tier_warning = pm.validate_service_tier(options.service_tier, row)
+        if tier_warning:
+            warnings.append(tier_warning)
+        names: tuple[str, ...] = ()
+        tool_search = False
+        if options.built_in_tools:
+            warnings += pm.check_built_in_tools(
+                self.name, options.built_in_tools, row, options.has_custom_tools
+            )
+            wire = pm.map_built_in_tools(self.name, options.built_in_tools, row)
+            names, tool_search = wire.names, wire.tool_search
+        for server in options.remote_mcp_servers:
+            pm.check_provider_run_allowed_tools(server, self.name)
+        if options.remote_mcp_servers:
+            pm.transform_mcp_remote_servers(list(options.remote_mcp_servers), self.name)
+        return OptionReport(
+            warnings=tuple(warnings),
+            service_tier=tier,
+            built_in_tool_names=tuple(names),
+            native_tool_search=tool_search,
+        )
+
+    def accepts_media(self, mime_type: str, position: Position, *, has_bytes: bool) -> bool:
+        """Any media anywhere (a plug-in's wire format is not second-guessed)."""
+        return True
+
+    def salvage(self, part: ProviderPart | ReasoningPart) -> Salvage | None:
+        """Nothing is salvaged from a payload; a reasoning part is named as dropped."""
+        if isinstance(part, ReasoningPart):
+            return Salvage(
+                drops=(("reasoning", f"reasoning of {part.provider!r} ({len(part.text)} chars)"),)
+            )
+        return None

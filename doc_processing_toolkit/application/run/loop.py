@@ -1,0 +1,577 @@
+"""THE tool loop, one for every provider. Adapters never loop.
+
+::
+
+    run_start
+    for iteration in 1..max_iterations:
+        iteration_start
+        request = ModelRequest(...)             # tools budgeted for strict mode
+        response = retry_layer(client.stream)   # deltas -> the event channel
+        ledger.record(response)                 # one cost record per API request
+        pause_turn -> continue the same turn
+        no tool calls -> done
+        each call: tool_call_start, before_tool_call (veto), execute, cap, tool_call_result
+        append tool results; iteration_complete
+    run_end
+
+Provider quirks live in the adapters and in registry flags; nothing here branches on a
+provider's name.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import anyio
+from pydantic import BaseModel, ValidationError
+
+from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.application.run.events import EventChannel
+from doc_processing_toolkit.application.run.retry import RetryPolicy, stream_with_retry
+from doc_processing_toolkit.application.tools.accounting import (
+    cap_for_model,
+    reported_spend,
+    spend_record,
+)
+from doc_processing_toolkit.application.tools.tool_set import ToolSet
+from doc_processing_toolkit.domain.costs.ledger import (
+    Ledger,
+    RetryAccumulator,
+    price_request,
+)
+from doc_processing_toolkit.domain.messages import Message, ToolCallPart, ToolResultPart
+from doc_processing_toolkit.domain.registry import ModelInfo
+from doc_processing_toolkit.domain.requests import (
+    ModelRequest,
+    ModelResponse,
+    StreamDelta,
+    TextDelta,
+    ThinkingDelta,
+    Usage,
+)
+from doc_processing_toolkit.domain.tools.reports import tool_result_data
+from doc_processing_toolkit.domain.tools.results import preview
+from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolChoice, ToolOutcome, ToolSpec
+from doc_processing_toolkit.domain.tools.strict_budget import budget_strict_tools
+from doc_processing_toolkit.domain.tools.truncated import (
+    TRUNCATED_RESULTS_SERVER,
+    TruncatedResultStore,
+)
+from doc_processing_toolkit.ports.model_client import ModelClient
+
+__all__ = [
+    "DECLINED_TOOL_TEXT",
+    "FINAL_RESULT_TOOL",
+    "RunLoop",
+    "RunOutcome",
+    "RunSettings",
+    "StructuredOutputError",
+]
+
+log = get_logger(__name__)
+
+FINAL_RESULT_TOOL = "final_result"
+"""The synthetic tool of tool-based structured output (Path B)."""
+
+DECLINED_TOOL_TEXT = "The tool call was declined by the host application and was not executed."
+
+
+class StructuredOutputError(ValueError):
+    """The model's structured output did not validate against output_schema."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunSettings:
+    """Everything the loop needs, resolved by the Agent before the run."""
+
+    model: str
+    provider: str
+    row: ModelInfo | None
+    system: str = ""
+    max_iterations: int = 10
+    max_tokens: int | None = None
+    temperature: float | None = None
+    thinking: dict[str, Any] | None = None
+    tool_choice: ToolChoice = "auto"
+    output_schema: type[BaseModel] | None = None
+    strict_tools: bool = True
+    strict_per_tool_only: bool = False
+    tool_result_cap: int = 0
+    preview_chars: int = 500
+    service_tier: str | None = None
+    prompt_caching: dict[str, Any] | None = None
+    built_in_tools: dict[str, Any] | None = None
+    remote_mcp_servers: tuple[dict[str, Any], ...] = ()
+    max_pause_turn_iterations: int = 10
+    provider_options: dict[str, Any] = field(default_factory=dict)
+    retry_policy: RetryPolicy | None = None
+    truncated_result_read_chars: int = 0
+    """Read-back allowance per truncated result (0: off; the plain cap marker)."""
+    tool_reported_cost: bool = True
+    """Account the ``_dpt_spend`` markers (False with DPT_AGENT_TOOL_REPORTED_COST=off)."""
+
+
+@dataclass
+class RunOutcome:
+    """What the loop produced; the Agent turns it into an AgentResult."""
+
+    messages: list[Message]
+    """The full conversation after the run (history included)."""
+    new_messages_start: int
+    """Index in ``messages`` where this run's messages begin."""
+    ledger: Ledger
+    accumulator: RetryAccumulator
+    iterations: int = 0
+    tools_used: list[str] = field(default_factory=list)
+    output: Any = None
+    last_response: ModelResponse | None = None
+    pause_turn_iterations: int = 0
+    built_in_tools_invoked: list[str] = field(default_factory=list)
+    response_metadata: dict[str, Any] = field(default_factory=dict)
+    """Provider facts keyed by AgentResult field (lists accumulate, scalars keep the last)."""
+    empty_turn_retried: bool = False
+    request_count: int = 0
+    iteration_records: list[dict[str, Any]] = field(default_factory=list)
+    tool_reported_costs: list[dict[str, Any]] = field(default_factory=list)
+    """One record per tool call that reported spend (``_dpt_spend``)."""
+    deferred_tools: list[str] = field(default_factory=list)
+    """Tools stamped defer_loading on this run's wire tools (set by the Agent)."""
+    error: BaseException | None = None
+    """Set when the run failed; the partial state above is still valid."""
+
+    @property
+    def reasoning_content(self) -> str | None:
+        texts = [
+            m.reasoning for m in self.messages[self.new_messages_start :] if m.role == "assistant"
+        ]
+        joined = "\n\n".join(t for t in texts if t)
+        return joined or None
+
+
+class RunLoop:
+    """Runs one user turn to completion over a ModelClient and a ToolSet."""
+
+    def __init__(
+        self,
+        client: ModelClient,
+        tools: ToolSet,
+        settings: RunSettings,
+        channel: EventChannel,
+        *,
+        logger: Any = None,
+        truncated_results: TruncatedResultStore | None = None,
+    ) -> None:
+        self._client = client
+        self._tools = tools
+        self._truncated = truncated_results
+        self._settings = settings
+        self._channel = channel
+        self._log = logger or log
+        self._warned_unpriced = False
+        self.outcome: RunOutcome | None = None
+        """The live outcome of the current run (readable while it runs)."""
+
+    # ------------------------------------------------------------------ pricing
+    def _price(self, usage: Usage, served_tier: str | None = None) -> tuple[float, bool]:
+        record = price_request(
+            usage,
+            self._settings.row,
+            requested_tier=self._settings.service_tier,
+            served_tier=served_tier,
+        )
+        return record.cost, record.cost_estimated
+
+    def _warn_unpriced_once(self) -> None:
+        if not self._warned_unpriced:
+            self._warned_unpriced = True
+            self._log.warning(
+                "no known price for model; cost reported as 0.0 with cost_estimated=True",
+                model=self._settings.model,
+            )
+
+    # ------------------------------------------------------------------ tools
+    async def _request_tools(self) -> tuple[list[ToolSpec], bool]:
+        """Specs for the request (strict-budgeted) and whether Path B is in use."""
+        s = self._settings
+        specs = await self._tools.specs() if self._tools else []
+        structured_tool = s.output_schema is not None and not _native_structured(s.row)
+        if structured_tool:
+            assert s.output_schema is not None
+            specs.append(
+                ToolSpec(
+                    name=FINAL_RESULT_TOOL,
+                    description=(
+                        "Return the final answer. Call this exactly once, with the answer as "
+                        "its arguments, when the task is complete."
+                    ),
+                    parameters=s.output_schema.model_json_schema(),
+                )
+            )
+        if not specs:
+            return [], structured_tool
+        response_schema = (
+            s.output_schema.model_json_schema()
+            if s.output_schema is not None and not structured_tool
+            else None
+        )
+        wants_strict = s.strict_tools and bool(s.row is None or s.row.supports_strict_tools)
+        if wants_strict and s.row is not None and not s.row.strict_tool_budget:
+            # No per-request strict limits on this model: every tool goes out strict.
+            return [replace(t, strict=True) for t in specs], structured_tool
+        budget = budget_strict_tools(
+            specs,
+            response_schema,
+            enabled=wants_strict,
+            per_tool_only=s.strict_per_tool_only,
+        )
+        if budget.non_strict:
+            self._log.warning(
+                "tools sent without strict mode: they do not fit the per-request strict budget",
+                tools=sorted(budget.non_strict),
+            )
+        return list(budget.tools), structured_tool
+
+    # ------------------------------------------------------------------ one request
+    async def _send(
+        self,
+        request: ModelRequest,
+        outcome: RunOutcome,
+        iteration: int,
+    ) -> ModelResponse:
+        s = self._settings
+        structured = request.output_schema is not None
+
+        async def on_delta(delta: StreamDelta) -> None:
+            if isinstance(delta, TextDelta):
+                meta = (
+                    {"structured_output": True} if structured or delta.structured_output else None
+                )
+                await self._channel.emit("text_delta", delta.text, meta)
+            elif isinstance(delta, ThinkingDelta):
+                await self._channel.emit("thinking_delta", delta.text, None)
+
+        async def before_send(attempt: int) -> None:
+            outcome.request_count += 1
+            await self._channel.emit(
+                "request_start",
+                None,
+                {
+                    "request_index": outcome.request_count,
+                    "iteration": iteration,
+                    "attempt": attempt,
+                    "purpose": request.purpose,
+                    "model": s.model,
+                    "provider": s.provider,
+                },
+            )
+
+        response = await stream_with_retry(
+            self._client,
+            request,
+            on_delta=on_delta,
+            accumulator=outcome.accumulator,
+            price=self._price,
+            policy=s.retry_policy,
+            before_send=before_send,
+        )
+        record = price_request(
+            response.usage,
+            s.row,
+            requested_tier=s.service_tier,
+            served_tier=response.served_tier,
+            served_model=response.model,
+            purpose=request.purpose,
+            iteration=iteration,
+            request_index=len(outcome.ledger.records) + 1,
+            extra=(
+                {"served_tier_source": response.served_tier_source}
+                if response.served_tier_source is not None
+                else None
+            ),
+        )
+        if not record.price_known:
+            self._warn_unpriced_once()
+        outcome.ledger.record(record)
+        outcome.last_response = response
+        for name in response.built_in_tools_invoked:
+            if name not in outcome.built_in_tools_invoked:
+                outcome.built_in_tools_invoked.append(name)
+        _merge_metadata(outcome.response_metadata, response.metadata)
+        return response
+
+    # ------------------------------------------------------------------ the loop
+    async def run(self, messages: Sequence[Message], new_messages_start: int) -> RunOutcome:
+        """Run until the model stops calling tools (or max_iterations)."""
+        outcome = RunOutcome(
+            messages=list(messages),
+            new_messages_start=new_messages_start,
+            ledger=Ledger(),
+            accumulator=RetryAccumulator(),
+        )
+        self.outcome = outcome
+        try:
+            await self._loop(outcome)
+        except Exception as exc:  # the Agent decides what a failure means
+            outcome.error = exc
+        return outcome
+
+    async def _loop(self, outcome: RunOutcome) -> None:
+        s = self._settings
+        await self._channel.emit("run_start", None, {"model": s.model, "provider": s.provider})
+        specs, structured_tool = await self._request_tools()
+        tool_choice = s.tool_choice
+        if structured_tool and not await self._tools.specs() and tool_choice == "auto":
+            tool_choice = ForcedTool(FINAL_RESULT_TOOL)
+        native_schema = (
+            s.output_schema.model_json_schema()
+            if s.output_schema is not None and not structured_tool
+            else None
+        )
+        events_marker = 0
+        purpose = "generation"
+        iteration = 0
+        while iteration < s.max_iterations:
+            iteration += 1
+            outcome.iterations = iteration
+            await self._channel.emit("iteration_start", None, {"iteration": iteration})
+            request = ModelRequest(
+                model=s.model,
+                messages=tuple(outcome.messages),
+                system=s.system,
+                tools=tuple(specs),
+                tool_choice=tool_choice,
+                max_tokens=s.max_tokens,
+                temperature=s.temperature,
+                thinking=s.thinking,
+                output_schema=native_schema,
+                service_tier=s.service_tier,
+                prompt_caching=s.prompt_caching,
+                provider_options=dict(s.provider_options),
+                built_in_tools=s.built_in_tools,
+                remote_mcp_servers=s.remote_mcp_servers,
+                purpose=purpose,
+            )
+            response = await self._send(request, outcome, iteration)
+            outcome.messages.append(response.message)
+            pauses = 0
+            while response.stop_reason == "pause_turn" and pauses < s.max_pause_turn_iterations:
+                pauses += 1
+                outcome.pause_turn_iterations += 1
+                request = request.with_messages(tuple(outcome.messages))
+                request = _with_purpose(request, "pause_turn_continuation")
+                response = await self._send(request, outcome, iteration)
+                outcome.messages.append(response.message)
+
+            calls = list(response.message.tool_calls)
+            if not calls and _is_empty(response) and self._may_retry_empty(outcome):
+                # The registry row says this model sometimes ends a turn with nothing in it;
+                # the spec allows exactly one re-request per run.
+                outcome.messages.pop()
+                request = _with_purpose(
+                    request.with_messages(tuple(outcome.messages)), "empty_turn_retry"
+                )
+                response = await self._send(request, outcome, iteration)
+                outcome.messages.append(response.message)
+                calls = list(response.message.tool_calls)
+            if response.stop_reason == "max_tokens" and not calls:
+                self._log.warning(
+                    "the model stopped at max_tokens; the answer may be cut short",
+                    model=s.model,
+                    max_tokens=s.max_tokens,
+                )
+            final_call = next((c for c in calls if c.name == FINAL_RESULT_TOOL), None)
+            if structured_tool and final_call is not None:
+                outcome.output = _validate_structured(s.output_schema, final_call.arguments)
+                events_marker = await self._iteration_complete(
+                    outcome, iteration, events_marker, [], response
+                )
+                return
+            if not calls:
+                outcome.output = self._final_output(response, native_schema is not None)
+                events_marker = await self._iteration_complete(
+                    outcome, iteration, events_marker, [], response
+                )
+                return
+
+            results = await self._run_tools(calls, iteration, outcome)
+            outcome.messages.append(Message("tool", tuple(results)))
+            events_marker = await self._iteration_complete(
+                outcome, iteration, events_marker, [c.name for c in calls], response
+            )
+            purpose = "tool_followup"
+            if isinstance(tool_choice, ForcedTool) or tool_choice == "required":
+                # A forcing tool_choice would force a call on every request: the run ends
+                # after one tool round (the documented forced-tool_choice exit).
+                outcome.output = response.message.text
+                return
+        self._log.warning(
+            "max_iterations reached before the model finished", max_iterations=s.max_iterations
+        )
+        last = outcome.last_response
+        if last is not None and outcome.output is None:
+            outcome.output = last.message.text
+
+    def _may_retry_empty(self, outcome: RunOutcome) -> bool:
+        row = self._settings.row
+        if row is None or not row.flag("retry_empty_final_turn", False):
+            return False
+        if outcome.empty_turn_retried:
+            return False
+        outcome.empty_turn_retried = True
+        self._log.warning("empty final turn: re-requesting once", model=self._settings.model)
+        return True
+
+    def _final_output(self, response: ModelResponse, native_structured: bool) -> Any:
+        text = response.message.text
+        if native_structured:
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise StructuredOutputError(
+                    f"structured output is not valid JSON: {exc.msg} at position {exc.pos}"
+                ) from exc
+            return _validate_structured(self._settings.output_schema, data)
+        return text
+
+    async def _iteration_complete(
+        self,
+        outcome: RunOutcome,
+        iteration: int,
+        marker: int,
+        tools_called: list[str],
+        response: ModelResponse,
+    ) -> int:
+        records = outcome.ledger.records[marker:]
+        retry_attempts = outcome.accumulator.attempts
+        meta = {
+            "iteration": iteration,
+            "input_tokens": sum(r.input_tokens for r in records),
+            "output_tokens": sum(r.output_tokens for r in records),
+            "cost": sum(r.cost for r in records),
+            "tools_called": tools_called,
+            "stop_reason": response.stop_reason,
+            "retry_attempts": len(retry_attempts),
+        }
+        outcome.iteration_records.append(dict(meta))
+        await self._channel.emit("iteration_complete", None, meta)
+        return len(outcome.ledger.records)
+
+    async def _run_tools(
+        self, calls: list[ToolCallPart], iteration: int, outcome: RunOutcome
+    ) -> list[ToolResultPart]:
+        """Run one round's calls concurrently; results come back in call order."""
+        results: list[ToolResultPart | None] = [None] * len(calls)
+
+        async def run_one(index: int, call: ToolCallPart) -> None:
+            results[index] = await self._run_tool(call, iteration, outcome)
+
+        async with anyio.create_task_group() as group:
+            for index, call in enumerate(calls):
+                group.start_soon(run_one, index, call)
+        return [r for r in results if r is not None]
+
+    async def _run_tool(
+        self, call: ToolCallPart, iteration: int, outcome: RunOutcome
+    ) -> ToolResultPart:
+        s = self._settings
+        base = {"tool_name": call.name, "tool_call_id": call.id, "iteration": iteration}
+        await self._channel.emit("tool_call_start", None, {**base, "arguments": call.arguments})
+        directive = await self._channel.emit(
+            "before_tool_call", None, {**base, "arguments": call.arguments}
+        )
+        started = time.monotonic()
+        if directive is not None and directive.action == "skip_tool":
+            tool_outcome = ToolOutcome.error(directive.message or DECLINED_TOOL_TEXT)
+        elif call.name == FINAL_RESULT_TOOL:
+            tool_outcome = ToolOutcome.error(
+                "final_result must be called alone, after the other tools have answered."
+            )
+        else:
+            tool_outcome = await self._tools.call(call.name, call.arguments)
+            outcome.tools_used.append(call.name)
+        duration_ms = int((time.monotonic() - started) * 1000)
+        capped = cap_for_model(
+            tool_outcome,
+            s.tool_result_cap,
+            call_id=call.id,
+            store=self._truncated,
+            read_chars=s.truncated_result_read_chars,
+            exempt=self._tools.server_of(call.name) == TRUNCATED_RESULTS_SERVER,
+        )
+        if capped.truncated:
+            self._log.warning(
+                "tool result truncated to max_tool_result_chars",
+                tool_name=call.name,
+                tool_call_id=call.id,
+                shown_chars=capped.shown_chars,
+                total_chars=capped.total_chars,
+            )
+        full_text = tool_outcome.text
+        shown, truncated = preview(full_text, s.preview_chars)
+        meta: dict[str, Any] = {
+            **base,
+            "result": shown,
+            "result_truncated": truncated,
+            "success": not tool_outcome.is_error,
+            "duration_ms": duration_ms,
+        }
+        if s.preview_chars == 0:
+            meta["result_data"] = tool_result_data(tool_outcome)
+        spend = reported_spend(tool_outcome, self._log) if s.tool_reported_cost else None
+        if spend is not None:
+            outcome.tool_reported_costs.append(
+                spend_record(spend, tool_name=call.name, tool_call_id=call.id, iteration=iteration)
+            )
+            meta["tool_reported_cost"] = spend.usd
+            meta["tool_reported_cost_estimated"] = spend.estimated
+        await self._channel.emit("tool_call_result", None, meta)
+        return ToolResultPart(call.id, call.name, tuple(capped.content), tool_outcome.is_error)
+
+
+def _is_empty(response: ModelResponse) -> bool:
+    message = response.message
+    return (
+        not message.text.strip()
+        and not message.tool_calls
+        and response.stop_reason
+        in (
+            "end_turn",
+            "other",
+        )
+    )
+
+
+def _merge_metadata(into: dict[str, Any], new: dict[str, Any]) -> None:
+    for key, value in new.items():
+        if isinstance(value, list):
+            existing = into.setdefault(key, [])
+            existing.extend(v for v in value if v not in existing or isinstance(v, dict))
+        else:
+            into[key] = value
+
+
+def _native_structured(row: ModelInfo | None) -> bool:
+    return bool(row is not None and row.supports_structured_output)
+
+
+def _with_purpose(request: ModelRequest, purpose: str) -> ModelRequest:
+    return replace(request, purpose=purpose)
+
+
+def _validate_structured(schema: type[BaseModel] | None, data: Any) -> Any:
+    if schema is None:
+        return data
+    try:
+        schema.model_validate(data)
+    except ValidationError as exc:
+        raise StructuredOutputError(
+            f"structured output does not match {schema.__name__}: {exc.error_count()} error(s): "
+            + "; ".join(
+                f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:5]
+            )
+        ) from exc
+    return data

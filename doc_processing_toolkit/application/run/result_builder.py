@@ -1,0 +1,214 @@
+"""Turns a RunOutcome (the loop's raw state) into an AgentResult.
+
+Cost is the sum of the per-request records, plus the failed-and-retried attempts, plus
+the partial spend of a final failed attempt (stream_partial), plus what tools reported.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.application.config.log_setup import redact
+from doc_processing_toolkit.application.costs.report import DetailedCostReport
+from doc_processing_toolkit.application.result import AgentResult
+from doc_processing_toolkit.application.run.loop import RunOutcome
+from doc_processing_toolkit.domain.costs.ledger import price_request
+from doc_processing_toolkit.domain.errors import ProviderError
+from doc_processing_toolkit.domain.messages import MESSAGES_ADAPTER
+from doc_processing_toolkit.domain.registry import ModelInfo
+from doc_processing_toolkit.ports.dialect import HistoryCodec
+
+__all__ = ["build_result", "failure_metadata"]
+
+log = get_logger(__name__)
+
+
+def _dedupe(names: list[str]) -> list[str]:
+    return list(dict.fromkeys(names))
+
+
+def build_result(
+    outcome: RunOutcome,
+    *,
+    run_id: str,
+    codec: HistoryCodec | None,
+    row: ModelInfo | None,
+    detailed_costs: bool = False,
+    cost_output_dir: str | None = None,
+    built_in_tools_used: list[str] | None = None,
+) -> AgentResult:
+    """The AgentResult of ``outcome`` (error set when the run failed)."""
+    ledger, attempts = outcome.ledger, outcome.accumulator
+    records = [r.to_dict() for r in ledger.records]
+    input_tokens = sum(r.input_tokens for r in ledger.records) + attempts.total_input_tokens
+    output_tokens = sum(r.output_tokens for r in ledger.records) + attempts.total_output_tokens
+    cost = float(ledger.total_cost) + float(attempts.total_cost)
+    estimated = bool(ledger.cost_estimated) or any(a.cost_estimated for a in attempts.attempts)
+    token_source: str | None = "api_response" if records else None
+    error_text: str | None = None
+
+    error = outcome.error
+    if error is not None:
+        error_text = redact(f"{type(error).__name__}: {error}")
+        partial = error.partial_usage if isinstance(error, ProviderError) else None
+        if partial is not None and isinstance(error, ProviderError) and not error.before_stream:
+            record = price_request(partial, row)
+            input_tokens += partial.input_tokens
+            output_tokens += partial.output_tokens
+            cost += record.cost
+            estimated = estimated or record.cost_estimated
+            token_source = "stream_partial"
+        elif not records:
+            token_source = "unknown"
+
+    tool_costs = [dict(r) for r in outcome.tool_reported_costs]
+    tool_reported = float(sum(r["usd"] for r in tool_costs))
+    cost += tool_reported
+    tool_estimated: dict[str, bool] = {}
+    for r in tool_costs:
+        tool_estimated[r["tool_name"]] = tool_estimated.get(r["tool_name"], False) or r["estimated"]
+    estimated = estimated or any(tool_estimated.values())
+
+    new_messages = outcome.messages
+    if codec is not None:
+        messages = codec.render(new_messages)
+    else:
+        messages = MESSAGES_ADAPTER.dump_python(new_messages, mode="json")
+    last = outcome.last_response
+    result = AgentResult(
+        output=outcome.output if error is None else None,
+        raw_response=last.raw if last is not None else None,
+        messages=messages,
+        iterations=outcome.iterations,
+        tools_used=_dedupe(outcome.tools_used),
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        reasoning_tokens=sum(r.reasoning_tokens for r in ledger.records),
+        cached_input_tokens=sum(r.cached_input_tokens for r in ledger.records)
+        + attempts.total_cached_input_tokens,
+        cache_write_tokens=sum(r.cache_write_tokens for r in ledger.records),
+        request_cost_records=records,
+        tier_downgraded=bool(ledger.tier_downgraded),
+        cost=cost,
+        cost_estimated=estimated,
+        tool_reported_cost=tool_reported,
+        tool_reported_costs=tool_costs,
+        tool_costs_estimated=tool_estimated,
+        deferred_tools=list(outcome.deferred_tools),
+        token_source=token_source,
+        token_totals_by_model=ledger.token_totals_by_model,
+        reasoning_content=outcome.reasoning_content,
+        error=error_text,
+        run_id=run_id,
+        pause_turn_iterations=outcome.pause_turn_iterations,
+        built_in_tools_used=list(built_in_tools_used or []),
+        built_in_tools_invoked=list(outcome.built_in_tools_invoked),
+        retry_count=len(attempts.attempts),
+        retry_cost=float(attempts.total_cost),
+        retry_input_tokens=attempts.total_input_tokens,
+        retry_output_tokens=attempts.total_output_tokens,
+    )
+    _apply_response_metadata(result, outcome.response_metadata)
+    if detailed_costs:
+        _attach_detailed_costs(result, outcome, cost_output_dir)
+    return result
+
+
+_METADATA_FIELDS = frozenset(
+    {
+        "container_id",
+        "distinct_urls",
+        "files_created",
+        "input_transformations",
+        "skills_used",
+        "media_uploads",
+        "dropped_parts",
+    }
+)
+
+
+def _apply_response_metadata(result: AgentResult, metadata: dict[str, Any]) -> None:
+    """Copy the provider facts a response reported onto the result's documented fields."""
+    for key, value in metadata.items():
+        if key in _METADATA_FIELDS:
+            setattr(result, key, list(value) if isinstance(value, list) else value)
+    transformations = result.input_transformations
+    result.prefix_binding_mismatches = sum(
+        1
+        for t in transformations
+        if t.get("type") == "thinking_dropped" and t.get("reason") == "prefix_binding_mismatch"
+    )
+    result.model_binding_mismatches = sum(
+        1
+        for t in transformations
+        if t.get("type") == "thinking_dropped" and t.get("reason") == "model_binding_mismatch"
+    )
+
+
+def _attach_detailed_costs(
+    result: AgentResult, outcome: RunOutcome, cost_output_dir: str | None
+) -> None:
+    report = DetailedCostReport(run_id=result.run_id or "", model_name=_model_of(outcome))
+    for record in outcome.ledger.records:
+        report.add_iteration(
+            input_tokens=record.input_tokens,
+            output_tokens=record.output_tokens,
+            reasoning_tokens=record.reasoning_tokens,
+            cost=record.cost,
+            cached_input_tokens=record.cached_input_tokens,
+            cache_write_tokens=record.cache_write_tokens,
+            purpose=record.purpose,
+        )
+    report.request_cost_records = list(result.request_cost_records)
+    report.finalize()
+    # The run-level figures are the result's: retry-inclusive cost, tool-reported spend.
+    report.provider = outcome.last_response.provider if outcome.last_response else ""
+    report.total_cost = result.cost
+    report.cost_estimated = result.cost_estimated
+    report.total_input_tokens = result.input_tokens
+    report.total_output_tokens = result.output_tokens
+    report.total_reasoning_tokens = result.reasoning_tokens
+    report.total_cached_input_tokens = result.cached_input_tokens
+    report.total_cache_write_tokens = result.cache_write_tokens
+    report.total_retry_cost = result.retry_cost
+    report.total_retry_input_tokens = result.retry_input_tokens
+    report.total_retry_output_tokens = result.retry_output_tokens
+    report.total_retry_count = result.retry_count
+    report.total_tool_reported_cost = result.tool_reported_cost
+    report.tool_reported_costs = list(result.tool_reported_costs)
+    report.prefix_binding_mismatches = result.prefix_binding_mismatches
+    report.model_binding_mismatches = result.model_binding_mismatches
+    if not report.tools_used:
+        report.tools_used = list(result.tools_used)
+    result.iteration_metrics = list(report.iterations)
+    try:
+        result.detailed_cost_file = report.save(cost_output_dir or "agent_costs")
+    except OSError as exc:
+        log.warning("could not save the detailed cost report", error=str(exc))
+
+
+def _model_of(outcome: RunOutcome) -> str:
+    return outcome.last_response.model if outcome.last_response is not None else ""
+
+
+def failure_metadata(result: AgentResult, error: BaseException) -> dict[str, Any]:
+    """The ``error`` stream event's metadata for a failed run."""
+    aborted = type(error).__name__ == "AgentAborted"
+    meta = {
+        "input_tokens": result.input_tokens,
+        "output_tokens": result.output_tokens,
+        "cost": result.cost,
+        "iterations": result.iterations,
+        "token_source": result.token_source
+        if result.token_source in ("stream_partial", "api_response")
+        else "unknown",
+        "error_type": type(error).__name__,
+        "aborted": aborted,
+        "reason": getattr(error, "reason", None) if aborted else None,
+        "undelivered_injections": list(result.undelivered_injections),
+    }
+    if result.tool_reported_costs:
+        meta["tool_reported_cost"] = result.tool_reported_cost
+        meta["tool_reported_costs"] = [dict(r) for r in result.tool_reported_costs]
+    return meta

@@ -1,0 +1,189 @@
+"""The one retry layer: every provider request goes through :func:`stream_with_retry`.
+
+SDK retries are off (``max_retries=0`` in every adapter), so a failure is retried here
+exactly once per attempt and every failed attempt is costed once:
+
+* retried: 408, 409, 429, 5xx, 529, connection errors, and a stream that broke —
+  but a mid-stream failure only while no delta has reached the caller;
+* waits honour ``retry-after`` / ``retry-after-ms`` (capped), else exponential backoff
+  with jitter;
+* attempts = 1 + ``max_retries``;
+* each failed attempt becomes a ``RetryAttemptCost`` on the run's ``RetryAccumulator``;
+  an attempt the provider refused before streaming (``rejected_before_stream``) costs 0.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_random_exponential,
+)
+
+from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.domain.costs.ledger import RetryAccumulator, RetryAttemptCost
+from doc_processing_toolkit.domain.errors import ProviderError
+from doc_processing_toolkit.domain.requests import ModelRequest, ModelResponse, StreamDelta, Usage
+from doc_processing_toolkit.ports.model_client import ModelClient
+
+__all__ = ["RetryPolicy", "stream_with_retry"]
+
+log = get_logger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How failed provider requests are retried."""
+
+    max_retries: int = 3
+    """Retries after the first attempt (attempts = 1 + max_retries)."""
+    retry_after_cap: float = 30.0
+    """The longest server-requested wait honoured, in seconds."""
+    backoff_initial: float = 0.5
+    backoff_max: float = 8.0
+
+    @classmethod
+    def from_env(cls) -> RetryPolicy:
+        """Defaults, overridden by DPT_MAX_RETRIES / DPT_RETRY_AFTER_CAP_S."""
+        retries = os.environ.get("DPT_MAX_RETRIES")
+        cap = os.environ.get("DPT_RETRY_AFTER_CAP_S")
+        return cls(
+            max_retries=int(retries) if retries and retries.isdigit() else 3,
+            retry_after_cap=float(cap) if cap else 30.0,
+        )
+
+
+def _should_retry(exc: BaseException) -> bool:
+    return isinstance(exc, ProviderError) and exc.retryable and not exc.deltas_emitted
+
+
+class _Wait:
+    """retry-after when the provider sent one (capped), else jittered exponential backoff."""
+
+    def __init__(self, policy: RetryPolicy) -> None:
+        self._policy = policy
+        self._backoff = wait_random_exponential(
+            multiplier=policy.backoff_initial, max=policy.backoff_max
+        )
+
+    def __call__(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, ProviderError) and exc.retry_after is not None:
+            return max(0.0, min(exc.retry_after, self._policy.retry_after_cap))
+        return float(self._backoff(state))
+
+
+def _attempt_cost(
+    exc: ProviderError,
+    attempt_number: int,
+    duration_ms: int,
+    price: Callable[[Usage], tuple[float, bool]],
+) -> RetryAttemptCost:
+    usage = exc.partial_usage
+    if exc.before_stream or usage is None:
+        source = "rejected_before_stream" if exc.before_stream else "no_charge"
+        return RetryAttemptCost(
+            attempt_number=attempt_number,
+            input_tokens=0,
+            output_tokens=0,
+            reasoning_tokens=0,
+            cached_input_tokens=0,
+            cost=0.0,
+            token_source=source,
+            error=str(exc),
+            duration_ms=duration_ms,
+            cost_estimated=False,
+        )
+    cost, estimated = price(usage)
+    return RetryAttemptCost(
+        attempt_number=attempt_number,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        reasoning_tokens=usage.reasoning_tokens,
+        cached_input_tokens=usage.cached_input_tokens,
+        cost=cost,
+        token_source="stream_partial",
+        error=str(exc),
+        duration_ms=duration_ms,
+        cost_estimated=estimated,
+    )
+
+
+async def stream_with_retry(
+    client: ModelClient,
+    request: ModelRequest,
+    *,
+    on_delta: Callable[[StreamDelta], Awaitable[None]],
+    accumulator: RetryAccumulator,
+    price: Callable[[Usage], tuple[float, bool]],
+    policy: RetryPolicy | None = None,
+    before_send: Callable[[int], Awaitable[None]] | None = None,
+) -> ModelResponse:
+    """Stream ``request`` through ``client``, retrying per ``policy``.
+
+    Args:
+        on_delta: receives every delta of the attempt that streams; once one was
+            delivered, a failure of that attempt is no longer retried.
+        accumulator: collects one RetryAttemptCost per failed attempt.
+        price: prices a partial Usage as (cost, estimated).
+        before_send: awaited with the 1-based attempt number before each send
+            (the request_start event).
+
+    Raises:
+        ProviderError: the last failure, when attempts are exhausted or it is not retryable.
+    """
+    policy = policy or RetryPolicy.from_env()
+    response: ModelResponse | None = None
+
+    async for attempt in AsyncRetrying(
+        stop=stop_after_attempt(policy.max_retries + 1),
+        wait=_Wait(policy),
+        retry=retry_if_exception(_should_retry),
+        reraise=True,
+    ):
+        with attempt:
+            number = attempt.retry_state.attempt_number
+            if before_send is not None:
+                await before_send(number)
+            started = time.monotonic()
+            emitted = False
+            try:
+                async for item in client.stream(request):
+                    if isinstance(item, ModelResponse):
+                        response = item
+                    else:
+                        emitted = True
+                        await on_delta(item)
+                if response is None:
+                    raise ProviderError(
+                        f"{client.provider} stream ended without a response",
+                        provider=client.provider,
+                    )
+            except ProviderError as exc:
+                exc.deltas_emitted = exc.deltas_emitted or emitted
+                will_retry = _should_retry(exc) and number <= policy.max_retries
+                if will_retry:
+                    # Only failed-AND-retried attempts go on the accumulator; the final
+                    # failure's partial usage travels on the exception to the run's error.
+                    duration_ms = int((time.monotonic() - started) * 1000)
+                    accumulator.add_attempt(_attempt_cost(exc, number, duration_ms, price))
+                log.warning(
+                    "provider request failed",
+                    provider=client.provider,
+                    model=request.model,
+                    attempt=number,
+                    status_code=exc.status_code,
+                    error_type=type(exc).__name__,
+                    retry_after=exc.retry_after,
+                    will_retry=will_retry,
+                )
+                raise
+    assert response is not None
+    return response

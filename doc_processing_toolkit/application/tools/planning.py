@@ -1,0 +1,234 @@
+"""What a run adds around its loaded tools: the skills catalog, the memory instructions,
+the ``read_truncated_result`` tool, and deferred loading behind tool search.
+
+:class:`RunToolPlanner` is held by the Agent; :meth:`RunToolPlanner.plan` runs once per
+run, after the MCP sessions are connected, and returns the run's ToolSet and system
+prompt.
+
+Skills (``auto_inject_skills``): a server exposing ``list_skills`` and ``load_skill``
+is a skills server, whatever its name. ``list_skills`` is called and its catalog goes
+into the system prompt as an ``<available_skills>`` block; an empty catalog hides the
+activation tools. Skipped (one INFO) while the instructions carry ``<available_skills>``.
+
+Memory (``auto_inject_memory_instructions``): the run's tools include a memory tool
+set when one tool is named ``memory`` (a command-style memory tool), or when
+``memory_view`` is offered together with at least one of ``memory_create``,
+``memory_str_replace``, ``memory_insert``, ``memory_delete`` or ``memory_rename``.
+Then a ``<memory_instructions>`` block is appended to the system prompt, unless the
+instructions already carry one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+from xml.sax.saxutils import escape
+
+from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.application.tools.loader import ToolLoader
+from doc_processing_toolkit.application.tools.tool_set import ToolSet
+from doc_processing_toolkit.domain.tools.specs import ToolSpec
+from doc_processing_toolkit.domain.tools.truncated import (
+    READ_TRUNCATED_RESULT_TOOL,
+    TruncatedResultStore,
+)
+from doc_processing_toolkit.ports.tool_session import ToolSession
+
+__all__ = [
+    "MEMORY_INSTRUCTIONS",
+    "MEMORY_WRITE_TOOLS",
+    "SKILL_ACTIVATION_TOOLS",
+    "RunToolPlan",
+    "RunToolPlanner",
+    "detect_memory_tools",
+    "parse_skills_catalog",
+    "render_skills_catalog",
+]
+
+log = get_logger(__name__)
+
+SKILL_ACTIVATION_TOOLS = ("load_skill", "load_skill_resource", "execute_skill_script")
+"""Hidden from the model when the skills catalog is empty."""
+MEMORY_WRITE_TOOLS = (
+    "memory_create",
+    "memory_str_replace",
+    "memory_insert",
+    "memory_delete",
+    "memory_rename",
+)
+"""With ``memory_view``, any of these marks a memory tool set."""
+MEMORY_INSTRUCTIONS = """<memory_instructions>
+You have a persistent memory, reached through the {tools} tool(s). Before you start a \
+task, look at what your memory holds and use what is relevant. While you work, record \
+progress, decisions and facts worth keeping, so that a later conversation can continue \
+where this one stops: keep entries short, current and organised, and correct or delete \
+an entry that turns out wrong. Never store secrets. Your context may be reset at any \
+time; what is not in memory is lost.
+</memory_instructions>"""
+"""The block appended to the system prompt when a memory tool set is detected."""
+
+StoreSessionFactory = Callable[[TruncatedResultStore], ToolSession]
+
+
+def detect_memory_tools(names: list[str]) -> list[str]:
+    """The memory tools among ``names`` (empty when there is no memory tool set)."""
+    if "memory" in names:
+        return ["memory"]
+    if "memory_view" in names and any(n in names for n in MEMORY_WRITE_TOOLS):
+        return [n for n in names if n == "memory_view" or n in MEMORY_WRITE_TOOLS]
+    return []
+
+
+def parse_skills_catalog(data: Any) -> list[dict[str, str]]:
+    """The skills of a ``list_skills`` reply: ``[{"name", "description", "path"}]``.
+
+    Accepts a list of skill objects or ``{"skills": [...]}``, as data or JSON text.
+
+    Raises:
+        ValueError: the reply has another shape.
+    """
+    if isinstance(data, str):
+        try:
+            data = json.loads(data)
+        except ValueError as exc:
+            raise ValueError("list_skills did not answer JSON") from exc
+    if isinstance(data, Mapping):
+        data = data.get("skills")
+    if not isinstance(data, list):
+        raise ValueError("list_skills did not answer a list of skills")
+    skills: list[dict[str, str]] = []
+    for item in data:
+        if not isinstance(item, Mapping) or not isinstance(item.get("name"), str):
+            raise ValueError(f"a list_skills entry has no name: {item!r:.80}")
+        description = item.get("description") or ""
+        path = item.get("path") or item.get("location") or ""
+        if not isinstance(description, str) or not isinstance(path, str):
+            raise ValueError(f"list_skills entry {item['name']!r} has a non-text field")
+        skills.append({"name": item["name"], "description": description, "path": path})
+    return skills
+
+
+def render_skills_catalog(skills: list[dict[str, str]]) -> str:
+    """The ``<available_skills>`` block for the system prompt."""
+    lines = ["<available_skills>"]
+    for skill in skills:
+        lines.append("<skill>")
+        lines.append(f"<name>{escape(skill['name'])}</name>")
+        lines.append(f"<description>{escape(skill['description'])}</description>")
+        lines.append(f"<path>{escape(skill['path'])}</path>")
+        lines.append("</skill>")
+    lines.append("</available_skills>")
+    return "\n".join(lines)
+
+
+def _append(system: str, block: str) -> str:
+    return f"{system.rstrip()}\n\n{block}" if system.strip() else block
+
+
+@dataclass
+class RunToolPlan:
+    """A run's tools and the system prompt that goes with them."""
+
+    tools: ToolSet
+    system: str
+    deferred_tools: list[str] = field(default_factory=list)
+    read_back: bool = False
+    """True when ``read_truncated_result`` is offered."""
+
+
+@dataclass
+class RunToolPlanner:
+    """Per-Agent settings of the run-time tool features, and their once-only warnings."""
+
+    auto_inject_skills: bool = True
+    auto_inject_memory_instructions: bool = True
+    read_back: bool = False
+    """``truncated_result_read_chars`` is on and allowed (cap > 0, no forcing choice)."""
+    store_session_factory: StoreSessionFactory | None = None
+    defer: Callable[[str, str | None], bool] | None = None
+    """Decides deferral; None when deferral does not apply."""
+    logger: Any = None
+    _warned: set[str] = field(default_factory=set)
+
+    def _warn_once(self, key: str, message: str, **fields: Any) -> None:
+        if key not in self._warned:
+            self._warned.add(key)
+            (self.logger or log).warning(message, **fields)
+
+    async def plan(
+        self, loader: ToolLoader, instructions: str, store: TruncatedResultStore | None
+    ) -> RunToolPlan:
+        """The run's ToolSet and system prompt (call after connecting the loader)."""
+        entries = loader.entries()
+        system = instructions
+        if self.auto_inject_skills:
+            system, entries = await self._skills(loader, system, entries)
+        if self.auto_inject_memory_instructions:
+            memory = detect_memory_tools([spec.name for spec, _ in entries])
+            if memory and "<memory_instructions>" not in system:
+                system = _append(system, MEMORY_INSTRUCTIONS.format(tools=", ".join(memory)))
+        deferred: list[str] = []
+        if self.defer is not None:
+            stamped: list[tuple[ToolSpec, ToolSession]] = []
+            for spec, session in entries:
+                if self.defer(spec.name, spec.server_name):
+                    spec = replace(spec, defer_loading=True)
+                    deferred.append(spec.name)
+                stamped.append((spec, session))
+            entries = stamped
+        extra: list[ToolSession] = []
+        read_back = False
+        if self.read_back and entries and store is not None:
+            if any(spec.name == READ_TRUNCATED_RESULT_TOOL for spec, _ in entries):
+                self._warn_once(
+                    "read_name",
+                    "truncated_result_read_chars: a loaded tool is already named "
+                    "read_truncated_result, so the built-in one is not offered",
+                )
+            elif self.store_session_factory is not None:
+                extra.append(self.store_session_factory(store))
+                read_back = True
+        return RunToolPlan(ToolSet.from_entries(entries, extra=extra), system, deferred, read_back)
+
+    async def _skills(
+        self, loader: ToolLoader, system: str, entries: list[tuple[ToolSpec, ToolSession]]
+    ) -> tuple[str, list[tuple[ToolSpec, ToolSession]]]:
+        by_session: dict[int, set[str]] = {}
+        for spec, session in entries:
+            by_session.setdefault(id(session), set()).add(spec.name)
+        for server, session in loader.sessions():
+            names = by_session.get(id(session), set())
+            if not {"list_skills", "load_skill"} <= names:
+                continue
+            if "<available_skills>" in system:
+                (self.logger or log).info(
+                    "auto_inject_skills skipped: the instructions already carry <available_skills>",
+                    server=server,
+                )
+                return system, entries
+            outcome = await session.call_tool("list_skills", {})
+            try:
+                if outcome.is_error:
+                    raise ValueError(outcome.text[:200] or "an error result")
+                catalog = parse_skills_catalog(
+                    outcome.data if outcome.data is not None else outcome.text
+                )
+            except ValueError as exc:
+                (self.logger or log).warning(
+                    "auto_inject_skills: list_skills failed or answered a malformed catalog; "
+                    "the skill tools stay advertised",
+                    server=server,
+                    error=str(exc),
+                )
+                return system, entries
+            if catalog:
+                return _append(system, render_skills_catalog(catalog)), entries
+            hidden = [
+                (spec, s)
+                for spec, s in entries
+                if not (s is session and spec.name in SKILL_ACTIVATION_TOOLS)
+            ]
+            return system, hidden
+        return system, entries

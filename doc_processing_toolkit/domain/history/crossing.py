@@ -1,0 +1,272 @@
+"""The two passes of a cross-provider conversion (:func:`domain.history.filter_history`).
+
+Pass 1 drops, per part, what the target cannot take (recording each drop); pass 2 pairs
+every tool call with its result, re-keys ids to the target's convention and refuses a
+history that cannot be paired. Internal: use :func:`doc_processing_toolkit.domain.history.filtering
+.cross_provider`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NoReturn, assert_never
+
+from doc_processing_toolkit.domain.errors import SessionCompatibilityError
+from doc_processing_toolkit.domain.media import (
+    NEUTRAL,
+    Position,
+    media_drop_reason,
+    placeholder,
+    with_sniffed_type,
+)
+from doc_processing_toolkit.domain.messages import (
+    ContentPart,
+    MediaPart,
+    Message,
+    Part,
+    ProviderPart,
+    ReasoningPart,
+    Role,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+)
+
+if TYPE_CHECKING:
+    from doc_processing_toolkit.domain.history.filtering import (
+        ConversionReport,
+        Locator,
+        PayloadSalvager,
+    )
+
+__all__ = ["ID_PREFIXES", "Conversion", "reasoning_artefact"]
+
+ID_PREFIXES = {"anthropic": "toolu_", "openai": "call_", "fireworks": "call_"}
+"""The tool-call id convention of each provider that has one (Google takes any id)."""
+
+_PROVIDER_ARTEFACTS = {
+    "anthropic": "provider_block",
+    "openai": "provider_item",
+    "google": "provider_part",
+    "fireworks": "provider_part",
+}
+_ID_BODY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def reasoning_artefact(part: ReasoningPart) -> tuple[str, str]:
+    """``(artefact, detail)`` naming a reasoning part that cannot cross."""
+    details = part.provider_details or {}
+    size = f"{len(part.text)} chars"
+    match part.provider:
+        case "anthropic":
+            if "redacted_data" in details:
+                return "thinking", "redacted thinking"
+            return "thinking", f"signed thinking ({size})"
+        case "google":
+            signed = isinstance(details.get("thought_signature"), str)
+            if details.get("thought") is True or (part.text and not signed):
+                return "thought", f"a thought summary ({size}{', signed' if signed else ''})"
+            if details.get("signs") == "previous":
+                return "thought_signature", "the thought signature on the part before it"
+            return "thought_signature", "a thought signature"
+        case "openai":
+            item = details.get("item")
+            encrypted = isinstance(item, dict) and item.get("encrypted_content")
+            return "reasoning", f"{'an encrypted' if encrypted else 'a'} reasoning item ({size})"
+        case "fireworks":
+            return "reasoning_content", f"reasoning_content ({size})"
+        case _:
+            return "reasoning", f"reasoning of {part.provider!r} ({size})"
+
+
+@dataclass(slots=True)
+class _Open:
+    """A tool call waiting for its result."""
+
+    id: str
+    new_id: str
+    name: str
+    index: int
+
+
+@dataclass(slots=True)
+class Conversion:
+    """One conversion's state: the target, what is still open, the ids in use."""
+
+    source: str
+    target: str
+    input_types: Sequence[str] | None
+    model: str | None
+    locate: Locator | None
+    salvage: PayloadSalvager | None
+    report: ConversionReport
+    open: list[_Open] = dataclasses.field(default_factory=list)
+    used: set[str] = dataclasses.field(default_factory=set)
+
+    def where(self, message: int, part: int) -> int:
+        return self.locate(message, part) if self.locate is not None else message
+
+    # -- pass 1: drop what cannot cross -------------------------------------------------
+
+    def parts(self, index: int, message: Message) -> list[tuple[int, Part]]:
+        out: list[tuple[int, Part]] = []
+        for position, part in enumerate(message.parts):
+            kept = self.part(index, position, part, message.role, salvaged=False)
+            out.extend((position, item) for item in kept)
+        return out
+
+    def part(
+        self, index: int, position: int, part: Part, role: Role, *, salvaged: bool
+    ) -> list[Part]:
+        match part:
+            case TextPart():
+                return [part]
+            case MediaPart():
+                where: Position = "assistant" if role == "assistant" else "user"
+                return [self.media(index, position, part, where)]
+            case ToolCallPart():
+                return [self.call_details(index, position, part)]
+            case ToolResultPart():
+                content = tuple(
+                    self.media(index, position, item, "tool_result")
+                    if isinstance(item, MediaPart)
+                    else item
+                    for item in part.content
+                )
+                return [dataclasses.replace(part, content=content)]
+            case ReasoningPart():
+                if part.provider == self.target:
+                    return [part]
+                artefact, detail = reasoning_artefact(part)
+                self.report.dropped(self.where(index, position), artefact, detail)
+                return []
+            case ProviderPart():
+                if part.provider == self.target:
+                    return [part]
+                found = None if salvaged or self.salvage is None else self.salvage(part)
+                if found is None:
+                    kind = part.payload.get("type") or ", ".join(sorted(part.payload)) or "empty"
+                    artefact = _PROVIDER_ARTEFACTS.get(part.provider, "unknown_part")
+                    self.report.dropped(self.where(index, position), artefact, str(kind))
+                    return []
+                for artefact, detail in found.drops:
+                    self.report.dropped(self.where(index, position), artefact, detail)
+                out: list[Part] = []
+                for item in found.parts:
+                    out.extend(self.part(index, position, item, role, salvaged=True))
+                return out
+            case _:
+                assert_never(part)
+
+    def call_details(self, index: int, position: int, part: ToolCallPart) -> ToolCallPart:
+        details = part.provider_details or {}
+        for key, value in details.items():
+            if key != self.target and isinstance(value, dict):
+                if isinstance(value.get("thought_signature"), str):
+                    detail = f"the thought signature on call {part.name!r}"
+                    self.report.dropped(self.where(index, position), "thought_signature", detail)
+        kept = {k: v for k, v in details.items() if k == self.target}
+        return dataclasses.replace(part, provider_details=kept or None)
+
+    def media(self, index: int, position: int, part: MediaPart, where: Position) -> ContentPart:
+        part = with_sniffed_type(part)
+        reason = media_drop_reason(
+            part,
+            source=self.source,
+            target=self.target,
+            position=where,
+            input_types=self.input_types,
+            model=self.model,
+        )
+        if reason is None:
+            return dataclasses.replace(part, provider_ref=None)
+        artefact = "tool_result_media" if where == "tool_result" else "media"
+        extra: dict[str, Any] = {"mime_type": part.mime_type}
+        if self.model is not None:
+            extra["model"] = self.model
+        self.report.dropped(self.where(index, position), artefact, reason, **extra)
+        return placeholder(part, reason)
+
+    # -- pass 2: pair tool rounds, re-key ids -------------------------------------------
+
+    def pair(
+        self, messages: list[tuple[int, Message, list[tuple[int, Part]]]]
+    ) -> list[tuple[int, Message]]:
+        out: list[tuple[int, Message]] = []
+        for index, message, parts in messages:
+            if not parts:  # everything in it was dropped: it is removed
+                out.append((index, Message(message.role, (), message.provider)))
+                continue
+            has_results = any(isinstance(part, ToolResultPart) for _, part in parts)
+            if self.open and not has_results:
+                self.refuse_open()
+            kept: list[Part] = []
+            for position, part in parts:
+                if isinstance(part, ToolCallPart):
+                    kept.append(self.call(index, position, part))
+                elif isinstance(part, ToolResultPart):
+                    kept.append(self.result(index, position, part))
+                else:
+                    kept.append(part)
+            provider = message.provider
+            if message.role == "assistant" and self.target != NEUTRAL:
+                provider = self.target
+            out.append((index, Message(message.role, tuple(kept), provider)))
+        if self.open:
+            self.refuse_open()
+        return out
+
+    def call(self, index: int, position: int, part: ToolCallPart) -> ToolCallPart:
+        where = self.where(index, position)
+        if not part.name:
+            self.refuse(where, f"has a tool call with no name (id {part.id!r})")
+        new_id = self.rekey(part.id)
+        if new_id != part.id:
+            self.report.rekeyed(where, part.name, part.id, new_id)
+        self.used.add(new_id)
+        self.open.append(_Open(part.id, new_id, part.name, where))
+        return dataclasses.replace(part, id=new_id)
+
+    def result(self, index: int, position: int, part: ToolResultPart) -> ToolResultPart:
+        if part.call_id:
+            match = next((call for call in self.open if call.id == part.call_id), None)
+        else:  # an id-less Gemini response answers the earliest open call of its name
+            match = next((call for call in self.open if call.name == part.name), None)
+        if match is None:
+            what = f"tool result (call id {part.call_id!r}, name {part.name!r})"
+            self.refuse(self.where(index, position), f"has a {what} that matches no call")
+        self.open.remove(match)
+        return dataclasses.replace(part, call_id=match.new_id, name=part.name or match.name)
+
+    def rekey(self, call_id: str) -> str:
+        prefix = ID_PREFIXES.get(self.target)
+        conventional = prefix is None or (
+            call_id.startswith(prefix) and _ID_BODY.fullmatch(call_id) is not None
+        )
+        if call_id and conventional and call_id not in self.used:
+            return call_id
+        attempt = 0
+        while True:
+            seed = f"{self.source}:{len(self.used)}:{call_id}:{attempt}"
+            new_id = (prefix or "call_") + hashlib.sha256(seed.encode()).hexdigest()[:24]
+            if new_id not in self.used:
+                return new_id
+            attempt += 1
+
+    def refuse_open(self) -> NoReturn:
+        calls = ", ".join(f"{call.name} ({call.id})" for call in self.open)
+        verb = "has" if len(self.open) == 1 else "have"
+        self.refuse(self.open[0].index, f"ends inside a tool round: {calls} {verb} no result")
+
+    def refuse(self, index: int, what: str) -> NoReturn:
+        target = "" if self.target == NEUTRAL else f" for {self.target}"
+        raise SessionCompatibilityError(
+            f"cannot convert the {self.source} history{target}: message {index} {what}",
+            source=self.source,
+            target=None if self.target == NEUTRAL else self.target,
+            index=index,
+        )
