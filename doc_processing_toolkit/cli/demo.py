@@ -12,7 +12,7 @@ from typing import Any, TextIO
 
 from doc_processing_toolkit.agent import Agent
 from doc_processing_toolkit.agent.tools import tool
-from doc_processing_toolkit.cli.main import _stream_run, cost_table
+from doc_processing_toolkit.cli.render import cost_table, stream_run
 from doc_processing_toolkit.testing.script import Reply, ToolCall
 
 __all__ = ["run_demo"]
@@ -73,7 +73,7 @@ def run_demo(model: str, out: TextIO) -> int:
 
         async def demo() -> dict[str, Any]:
             async with agent:
-                return await _stream_run(agent, "What is 2 + 3?", out)
+                return await stream_run(agent, "What is 2 + 3?", out)
 
         final = asyncio.run(demo())
     print(file=out)

@@ -1,21 +1,13 @@
 """ProviderEmulator: a loopback server speaking provider wire protocols from a script."""
 
-from doc_processing_toolkit.testing.emulator import (
-    chat_completions_wire,  # noqa: F401 (routes)
-    google_wire,  # noqa: F401 (routes)
-    openai_wire,  # noqa: F401 (routes)
-)
 from doc_processing_toolkit.testing.emulator.common import (
     EXHAUSTED_MESSAGE,
     DialectRoute,
     EmulatorCall,
     RecordedRequest,
 )
-from doc_processing_toolkit.testing.emulator.server import (
-    DIALECT_ROUTES,
-    ProviderEmulator,
-    register_dialect_routes,
-)
+from doc_processing_toolkit.testing.emulator.routes import DIALECT_ROUTES, register_dialect_routes
+from doc_processing_toolkit.testing.emulator.server import ProviderEmulator
 
 __all__ = [
     "DIALECT_ROUTES",

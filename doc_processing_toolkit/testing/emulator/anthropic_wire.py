@@ -334,4 +334,4 @@ ANTHROPIC_ROUTES: dict[str, DialectRoute] = {
     "/v1/messages": DialectRoute(DIALECT, handle_messages),
     "/v1/messages/count_tokens": DialectRoute(DIALECT, handle_count_tokens),
 }
-"""The Anthropic routes, merged into the emulator's dialect registry."""
+"""The Anthropic routes (listed in :data:`~.routes.DIALECT_ROUTES`)."""

@@ -25,8 +25,7 @@ A request without ``model`` or ``messages``, or whose tool rounds do not pair up
 ``tool`` message answering no call of the assistant turn before it, or a call left
 unanswered), gets a 400 ``invalid_request_error`` without consuming a script step.
 
-Importing this module registers its routes with the emulator
-(:func:`~doc_processing_toolkit.testing.emulator.server.register_dialect_routes`).
+Its routes are listed in :data:`~doc_processing_toolkit.testing.emulator.routes.DIALECT_ROUTES`.
 """
 
 from __future__ import annotations
@@ -48,7 +47,6 @@ from doc_processing_toolkit.testing.emulator.common import (
     new_id,
     sse_event,
 )
-from doc_processing_toolkit.testing.emulator.server import register_dialect_routes
 from doc_processing_toolkit.testing.script import Fault, Reply
 
 __all__ = [
@@ -336,6 +334,4 @@ CHAT_COMPLETIONS_ROUTES: dict[str, DialectRoute] = {
     f"{BASE_PATH}/chat/completions": DialectRoute(DIALECT, handle_chat_completions),
     "/v1/chat/completions": DialectRoute(DIALECT, handle_chat_completions),
 }
-"""The chat-completions routes, merged into the emulator's dialect registry on import."""
-
-register_dialect_routes(CHAT_COMPLETIONS_ROUTES)
+"""The chat-completions routes (listed in :data:`~.routes.DIALECT_ROUTES`)."""

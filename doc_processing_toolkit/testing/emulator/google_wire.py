@@ -61,7 +61,6 @@ from doc_processing_toolkit.testing.emulator.common import (
     new_id,
     sse_event,
 )
-from doc_processing_toolkit.testing.emulator.server import register_dialect_routes
 from doc_processing_toolkit.testing.script import Fault, Reply
 
 __all__ = [
@@ -380,6 +379,4 @@ GOOGLE_ROUTES: dict[str, DialectRoute] = {
         ("countTokens", handle_count_tokens),
     )
 }
-"""The Gemini routes, merged into the emulator's dialect registry on import."""
-
-register_dialect_routes(GOOGLE_ROUTES)
+"""The Gemini routes (listed in :data:`~.routes.DIALECT_ROUTES`)."""

@@ -50,7 +50,6 @@ from doc_processing_toolkit.testing.emulator.common import (
     new_id,
     sse_event,
 )
-from doc_processing_toolkit.testing.emulator.server import ProviderEmulator, register_dialect_routes
 from doc_processing_toolkit.testing.script import Fault, Reply, ThinkingBlock
 
 __all__ = [
@@ -82,10 +81,10 @@ _ERRORS = {
 }
 
 
-def openai_base_url(emu: ProviderEmulator) -> str:
+def openai_base_url(emu: Any) -> str:
     """The value for ``OPENAI_BASE_URL`` / ``OpenAIModelClient(base_url=)`` (same as
     :attr:`ProviderEmulator.openai_base_url`)."""
-    return emu.openai_base_url
+    return str(emu.openai_base_url)
 
 
 def error_body(message: str, error_type: str, code: str | None = None) -> dict[str, Any]:
@@ -398,6 +397,4 @@ async def handle_responses(call: EmulatorCall) -> Response:
 
 
 OPENAI_ROUTES: dict[str, DialectRoute] = {"/v1/responses": DialectRoute(DIALECT, handle_responses)}
-"""The OpenAI Responses route, merged into the emulator's dialect registry on import."""
-
-register_dialect_routes(OPENAI_ROUTES)
+"""The OpenAI Responses route (listed in :data:`~.routes.DIALECT_ROUTES`)."""

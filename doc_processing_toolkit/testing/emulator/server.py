@@ -29,7 +29,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from doc_processing_toolkit.testing.emulator.anthropic_wire import ANTHROPIC_ROUTES
 from doc_processing_toolkit.testing.emulator.common import (
     DialectRoute,
     EmulatorCall,
@@ -37,23 +36,12 @@ from doc_processing_toolkit.testing.emulator.common import (
     RecordedRequest,
     install_disconnect_log_filter,
 )
+from doc_processing_toolkit.testing.emulator.routes import DIALECT_ROUTES, register_dialect_routes
 from doc_processing_toolkit.testing.script import Reply, ScriptStep
 
 __all__ = ["DIALECT_ROUTES", "ProviderEmulator", "register_dialect_routes"]
 
-DIALECT_ROUTES: dict[str, DialectRoute] = {**ANTHROPIC_ROUTES}
-"""Every route the emulator serves by default: path -> dialect route.
-
-Planned: ``/v1/responses`` (OpenAI Responses), ``/v1/chat/completions`` (Fireworks),
-``/v1/models/{model}:streamGenerateContent`` (Gemini).
-"""
-
 _START_TIMEOUT_S = 10.0
-
-
-def register_dialect_routes(routes: Mapping[str, DialectRoute]) -> None:
-    """Add routes to :data:`DIALECT_ROUTES` (emulators created afterwards serve them)."""
-    DIALECT_ROUTES.update(routes)
 
 
 class ProviderEmulator:

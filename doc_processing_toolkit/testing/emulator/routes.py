@@ -1,0 +1,31 @@
+"""The emulator's routes: one explicit table, path -> :class:`DialectRoute`.
+
+Every wire dialect the emulator speaks is listed here; nothing registers itself on import.
+A new dialect adds its routes to :data:`DIALECT_ROUTES` (or a test passes ``routes=`` to one
+:class:`~doc_processing_toolkit.testing.emulator.server.ProviderEmulator`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from doc_processing_toolkit.testing.emulator.anthropic_wire import ANTHROPIC_ROUTES
+from doc_processing_toolkit.testing.emulator.chat_completions_wire import CHAT_COMPLETIONS_ROUTES
+from doc_processing_toolkit.testing.emulator.common import DialectRoute
+from doc_processing_toolkit.testing.emulator.google_wire import GOOGLE_ROUTES
+from doc_processing_toolkit.testing.emulator.openai_wire import OPENAI_ROUTES
+
+__all__ = ["DIALECT_ROUTES", "register_dialect_routes"]
+
+DIALECT_ROUTES: dict[str, DialectRoute] = {
+    **ANTHROPIC_ROUTES,  # /v1/messages
+    **OPENAI_ROUTES,  # /v1/responses
+    **CHAT_COMPLETIONS_ROUTES,  # chat completions (Fireworks)
+    **GOOGLE_ROUTES,  # /v1(beta)/models/{model}:streamGenerateContent, ...
+}
+"""Every route the emulator serves by default."""
+
+
+def register_dialect_routes(routes: Mapping[str, DialectRoute]) -> None:
+    """Add routes to :data:`DIALECT_ROUTES` (emulators created afterwards serve them)."""
+    DIALECT_ROUTES.update(routes)
