@@ -21,7 +21,7 @@ from doc_processing_toolkit.domain.errors import (
     ProviderError,
 )
 from doc_processing_toolkit.domain.events import HookDirective
-from doc_processing_toolkit.domain.parameter_mapping import BuiltInToolConfig
+from doc_processing_toolkit.domain.tools.built_in import BuiltInToolConfig
 
 __version__ = "0.1.0"
 

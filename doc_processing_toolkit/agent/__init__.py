@@ -9,7 +9,7 @@ from doc_processing_toolkit.agent.core import Agent, AgentAborted, AgentBuilder
 from doc_processing_toolkit.agent.cost import AgentStreamEvent, DetailedCostReport
 from doc_processing_toolkit.agent.result import AgentResult
 from doc_processing_toolkit.agent.tools import tool
-from doc_processing_toolkit.domain.parameter_mapping import BuiltInToolConfig
+from doc_processing_toolkit.domain.tools.built_in import BuiltInToolConfig
 
 __all__ = [
     "Agent",

@@ -1,13 +1,14 @@
 """Parameter mapping: Agent parameters -> provider-specific formats (documented import path).
 
-Re-exports :mod:`doc_processing_toolkit.domain.parameter_mapping` (pure functions and
+Re-exports :mod:`doc_processing_toolkit.adapters.providers.options` (the functions by
+provider name over each vendor's rules in ``adapters/providers/<vendor>/options.py``, and
 the ParameterMapper / ParameterValidator classes) and adds :func:`detect_provider`,
 which asks the process registry (``registry/model_information.json``).
 """
 
 from __future__ import annotations
 
-from doc_processing_toolkit.domain.parameter_mapping import (
+from doc_processing_toolkit.adapters.providers.options import (
     AGENT_OWNED_KWARGS,
     ANTHROPIC_MCP_BETA,
     BUILT_IN_TOOL_NAMES,

@@ -1,10 +1,11 @@
-"""Model registry rows (ModelInfo) and provider detection, as pure data.
+"""Model registry rows (ModelInfo) and the built-in provider names, as pure data.
 
 A row says what a model is (provider, window, output cap, input types), what it can
 do (capability flags) and what it costs (per-million-token prices, service tiers).
 The JSON file ``registry/model_information.json`` holds the rows; the adapter in
-``adapters/registry/json_file.py`` reads it. Keys starting with ``_`` are metadata at
-every level and never resolve as models.
+``adapters/registry/json_file.py`` reads it and detects a model's provider (by row, then
+by name prefix). Keys starting with ``_`` are metadata at every level and never resolve
+as models.
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ __all__ = [
     "PROVIDERS",
     "ModelInfo",
     "Pricing",
-    "detect_provider_by_prefix",
     "is_metadata_key",
 ]
 
 PROVIDERS = ("anthropic", "openai", "google", "fireworks")
+"""The built-in providers' names (a plug-in adds its own)."""
 
 
 class Pricing(BaseModel):
@@ -58,7 +59,7 @@ class ModelInfo(BaseModel):
     model: str
     """The canonical model name."""
     provider: str
-    """anthropic / openai / google / fireworks (or a plug-in's name)."""
+    """One of :data:`PROVIDERS`, or a plug-in's name."""
     context_window_tokens: int | None = None
     max_output_tokens: int | None = None
     input_types: tuple[str, ...] = ("text",)
@@ -121,33 +122,6 @@ class ModelInfo(BaseModel):
         return extra.get(name, default)
 
 
-_PREFIXES: tuple[tuple[str, str], ...] = (
-    ("claude", "anthropic"),
-    ("anthropic/", "anthropic"),
-    ("gpt-", "openai"),
-    ("o1", "openai"),
-    ("o3", "openai"),
-    ("o4", "openai"),
-    ("chatgpt", "openai"),
-    ("codex", "openai"),
-    ("computer-use", "openai"),
-    ("gemini", "google"),
-    ("models/gemini", "google"),
-    ("gemma", "google"),
-    ("accounts/fireworks/", "fireworks"),
-    ("fireworks/", "fireworks"),
-)
-
-
 def is_metadata_key(key: str) -> bool:
     """True for registry metadata keys (``_meta``, ``_comment``...): never a model."""
     return key.startswith("_")
-
-
-def detect_provider_by_prefix(model: str) -> str | None:
-    """Guess the provider from a model name's prefix; None when nothing matches."""
-    name = model.strip().lower()
-    for prefix, provider in _PREFIXES:
-        if name.startswith(prefix):
-            return provider
-    return None

@@ -161,7 +161,7 @@ class ModelResponse:
     model: str
     """The model that served the request."""
     provider: str
-    """The provider name ("anthropic", "openai", "google", "fireworks", or a plug-in's)."""
+    """The provider name: a registry row's provider, or a plug-in's."""
     request_id: str | None = None
     """The provider's request id, for support tickets."""
     served_tier: str | None = None

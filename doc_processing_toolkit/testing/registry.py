@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from doc_processing_toolkit.domain.registry import ModelInfo, detect_provider_by_prefix
+from doc_processing_toolkit.adapters.registry.json_file import detect_provider_by_prefix
+from doc_processing_toolkit.domain.registry import ModelInfo
 
 __all__ = ["StaticRegistry"]
 

@@ -13,7 +13,7 @@ import pytest
 
 from doc_processing_toolkit import Agent, tool
 from doc_processing_toolkit.domain.messages import TextPart, ToolResultPart
-from doc_processing_toolkit.domain.parameter_mapping import BuiltInToolConfig
+from doc_processing_toolkit.domain.tools.built_in import BuiltInToolConfig
 from doc_processing_toolkit.testing import FakeModel, Reply, ToolCall
 from doc_processing_toolkit.testing.script import reply, tool_call
 from doc_processing_toolkit.utils import tool_spend_marker

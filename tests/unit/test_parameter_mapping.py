@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from doc_processing_toolkit.domain.parameter_mapping import (
+from doc_processing_toolkit.adapters.providers.options import (
     ANTHROPIC_MCP_BETA,
     INTERLEAVED_THINKING_BETA,
     BuiltInToolConfig,
@@ -775,8 +775,8 @@ def test_validator_passes_the_effort_to_the_off_check() -> None:
 
 
 def test_documented_import_path_reexports_everything() -> None:
+    import doc_processing_toolkit.adapters.providers.options as domain
     import doc_processing_toolkit.agent.parameter_mapping as documented
-    import doc_processing_toolkit.domain.parameter_mapping as domain
 
     for name in domain.__all__:
         assert getattr(documented, name) is getattr(domain, name)

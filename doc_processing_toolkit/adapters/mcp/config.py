@@ -18,6 +18,7 @@ from doc_processing_toolkit.adapters.mcp._redact import (
     register_header_secrets,
     register_url_secrets,
 )
+from doc_processing_toolkit.domain.tools.allowed import allowed_tool_names
 
 __all__ = [
     "DEFAULT_REMOTE_NAME",
@@ -36,28 +37,14 @@ _TRANSPORTS = ("streamable_http", "sse")
 def validate_allowed_tools(value: Any, server: str) -> tuple[str, ...] | None:
     """``allowed_tools`` as a tuple of names, or None when absent (every tool exposed).
 
+    The one rule is :func:`~doc_processing_toolkit.domain.tools.allowed.allowed_tool_names`.
+
     Raises:
         TypeError: ``value`` is a bare string (it would read as a set of characters), not a
-            list/tuple, or holds something other than strings; the message names the server.
+            list/tuple, or holds something other than non-empty strings; the message names
+            the server.
     """
-    if value is None:
-        return None
-    if isinstance(value, str | bytes):
-        raise TypeError(
-            f"allowed_tools of MCP server {server!r} must be a list of tool names, not a bare "
-            f"string ({value!r}); write allowed_tools=[{value!r}]"
-        )
-    if not isinstance(value, list | tuple):
-        raise TypeError(
-            f"allowed_tools of MCP server {server!r} must be a list of tool names, "
-            f"got {type(value).__name__}"
-        )
-    bad = [item for item in value if not isinstance(item, str)]
-    if bad:
-        raise TypeError(
-            f"allowed_tools of MCP server {server!r} must hold tool names (str), got {bad[0]!r}"
-        )
-    return tuple(value)
+    return allowed_tool_names(value, f"MCP server {server!r}")
 
 
 def validate_env(env: Any, server: str) -> dict[str, str] | None:

@@ -2,16 +2,23 @@
 
 :class:`BaseProfile` checks what every provider shares (provider keywords against the
 documented ones, the service tier against the row, built-in tools, provider-run MCP
-servers) by asking the vendor's ``options`` rules; a vendor profile subclasses it and sets
+servers) by asking its :attr:`~BaseProfile.options`, the vendor's rules
+(``adapters/providers/<vendor>/options.py``); a vendor profile subclasses it and sets
 its facts. A plug-in provider without a profile of its own gets a :class:`BaseProfile`
-with its name: no id convention, any media, nothing salvaged, keywords passed through.
+with its name: no id convention, any media, nothing salvaged, keywords passed through
+(only those the Agent supplies itself warn), no built-in tools, no provider-run MCP.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from doc_processing_toolkit.domain import parameter_mapping as pm
+from doc_processing_toolkit.adapters.providers._options import (
+    VendorOptions,
+    keyword_warnings,
+    validate_service_tier,
+)
+from doc_processing_toolkit.adapters.providers.options import PROVIDER_KWARGS
 from doc_processing_toolkit.domain.history.filtering import Salvage
 from doc_processing_toolkit.domain.media import Position
 from doc_processing_toolkit.domain.messages import ProviderPart, ReasoningPart
@@ -29,25 +36,34 @@ class BaseProfile:
     api_key_env: tuple[str, ...] = ()
     call_id_prefix: str | None = None
     payload_artefact: str = "provider_part"
+    options: VendorOptions | None = None
+    """The vendor's option rules; None (a plug-in): keywords pass unchecked."""
 
     def check_options(self, options: ProviderOptions, row: ModelInfo | None) -> OptionReport:
-        """Check provider keywords, service tier, built-in tools and provider-run MCP."""
-        warnings = list(pm.check_provider_kwargs(self.name, options.provider_kwargs))
-        tier, tier_warning = pm.validate_service_tier(options.service_tier, row)
+        """Check provider keywords, service tier, built-in tools and provider-run MCP.
+
+        The warnings come in that order: provider keywords, the service tier, built-in
+        tools; provider-run MCP servers raise or pass.
+        """
+        rules = self.options or VendorOptions(self.name)
+        known = None if self.options is None else rules.kwargs
+        warnings = keyword_warnings(self.name, options.provider_kwargs, known, PROVIDER_KWARGS)
+        warnings += rules.check_kwargs(options.provider_kwargs)
+        tier, tier_warning = validate_service_tier(options.service_tier, row)
         if tier_warning:
             warnings.append(tier_warning)
         names: tuple[str, ...] = ()
         tool_search = False
         if options.built_in_tools:
-            warnings += pm.check_built_in_tools(
-                self.name, options.built_in_tools, row, options.has_custom_tools
+            warnings += rules.check_built_in_tools(
+                options.built_in_tools, row, options.has_custom_tools
             )
-            wire = pm.map_built_in_tools(self.name, options.built_in_tools, row)
+            wire = rules.map_built_in_tools(options.built_in_tools, row)
             names, tool_search = wire.names, wire.tool_search
         for server in options.remote_mcp_servers:
-            pm.check_provider_run_allowed_tools(server, self.name)
+            rules.check_allowed_tools(server)
         if options.remote_mcp_servers:
-            pm.transform_mcp_remote_servers(list(options.remote_mcp_servers), self.name)
+            rules.remote_mcp_servers(list(options.remote_mcp_servers))
         return OptionReport(
             warnings=tuple(warnings),
             service_tier=tier,

@@ -28,12 +28,7 @@ from pydantic import ValidationError
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.domain.errors import ConfigurationError
-from doc_processing_toolkit.domain.registry import (
-    PROVIDERS,
-    ModelInfo,
-    detect_provider_by_prefix,
-    is_metadata_key,
-)
+from doc_processing_toolkit.domain.registry import PROVIDERS, ModelInfo, is_metadata_key
 
 __all__ = [
     "REGISTRY_FILENAME",
@@ -41,11 +36,30 @@ __all__ = [
     "RegistryFileError",
     "default_registry",
     "default_registry_path",
+    "detect_provider_by_prefix",
 ]
 
 REGISTRY_FILENAME = "model_information.json"
 
 _log = get_logger(__name__)
+
+_PREFIXES: tuple[tuple[str, str], ...] = (
+    ("claude", "anthropic"),
+    ("anthropic/", "anthropic"),
+    ("gpt-", "openai"),
+    ("o1", "openai"),
+    ("o3", "openai"),
+    ("o4", "openai"),
+    ("chatgpt", "openai"),
+    ("codex", "openai"),
+    ("computer-use", "openai"),
+    ("gemini", "google"),
+    ("models/gemini", "google"),
+    ("gemma", "google"),
+    ("accounts/fireworks/", "fireworks"),
+    ("fireworks/", "fireworks"),
+)
+"""Model-name prefix -> provider, for a name the registry has no row for."""
 
 _DATED_SUFFIX = re.compile(r"^(?P<base>.+?)[-@](?:\d{8}|\d{4}-\d{2}-\d{2})$")
 
@@ -64,6 +78,15 @@ class RegistryFileError(ConfigurationError):
         super().__init__(f"model registry {where}: {message}")
         self.path = str(path)
         self.key = key
+
+
+def detect_provider_by_prefix(model: str) -> str | None:
+    """Guess the provider from a model name's prefix; None when nothing matches."""
+    name = model.strip().lower()
+    for prefix, provider in _PREFIXES:
+        if name.startswith(prefix):
+            return provider
+    return None
 
 
 def default_registry_path() -> Path:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from doc_processing_toolkit.domain.errors import ToolDefinitionError
+from doc_processing_toolkit.domain.tools.allowed import allowed_tool_names
 from doc_processing_toolkit.domain.tools.schema import is_tool
 
 __all__ = [
@@ -150,19 +151,13 @@ def detect_format(tool: Any) -> str:
 def validate_allowed_tools(value: Any, label: str) -> list[str] | None:
     """``allowed_tools`` as a list of names (None when absent).
 
+    The one rule is :func:`~doc_processing_toolkit.domain.tools.allowed.allowed_tool_names`.
+
     Raises:
         TypeError: a bare string, or anything but a list/tuple of non-empty strings.
     """
-    if value is None:
-        return None
-    if isinstance(value, str):
-        raise TypeError(
-            f"allowed_tools of {label} must be a list of tool names, not the string "
-            f"{value!r}: write [{value!r}]"
-        )
-    if not isinstance(value, list | tuple) or not all(isinstance(n, str) and n for n in value):
-        raise TypeError(f"allowed_tools of {label} must be a list of tool names, got {value!r}")
-    return list(value)
+    names = allowed_tool_names(value, label)
+    return None if names is None else list(names)
 
 
 def normalize_entry(tool: Any, kind: str) -> dict[str, Any]:

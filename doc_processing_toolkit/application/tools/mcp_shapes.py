@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from doc_processing_toolkit.domain.messages import MediaPart, TextPart
+from doc_processing_toolkit.domain.registry import PROVIDERS
 from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 
 __all__ = [
@@ -25,8 +26,6 @@ __all__ = [
     "to_mcp_call_result",
     "to_mcp_tools_response",
 ]
-
-PROVIDERS = ("anthropic", "openai", "google", "fireworks")
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,11 +13,10 @@ from typing import Any
 
 from doc_processing_toolkit.adapters.providers._wire import WireRequest
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import AnthropicHistoryCodec
-from doc_processing_toolkit.domain.parameter_mapping import (
+from doc_processing_toolkit.adapters.providers.anthropic.options import (
     ANTHROPIC_MCP_BETA,
+    ANTHROPIC_OPTIONS,
     anthropic_mcp_connector,
-    map_built_in_tools,
-    transform_thinking_param,
 )
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest, StopReason, Usage
@@ -120,10 +119,10 @@ def map_thinking(
 ) -> dict[str, Any] | None:
     """The Agent's thinking setting as the wire ``thinking`` object (None: not sent).
 
-    Delegates to :func:`~doc_processing_toolkit.domain.parameter_mapping.transform_thinking_param`;
-    use that for the interleaved flag, the betas and the warnings.
+    Delegates to :meth:`.options.AnthropicOptions.transform_thinking`; use that for the
+    interleaved flag, the betas and the warnings.
     """
-    value = transform_thinking_param(thinking, "anthropic", row, effort=effort).value
+    value = ANTHROPIC_OPTIONS.transform_thinking(thinking, row, effort=effort).value
     return dict(value) if value is not None else None
 
 
@@ -218,7 +217,7 @@ def build_request(
     elif request.tool_choice == "none":
         params["tool_choice"] = {"type": "none"}
     if request.built_in_tools:
-        built_in = map_built_in_tools("anthropic", request.built_in_tools, row)
+        built_in = ANTHROPIC_OPTIONS.map_built_in_tools(request.built_in_tools, row)
         tools.extend(built_in.tools)
         params.update(built_in.params)
         warnings.extend(built_in.warnings)
@@ -233,8 +232,8 @@ def build_request(
         params["tools"] = tools
 
     effort = request.provider_options.get("effort_config")
-    transform = transform_thinking_param(
-        request.thinking, "anthropic", row, effort=effort if isinstance(effort, str) else None
+    transform = ANTHROPIC_OPTIONS.transform_thinking(
+        request.thinking, row, effort=effort if isinstance(effort, str) else None
     )
     warnings.extend(transform.warnings)
     betas.extend(transform.betas)

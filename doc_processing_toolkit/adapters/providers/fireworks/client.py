@@ -38,7 +38,7 @@ from doc_processing_toolkit.adapters.providers._common import (
 )
 from doc_processing_toolkit.adapters.providers.fireworks.dialect import PROVIDER
 from doc_processing_toolkit.adapters.providers.fireworks.mapping import (
-    WireRequest,
+    FireworksWireRequest,
     build_request,
     dropped_part_records,
 )
@@ -128,7 +128,7 @@ class FireworksModelClient(SdkModelClient):
 
     # -- requests ------------------------------------------------------------------------
 
-    def _wire(self, request: ModelRequest) -> WireRequest:
+    def _wire(self, request: ModelRequest) -> FireworksWireRequest:
         wire = build_request(request, row=self._row(request.model))
         if wire.unconfirmed_forced_tool is not None:
             log.warning(

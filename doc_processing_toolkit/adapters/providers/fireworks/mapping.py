@@ -9,19 +9,16 @@ thinking warnings, what went through ``extra_body``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from doc_processing_toolkit.adapters.providers._wire import WireRequest
 from doc_processing_toolkit.adapters.providers.fireworks.dialect import (
     PROVIDER,
     DroppedPart,
     FireworksHistoryCodec,
 )
-from doc_processing_toolkit.domain.parameter_mapping import (
-    map_built_in_tools,
-    transform_mcp_remote_servers,
-    transform_thinking_param,
-)
+from doc_processing_toolkit.adapters.providers.fireworks.options import FIREWORKS_OPTIONS
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest, StopReason, Usage
 from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolChoice, ToolSpec
@@ -29,7 +26,7 @@ from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolChoice, To
 __all__ = [
     "MAX_DEFAULT_MAX_TOKENS",
     "STRUCTURED_OUTPUT_NAME",
-    "WireRequest",
+    "FireworksWireRequest",
     "build_request",
     "dropped_part_records",
     "map_stop_reason",
@@ -77,15 +74,14 @@ _CODEC = FireworksHistoryCodec()
 
 
 @dataclass(frozen=True, slots=True)
-class WireRequest:
-    """What :func:`build_request` produced for ``client.chat.completions.create``."""
+class FireworksWireRequest(WireRequest):
+    """What :func:`build_request` produced for ``client.chat.completions.create``.
 
-    params: dict[str, Any]
-    """Typed keyword arguments (model, messages, tools, tool_choice, ...), without stream."""
-    extra_body: dict[str, Any] = field(default_factory=dict)
-    """Body keys the typed signature lacks (Fireworks-only options)."""
-    extra_headers: dict[str, str] = field(default_factory=dict)
-    """Headers the request adds."""
+    The shared :class:`~doc_processing_toolkit.adapters.providers._wire.WireRequest`
+    (``params`` without ``stream``; ``extra_body`` holds the Fireworks-only options) plus
+    what this adapter reports about a request.
+    """
+
     unconfirmed_forced_tool: str | None = None
     """The forced tool sent to a model whose row says it may ignore a forced choice."""
     dropped: tuple[DroppedPart, ...] = ()
@@ -93,10 +89,6 @@ class WireRequest:
     be sent: media other than images, blocks of another provider."""
     dropped_earlier: int = 0
     """Parts of earlier turns not sent either (already reported when they were new)."""
-    warnings: tuple[str, ...] = ()
-    """Messages the client logs at WARNING (thinking values the row does not take, ...)."""
-    notes: tuple[str, ...] = ()
-    """What the mapping did that a reader of the DEBUG log should know."""
 
 
 def map_tool_choice(choice: ToolChoice) -> str | dict[str, Any]:
@@ -142,7 +134,7 @@ def _max_tokens(requested: int | None, row: ModelInfo | None) -> int | None:
     return None
 
 
-def build_request(request: ModelRequest, *, row: ModelInfo | None = None) -> WireRequest:
+def build_request(request: ModelRequest, *, row: ModelInfo | None = None) -> FireworksWireRequest:
     """Map a :class:`ModelRequest` to ``chat.completions.create`` keyword arguments.
 
     Raises:
@@ -151,7 +143,7 @@ def build_request(request: ModelRequest, *, row: ModelInfo | None = None) -> Wir
             ignores the filter).
     """
     # Fireworks has no built-in tools: this raises for any enabled one (tool_search warns).
-    built_ins = map_built_in_tools(PROVIDER, request.built_in_tools, row)
+    built_ins = FIREWORKS_OPTIONS.map_built_in_tools(request.built_in_tools, row)
     notes: list[str] = []
     warnings: list[str] = list(built_ins.warnings)
     extra_body: dict[str, Any] = {}
@@ -170,7 +162,7 @@ def build_request(request: ModelRequest, *, row: ModelInfo | None = None) -> Wir
 
     tools = [_tool_param(spec) for spec in request.tools]
     if request.remote_mcp_servers:
-        tools.extend(transform_mcp_remote_servers(list(request.remote_mcp_servers), PROVIDER))
+        tools.extend(FIREWORKS_OPTIONS.remote_mcp_servers(list(request.remote_mcp_servers)))
         notes.append(f"{len(request.remote_mcp_servers)} provider-run MCP server(s) in tools")
     unconfirmed = None
     choice = map_tool_choice(request.tool_choice)
@@ -185,7 +177,7 @@ def build_request(request: ModelRequest, *, row: ModelInfo | None = None) -> Wir
         ):
             unconfirmed = str(request.tool_choice.name)
 
-    thinking = transform_thinking_param(request.thinking, PROVIDER, row)
+    thinking = FIREWORKS_OPTIONS.transform_thinking(request.thinking, row)
     params.update(thinking.as_params())
     warnings.extend(thinking.warnings)
 
@@ -214,7 +206,7 @@ def build_request(request: ModelRequest, *, row: ModelInfo | None = None) -> Wir
             extra_body[key] = value
             notes.append(f"provider option {key!r} sent through extra_body")
 
-    return WireRequest(
+    return FireworksWireRequest(
         params=params,
         extra_body=extra_body,
         extra_headers=extra_headers,

@@ -6,6 +6,10 @@ from dataclasses import dataclass
 
 from doc_processing_toolkit.adapters.providers import _salvage
 from doc_processing_toolkit.adapters.providers._profile import BaseProfile
+from doc_processing_toolkit.adapters.providers.fireworks.options import (
+    FIREWORKS_OPTIONS,
+    FireworksOptions,
+)
 from doc_processing_toolkit.domain.history.crossing import reasoning_artefact
 from doc_processing_toolkit.domain.history.filtering import Salvage
 from doc_processing_toolkit.domain.media import Position, dialect_takes
@@ -22,6 +26,7 @@ class FireworksProfile(BaseProfile):
     api_key_env: tuple[str, ...] = ("FIREWORKS_API_KEY",)
     call_id_prefix: str | None = "call_"
     payload_artefact: str = "provider_part"
+    options: FireworksOptions | None = FIREWORKS_OPTIONS
 
     def accepts_media(self, mime_type: str, position: Position, *, has_bytes: bool) -> bool:
         """Which media Fireworks's wire format carries at each message position."""

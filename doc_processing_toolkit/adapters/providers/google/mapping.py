@@ -14,11 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from doc_processing_toolkit.adapters.providers.google.dialect import GoogleHistoryCodec
-from doc_processing_toolkit.domain.parameter_mapping import (
-    map_built_in_tools,
-    transform_mcp_remote_servers,
-    transform_thinking_param,
-)
+from doc_processing_toolkit.adapters.providers.google.options import GOOGLE_OPTIONS
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest, StopReason, Usage
 from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolChoice, ToolSpec
@@ -199,7 +195,7 @@ def build_request(request: ModelRequest, row: ModelInfo | None = None) -> Google
     """
     remote = [*request.remote_mcp_servers, *request.provider_options.get("mcp_remote_servers", ())]
     if remote:
-        transform_mcp_remote_servers(remote, "google")  # raises: no provider-run MCP
+        GOOGLE_OPTIONS.remote_mcp_servers(remote)  # raises: no provider-run MCP
     warnings: list[str] = []
     notes: list[str] = []
     ignored: list[str] = []
@@ -218,7 +214,7 @@ def build_request(request: ModelRequest, row: ModelInfo | None = None) -> Google
         tools.append({"function_declarations": [_declaration(s) for s in request.tools]})
     built_in_names: tuple[str, ...] = ()
     if request.built_in_tools:
-        built_in = map_built_in_tools("google", request.built_in_tools, row)
+        built_in = GOOGLE_OPTIONS.map_built_in_tools(request.built_in_tools, row)
         tools.extend(built_in.tools)
         built_in_names = built_in.names
         warnings.extend(built_in.warnings)
@@ -232,7 +228,7 @@ def build_request(request: ModelRequest, row: ModelInfo | None = None) -> Google
             calling["allowed_function_names"] = list(choice.allowed_function_names)
         config["tool_config"] = {"function_calling_config": calling}
 
-    thinking = transform_thinking_param(request.thinking, "google", row)
+    thinking = GOOGLE_OPTIONS.transform_thinking(request.thinking, row)
     warnings.extend(thinking.warnings)
     if thinking.value is not None:
         config["thinking_config"] = dict(thinking.value)

@@ -14,11 +14,7 @@ from typing import Any
 
 from doc_processing_toolkit.adapters.providers._wire import WireRequest
 from doc_processing_toolkit.adapters.providers.openai.dialect import OpenAIHistoryCodec
-from doc_processing_toolkit.domain.parameter_mapping import (
-    map_built_in_tools,
-    transform_mcp_remote_servers,
-    transform_thinking_param,
-)
+from doc_processing_toolkit.adapters.providers.openai.options import OPENAI_OPTIONS
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest, StopReason, Usage
 from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolChoice, ToolSpec
@@ -245,13 +241,13 @@ def build_request(request: ModelRequest, row: ModelInfo | None = None) -> WireRe
     if tier is not None:
         params["service_tier"] = tier
 
-    thinking = transform_thinking_param(request.thinking, "openai", row)
+    thinking = OPENAI_OPTIONS.transform_thinking(request.thinking, row)
     warnings.extend(thinking.warnings)
     params.update(thinking.as_params())
     if thinking.thinking_on or (row is not None and row.supports_thinking):
         include.append(ENCRYPTED_REASONING)
 
-    built_in = map_built_in_tools("openai", request.built_in_tools, row)
+    built_in = OPENAI_OPTIONS.map_built_in_tools(request.built_in_tools, row)
     warnings.extend(built_in.warnings)
     tools = [
         _function_tool(spec, tool_search=built_in.tool_search, notes=notes)
@@ -259,7 +255,7 @@ def build_request(request: ModelRequest, row: ModelInfo | None = None) -> WireRe
     ]
     tools.extend(copy.deepcopy(list(built_in.tools)))
     if request.remote_mcp_servers:
-        tools.extend(transform_mcp_remote_servers(request.remote_mcp_servers, "openai"))
+        tools.extend(OPENAI_OPTIONS.remote_mcp_servers(request.remote_mcp_servers))
     params.update(built_in.params)
     downgraded = None
     if tools:
