@@ -3,24 +3,39 @@
 Pure tables and predicates used by
 :func:`doc_processing_toolkit.domain.history.filtering.cross_provider`:
 a media part either crosses as it is, or is replaced by a text placeholder and reported.
+What one dialect's wire format carries is not decided here: it comes in as an
+:class:`AcceptsMedia` (a provider profile's ``accepts_media``). Also the lenient decoders
+(base64 in any spelling, ``data:`` URLs) that reading stored media needs.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import dataclasses
-from collections.abc import Sequence
-from typing import Literal, TypeAlias
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, Protocol, TypeAlias
 
-from doc_processing_toolkit.domain.messages import MediaPart, TextPart
+from doc_processing_toolkit.domain.messages import (
+    MediaPart,
+    Message,
+    Part,
+    TextPart,
+    ToolResultPart,
+)
 
 __all__ = [
-    "ANTHROPIC_IMAGE_TYPES",
     "NEUTRAL",
+    "AcceptsMedia",
+    "MediaLookup",
     "Position",
     "accepts_input_type",
-    "dialect_takes",
+    "decode_base64",
+    "decode_data_url",
+    "map_media",
     "media_drop_reason",
     "media_key",
+    "no_media_in_model_turns",
     "placeholder",
     "sniff_image_type",
     "with_sniffed_type",
@@ -29,11 +44,28 @@ __all__ = [
 NEUTRAL = "neutral"
 """The pseudo-dialect of neutral turns (:func:`read_history` / :func:`write_history`)."""
 
-ANTHROPIC_IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
-"""The image types the Anthropic Messages API takes."""
-
 Position: TypeAlias = Literal["user", "assistant", "tool_result"]
 """Where a media part sits: a user turn, a model turn, or inside a tool result."""
+
+MediaLookup: TypeAlias = Callable[[str], "tuple[str, str] | None"] | Mapping[str, "tuple[str, str]"]
+"""Resolves a provider file reference (a URI) to ``(mime_type, base64)``: a callable
+returning None when it has no bytes for the reference, or a mapping from reference to that
+pair (a session's media table)."""
+
+
+class AcceptsMedia(Protocol):
+    """Whether a dialect's wire format can carry a media type at a position at all."""
+
+    def __call__(self, mime_type: str, position: Position, *, has_bytes: bool) -> bool: ...
+
+
+def no_media_in_model_turns(mime_type: str, position: Position, *, has_bytes: bool) -> bool:
+    """Any media in a user turn or a tool result, none in a model turn.
+
+    What the neutral form takes, and what is assumed of a dialect nothing is known about.
+    """
+    return position != "assistant"
+
 
 _SIGNATURES: tuple[tuple[bytes, str], ...] = (
     (b"\x89PNG\r\n\x1a\n", "image/png"),
@@ -91,32 +123,6 @@ def accepts_input_type(input_types: Sequence[str], mime_type: str) -> bool:
     return not keys.isdisjoint(input_types)
 
 
-def dialect_takes(target: str, mime_type: str, position: Position, *, has_bytes: bool) -> bool:
-    """Whether ``target``'s wire format can carry this media at ``position`` at all.
-
-    Google takes any media anywhere; the others (and neutral turns) take none in a model
-    turn. Anthropic
-    takes its four image types, PDFs and (as bytes) plain text; OpenAI images and files
-    but no audio or video; Fireworks images in a user turn only. Unknown (plug-in) dialects
-    are not second-guessed.
-    """
-    if target == "google":
-        return True
-    if position == "assistant":
-        return False
-    if target == "anthropic":
-        if mime_type in ANTHROPIC_IMAGE_TYPES or mime_type == "application/pdf":
-            return True
-        if mime_type == "image/*":
-            return not has_bytes
-        return mime_type == "text/plain" and has_bytes
-    if target == "openai":
-        return not mime_type.startswith(("audio/", "video/"))
-    if target == "fireworks":
-        return position == "user" and mime_type.startswith("image/")
-    return True
-
-
 def media_drop_reason(
     part: MediaPart,
     *,
@@ -125,8 +131,12 @@ def media_drop_reason(
     position: Position,
     input_types: Sequence[str] | None,
     model: str | None,
+    accepts: AcceptsMedia = no_media_in_model_turns,
 ) -> str | None:
-    """Why ``part`` cannot cross from ``source`` to ``target`` (None when it can)."""
+    """Why ``part`` cannot cross from ``source`` to ``target`` (None when it can).
+
+    ``accepts`` is what the target's wire format carries (its profile's ``accepts_media``).
+    """
     mime = part.mime_type
     if part.data is None and part.url is None:
         if part.file_uri is not None and source != target:
@@ -135,7 +145,7 @@ def media_drop_reason(
             return "no bytes, URL or file reference"
     if input_types is not None and not accepts_input_type(input_types, mime):
         return f"{model or target} does not take {media_key(mime)} input"
-    if not dialect_takes(target, mime, position, has_bytes=part.data is not None):
+    if not accepts(mime, position, has_bytes=part.data is not None):
         where = {"user": "a user turn", "assistant": "a model turn", "tool_result": "a tool result"}
         name = "the neutral form" if target == NEUTRAL else target
         return f"{name} cannot carry {mime} in {where[position]}"
@@ -146,3 +156,46 @@ def placeholder(part: MediaPart, reason: str) -> TextPart:
     """The text that stands where a dropped media part was."""
     name = f" {part.filename}" if part.filename else ""
     return TextPart(f"[{part.mime_type}{name} omitted: {reason}]")
+
+
+def map_media(messages: list[Message], resolve: Callable[[MediaPart], MediaPart]) -> list[Message]:
+    """``messages`` with every media part (in a turn or inside a tool result) passed through
+    ``resolve``; messages and parts it leaves alone are kept as they are."""
+
+    def part_of(part: Part) -> Part:
+        if isinstance(part, MediaPart):
+            return resolve(part)
+        if isinstance(part, ToolResultPart):
+            content = tuple(resolve(c) if isinstance(c, MediaPart) else c for c in part.content)
+            return part if content == part.content else dataclasses.replace(part, content=content)
+        return part
+
+    out: list[Message] = []
+    for message in messages:
+        parts = tuple(part_of(p) for p in message.parts)
+        out.append(message if parts == message.parts else dataclasses.replace(message, parts=parts))
+    return out
+
+
+# -- lenient decoding ------------------------------------------------------------------
+
+
+def decode_base64(data: Any) -> bytes | None:
+    """Standard or URL-safe base64, padded or not; None when it is not base64."""
+    if not isinstance(data, str):
+        return None
+    text = data.strip().replace("-", "+").replace("_", "/")
+    try:
+        return base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def decode_data_url(url: Any) -> tuple[str, bytes] | None:
+    """``(mime_type, bytes)`` of a ``data:<mime>;base64,<payload>`` URL, else None."""
+    if not isinstance(url, str) or not url.startswith("data:"):
+        return None
+    head, sep, payload = url[5:].partition(",")
+    mime, _, encoding = head.partition(";")
+    raw = decode_base64(payload) if sep and encoding == "base64" else None
+    return (mime or "application/octet-stream", raw) if raw is not None else None

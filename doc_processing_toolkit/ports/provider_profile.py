@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from doc_processing_toolkit.domain.history.filtering import Salvage
+from doc_processing_toolkit.domain.history.report import Salvage
 from doc_processing_toolkit.domain.media import Position
 from doc_processing_toolkit.domain.messages import ProviderPart, ReasoningPart
 from doc_processing_toolkit.domain.registry import ModelInfo

@@ -983,7 +983,7 @@ def test_google_part_kind_and_iter_google_parts() -> None:
 
 
 def test_domain_filter_without_salvage_drops_provider_parts_whole() -> None:
-    from doc_processing_toolkit.domain.history.filtering import cross_provider
+    from doc_processing_toolkit.domain.history.filtering import DialectRules, cross_provider
 
     messages = [
         Message("user", (TextPart("q"),)),
@@ -997,6 +997,9 @@ def test_domain_filter_without_salvage_drops_provider_parts_whole() -> None:
         ),
     ]
     report = ConversionReport("anthropic", "openai")
-    out = cross_provider(messages, source="anthropic", target="openai", report=report)
+    rules = DialectRules(payload_artefact="provider_block")  # an Anthropic source, no salvage
+    out = cross_provider(
+        messages, source="anthropic", target="openai", report=report, source_rules=rules
+    )
     assert out == [messages[0], Message("assistant", (TextPart("a"),), "openai")]
     assert [(e["artefact"], e["detail"]) for e in report.entries] == [("provider_block", "text")]

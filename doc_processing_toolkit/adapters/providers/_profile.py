@@ -5,8 +5,9 @@ documented ones, the service tier against the row, built-in tools, provider-run 
 servers) by asking its :attr:`~BaseProfile.options`, the vendor's rules
 (``adapters/providers/<vendor>/options.py``); a vendor profile subclasses it and sets
 its facts. A plug-in provider without a profile of its own gets a :class:`BaseProfile`
-with its name: no id convention, any media, nothing salvaged, keywords passed through
-(only those the Agent supplies itself warn), no built-in tools, no provider-run MCP.
+with its name: no id convention, media anywhere but in a model turn, nothing salvaged,
+file references left as they are, keywords passed through (only those the Agent supplies
+itself warn), no built-in tools, no provider-run MCP.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from doc_processing_toolkit.adapters.providers._options import (
     validate_service_tier,
 )
 from doc_processing_toolkit.adapters.providers.options import PROVIDER_KWARGS
-from doc_processing_toolkit.domain.history.filtering import Salvage
-from doc_processing_toolkit.domain.media import Position
-from doc_processing_toolkit.domain.messages import ProviderPart, ReasoningPart
+from doc_processing_toolkit.domain.history.report import Salvage
+from doc_processing_toolkit.domain.history.rules import reasoning_drop
+from doc_processing_toolkit.domain.media import MediaLookup, Position, no_media_in_model_turns
+from doc_processing_toolkit.domain.messages import MediaPart, ProviderPart, ReasoningPart
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.ports.provider_profile import OptionReport, ProviderOptions
 
@@ -72,13 +74,17 @@ class BaseProfile:
         )
 
     def accepts_media(self, mime_type: str, position: Position, *, has_bytes: bool) -> bool:
-        """Any media anywhere (a plug-in's wire format is not second-guessed)."""
-        return True
+        """Any media in a user turn or a tool result, none in a model turn (what every
+        wire format but Gemini's does; a plug-in's is not second-guessed further)."""
+        return no_media_in_model_turns(mime_type, position, has_bytes=has_bytes)
 
     def salvage(self, part: ProviderPart | ReasoningPart) -> Salvage | None:
         """Nothing is salvaged from a payload; a reasoning part is named as dropped."""
         if isinstance(part, ReasoningPart):
-            return Salvage(
-                drops=(("reasoning", f"reasoning of {part.provider!r} ({len(part.text)} chars)"),)
-            )
+            return Salvage(drops=(reasoning_drop(part),))
         return None
+
+    def resolve_file_reference(self, part: MediaPart, lookup: MediaLookup | None) -> MediaPart:
+        """A media part held by file reference, made sendable elsewhere when the provider
+        can tell how (through ``lookup``, a session's media table); here: as it is."""
+        return part

@@ -1,26 +1,27 @@
 """Cross-provider conversion of stored session history (session portability).
 
 One mechanism, through the neutral IR: the source provider's HistoryCodec parses the
-stored messages, :func:`doc_processing_toolkit.domain.history.filtering.cross_provider` keeps what
-the target can take (recording every drop and re-key in a :class:`ConversionReport`), and
-the target's codec renders the result. :func:`read_history` / :func:`write_history` expose
-the same filter over plain neutral turns (:mod:`.history_turns`). Codecs come from the
-process container, so a plug-in provider's codec takes part too. Nothing here touches a
-provider or the network.
+stored messages, its profile resolves file references it can (a Files API URI through a
+media lookup), :func:`doc_processing_toolkit.domain.history.filtering.cross_provider` keeps
+what the target can take under the rules the two profiles give (recording every drop and
+re-key in a :class:`ConversionReport`), and the target's codec renders the result.
+:func:`read_history` / :func:`write_history` expose the same filter over plain neutral
+turns (:mod:`.turns`). Codecs and profiles are handed in as :class:`~.dialects.Dialects`
+(``agent.history_conversion`` binds the process container's), so a plug-in provider takes
+part like a built-in one. Nothing here touches a provider or the network.
 """
 
 from __future__ import annotations
 
 import copy
-import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, TypeAlias
+from collections.abc import Sequence
+from typing import Any
 
 from doc_processing_toolkit._logging import get_logger
-from doc_processing_toolkit.adapters.providers._salvage import (
-    GOOGLE_PROVIDER_KEYS,
-    decode_base64,
-    salvage,
+from doc_processing_toolkit.application.history.dialects import (
+    Dialects,
+    ResolvesFileReferences,
+    rules_of,
 )
 from doc_processing_toolkit.application.history.turns import (
     decode_media_bytes,
@@ -34,48 +35,42 @@ from doc_processing_toolkit.domain.history.filtering import (
     cross_provider,
     filter_history,
 )
-from doc_processing_toolkit.domain.messages import (
-    MediaPart,
-    Message,
-    Part,
-    ToolResultPart,
-)
+from doc_processing_toolkit.domain.media import MediaLookup, map_media
+from doc_processing_toolkit.domain.messages import Message
 from doc_processing_toolkit.ports.dialect import HistoryCodec
+from doc_processing_toolkit.ports.provider_profile import ProviderProfile
 
 __all__ = [
     "ConversionReport",
-    "GoogleMediaLookup",
+    "Dialects",
     "SessionCompatibilityError",
     "convert_history",
     "decode_media_bytes",
-    "google_part_kind",
-    "iter_google_parts",
     "read_history",
     "summarize_report",
     "write_history",
 ]
 
-GoogleMediaLookup: TypeAlias = (
-    Callable[[str], "tuple[str, str] | None"] | Mapping[str, "tuple[str, str]"]
-)
-"""Resolves a Gemini Files API URI to ``(mime_type, base64)``: a callable returning None
-when it has no bytes for the URI, or a mapping from URI to that pair."""
-
-_FILES_API_HOST = "generativelanguage.googleapis.com"
-
 log = get_logger(__name__)
 
 
-def _codec(provider: str) -> HistoryCodec:
-    from doc_processing_toolkit.application import container as composition
-
-    codec = composition.build_history_codec(composition.default_container(), provider)
+def _codec(dialects: Dialects, provider: str) -> HistoryCodec:
+    codec = dialects.codec(provider)
     if codec is None:
         raise ValueError(
             f"not a known dialect: {provider!r} (anthropic, openai, google, fireworks, or a "
             "plug-in registered under doc_processing_toolkit.history_codecs)"
         )
     return codec
+
+
+def _resolved(
+    messages: list[Message], profile: ProviderProfile, lookup: MediaLookup | None
+) -> list[Message]:
+    """The source's file references made sendable where its profile can tell how."""
+    if not isinstance(profile, ResolvesFileReferences):
+        return messages
+    return map_media(messages, lambda part: profile.resolve_file_reference(part, lookup))
 
 
 def _parse(codec: HistoryCodec, messages: list[Any], source: str) -> list[Message]:
@@ -118,46 +113,6 @@ class _Locator:
         return self._starts[index] + max(0, self._count(prefix) - 1)
 
 
-def _lookup(google_media: GoogleMediaLookup | None, uri: str) -> tuple[str, str] | None:
-    if google_media is None:
-        return None
-    if isinstance(google_media, Mapping):
-        return google_media.get(uri)
-    return google_media(uri)
-
-
-def _resolved(part: MediaPart, google_media: GoogleMediaLookup | None) -> MediaPart:
-    """A Gemini file_data part as bytes (Files API, via the lookup) or as a URL (web)."""
-    uri = part.file_uri
-    if part.data is not None or part.url is not None or uri is None:
-        return part
-    if _FILES_API_HOST not in uri and re.match(r"https?://", uri):
-        return MediaPart(mime_type=part.mime_type, url=uri, filename=part.filename)
-    found = _lookup(google_media, uri)
-    raw = decode_base64(found[1]) if found is not None else None
-    if found is None or raw is None:
-        return part
-    mime = found[0] or part.mime_type
-    return MediaPart(mime_type=mime, data=raw, filename=part.filename)
-
-
-def _resolve_google_media(
-    messages: list[Message], google_media: GoogleMediaLookup | None
-) -> list[Message]:
-    def resolve(part: Part) -> Part:
-        if isinstance(part, MediaPart):
-            return _resolved(part, google_media)
-        if isinstance(part, ToolResultPart):
-            content = tuple(
-                _resolved(item, google_media) if isinstance(item, MediaPart) else item
-                for item in part.content
-            )
-            return ToolResultPart(part.call_id, part.name, content, part.is_error)
-        return part
-
-    return [Message(m.role, tuple(resolve(p) for p in m.parts), m.provider) for m in messages]
-
-
 def _log_report(report: ConversionReport) -> None:
     if not report.entries:
         return
@@ -174,16 +129,18 @@ def convert_history(
     *,
     source: str,
     target: str,
+    dialects: Dialects,
     model: str | None = None,
     input_types: Sequence[str] | None = None,
-    google_media: GoogleMediaLookup | None = None,
+    media_lookup: MediaLookup | None = None,
 ) -> tuple[list[dict[str, Any]], ConversionReport]:
     """Convert a stored history from one provider's dialect to another's.
 
     Same provider: the messages come back as they are (a copy), with an empty report. Otherwise
     what cannot cross is dropped (media replaced by a text placeholder), tool-call ids are
     re-keyed to the target's convention, each is an entry in the report, and one WARNING
-    summarises the drops.
+    summarises the drops. ``media_lookup`` resolves the source's file references (e.g.
+    Gemini Files API URIs) to bytes, when its profile can use it.
 
     Raises:
         SessionCompatibilityError: for an open tool round, a call without a name or a
@@ -191,20 +148,21 @@ def convert_history(
         ValueError: if ``source`` or ``target`` is not a known dialect.
     """
     report = ConversionReport(source, target)
-    source_codec, target_codec = _codec(source), _codec(target)
+    source_codec, target_codec = _codec(dialects, source), _codec(dialects, target)
     if source == target:
         return copy.deepcopy(list(messages)), report
     parsed = _parse(source_codec, messages, source)
-    ir = _resolve_google_media(parsed, google_media) if source == "google" else parsed
+    source_profile = dialects.profile(source)
     filtered = cross_provider(
-        ir,
+        _resolved(parsed, source_profile, media_lookup),
         source=source,
         target=target,
         input_types=input_types,
         report=report,
         model=model,
         locate=_Locator(source_codec, parsed),
-        salvage=salvage,
+        source_rules=rules_of(source_profile),
+        target_rules=rules_of(dialects.profile(target)),
     )
     converted = copy.deepcopy(target_codec.render(filtered))  # shares nothing with the input
     _log_report(report)
@@ -216,9 +174,10 @@ def read_history(
     source: str,
     report: ConversionReport,
     *,
-    google_media: GoogleMediaLookup | None = None,
+    dialects: Dialects,
+    media_lookup: MediaLookup | None = None,
 ) -> list[dict[str, Any]]:
-    """Read a stored history into neutral turns (shapes: :mod:`.history_turns`).
+    """Read a stored history into neutral turns (shapes: :mod:`.turns`).
 
     Every tool round is closed and every result matches a call; what a neutral turn cannot
     hold (reasoning, provider-run traffic, media without bytes or URL, media in a model
@@ -229,14 +188,19 @@ def read_history(
             result that matches no call.
         ValueError: if ``source`` is not a known dialect.
     """
-    codec = _codec(source)
+    codec = _codec(dialects, source)
     if report.source is None:
         report.source = source
     parsed = _parse(codec, messages, source)
-    ir = _resolve_google_media(parsed, google_media) if source == "google" else parsed
+    profile = dialects.profile(source)
     locate = _Locator(codec, parsed)
     kept = filter_history(
-        ir, source=source, target=NEUTRAL, report=report, locate=locate, salvage=salvage
+        _resolved(parsed, profile, media_lookup),
+        source=source,
+        target=NEUTRAL,
+        report=report,
+        locate=locate,
+        source_rules=rules_of(profile),
     )
     return messages_to_turns([(locate(index, 0), message) for index, message in kept])
 
@@ -246,6 +210,7 @@ def write_history(
     target: str,
     report: ConversionReport,
     *,
+    dialects: Dialects,
     model: str | None = None,
     input_types: Sequence[str] | None = None,
 ) -> list[dict[str, Any]]:
@@ -259,7 +224,7 @@ def write_history(
         SessionCompatibilityError: when the turns hold an open round or an orphan result.
         ValueError: if ``target`` is not a known dialect or a turn is malformed.
     """
-    codec = _codec(target)
+    codec = _codec(dialects, target)
     if report.target is None:
         report.target = target
         for entry in report.entries:
@@ -274,6 +239,7 @@ def write_history(
         report=report,
         model=model,
         locate=lambda index, _part: indices[index],
+        target_rules=rules_of(dialects.profile(target)),
     )
     return codec.render(filtered)
 
@@ -300,45 +266,3 @@ def summarize_report(entries: list[dict[str, Any]]) -> list[str]:
     if rekeyed:
         lines.append(f"re-keyed {rekeyed} tool-call id{'s' if rekeyed > 1 else ''}")
     return lines
-
-
-# -- Gemini helpers ------------------------------------------------------------------------
-
-_CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
-
-
-def _part_dict(part: Any) -> dict[str, Any]:
-    if hasattr(part, "model_dump"):
-        part = part.model_dump()
-    if not isinstance(part, dict):
-        return {}
-    return {_CAMEL.sub("_", key).lower(): value for key, value in part.items()}
-
-
-def google_part_kind(part: Any) -> str:
-    """Classify one stored Gemini part (a ``Part.model_dump()`` dict; camelCase works too).
-
-    Returns ``"thought"`` (a thought-summary part), ``"text"``, ``"function_call"``,
-    ``"function_response"``, ``"inline_data"``, ``"file_data"``, ``"provider"``
-    (executable code and its result) or ``"unknown"``.
-    """
-    fields = _part_dict(part)
-    if fields.get("thought") is True:
-        return "thought"
-    for key in ("function_call", "function_response", "inline_data", "file_data"):
-        if fields.get(key) is not None:
-            return key
-    if any(fields.get(key) is not None for key in GOOGLE_PROVIDER_KEYS):
-        return "provider"
-    if isinstance(fields.get("text"), str):
-        return "text"
-    return "unknown"
-
-
-def iter_google_parts(msg: Any) -> Iterator[tuple[str, Any]]:
-    """Yield ``(kind, part)`` for every part of a stored Gemini message (dict or Content)."""
-    if hasattr(msg, "model_dump"):
-        msg = msg.model_dump()
-    parts = msg.get("parts") if isinstance(msg, dict) else None
-    for part in parts or []:
-        yield google_part_kind(part), part

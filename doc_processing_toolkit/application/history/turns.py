@@ -22,7 +22,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from doc_processing_toolkit.adapters.providers._salvage import decode_base64, decode_data_url
+from doc_processing_toolkit.domain.media import decode_base64, decode_data_url
 from doc_processing_toolkit.domain.messages import (
     ContentPart,
     MediaPart,

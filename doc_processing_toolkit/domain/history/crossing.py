@@ -2,8 +2,9 @@
 
 Pass 1 drops, per part, what the target cannot take (recording each drop); pass 2 pairs
 every tool call with its result, re-keys ids to the target's convention and refuses a
-history that cannot be paired. Internal: use :func:`doc_processing_toolkit.domain.history.filtering
-.cross_provider`.
+history that cannot be paired. What differs per dialect comes in as
+:class:`~doc_processing_toolkit.domain.history.rules.DialectRules`. Internal: use
+:func:`doc_processing_toolkit.domain.history.filtering.cross_provider`.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NoReturn, assert_never
+from typing import Any, NoReturn, assert_never
 
 from doc_processing_toolkit.domain.errors import SessionCompatibilityError
+from doc_processing_toolkit.domain.history.report import ConversionReport, Locator
+from doc_processing_toolkit.domain.history.rules import DialectRules, reasoning_drop
 from doc_processing_toolkit.domain.media import (
     NEUTRAL,
     Position,
@@ -36,51 +39,9 @@ from doc_processing_toolkit.domain.messages import (
     ToolResultPart,
 )
 
-if TYPE_CHECKING:
-    from doc_processing_toolkit.domain.history.filtering import (
-        ConversionReport,
-        Locator,
-        PayloadSalvager,
-    )
+__all__ = ["Conversion"]
 
-__all__ = ["ID_PREFIXES", "Conversion", "reasoning_artefact"]
-
-ID_PREFIXES = {"anthropic": "toolu_", "openai": "call_", "fireworks": "call_"}
-"""The tool-call id convention of each provider that has one (Google takes any id)."""
-
-_PROVIDER_ARTEFACTS = {
-    "anthropic": "provider_block",
-    "openai": "provider_item",
-    "google": "provider_part",
-    "fireworks": "provider_part",
-}
 _ID_BODY = re.compile(r"[A-Za-z0-9_-]+")
-
-
-def reasoning_artefact(part: ReasoningPart) -> tuple[str, str]:
-    """``(artefact, detail)`` naming a reasoning part that cannot cross."""
-    details = part.provider_details or {}
-    size = f"{len(part.text)} chars"
-    match part.provider:
-        case "anthropic":
-            if "redacted_data" in details:
-                return "thinking", "redacted thinking"
-            return "thinking", f"signed thinking ({size})"
-        case "google":
-            signed = isinstance(details.get("thought_signature"), str)
-            if details.get("thought") is True or (part.text and not signed):
-                return "thought", f"a thought summary ({size}{', signed' if signed else ''})"
-            if details.get("signs") == "previous":
-                return "thought_signature", "the thought signature on the part before it"
-            return "thought_signature", "a thought signature"
-        case "openai":
-            item = details.get("item")
-            encrypted = isinstance(item, dict) and item.get("encrypted_content")
-            return "reasoning", f"{'an encrypted' if encrypted else 'a'} reasoning item ({size})"
-        case "fireworks":
-            return "reasoning_content", f"reasoning_content ({size})"
-        case _:
-            return "reasoning", f"reasoning of {part.provider!r} ({size})"
 
 
 @dataclass(slots=True)
@@ -95,14 +56,17 @@ class _Open:
 
 @dataclass(slots=True)
 class Conversion:
-    """One conversion's state: the target, what is still open, the ids in use."""
+    """One conversion's state: the dialects and their rules, what is still open, the ids
+    in use. The source's rules read its payloads and reasoning; the target's decide ids
+    and media."""
 
     source: str
     target: str
     input_types: Sequence[str] | None
     model: str | None
     locate: Locator | None
-    salvage: PayloadSalvager | None
+    source_rules: DialectRules
+    target_rules: DialectRules
     report: ConversionReport
     open: list[_Open] = dataclasses.field(default_factory=list)
     used: set[str] = dataclasses.field(default_factory=set)
@@ -141,16 +105,17 @@ class Conversion:
             case ReasoningPart():
                 if part.provider == self.target:
                     return [part]
-                artefact, detail = reasoning_artefact(part)
-                self.report.dropped(self.where(index, position), artefact, detail)
+                for artefact, detail in self.reasoning_drops(part):
+                    self.report.dropped(self.where(index, position), artefact, detail)
                 return []
             case ProviderPart():
                 if part.provider == self.target:
                     return [part]
-                found = None if salvaged or self.salvage is None else self.salvage(part)
+                salvage = self.source_rules.salvage
+                found = None if salvaged or salvage is None else salvage(part)
                 if found is None:
                     kind = part.payload.get("type") or ", ".join(sorted(part.payload)) or "empty"
-                    artefact = _PROVIDER_ARTEFACTS.get(part.provider, "unknown_part")
+                    artefact = self.source_rules.payload_artefact
                     self.report.dropped(self.where(index, position), artefact, str(kind))
                     return []
                 for artefact, detail in found.drops:
@@ -161,6 +126,12 @@ class Conversion:
                 return out
             case _:
                 assert_never(part)
+
+    def reasoning_drops(self, part: ReasoningPart) -> tuple[tuple[str, str], ...]:
+        """What the source's rules name the reasoning part (never nothing: it is dropped)."""
+        salvage = self.source_rules.salvage
+        found = salvage(part) if salvage is not None else None
+        return found.drops if found is not None and found.drops else (reasoning_drop(part),)
 
     def call_details(self, index: int, position: int, part: ToolCallPart) -> ToolCallPart:
         details = part.provider_details or {}
@@ -181,6 +152,7 @@ class Conversion:
             position=where,
             input_types=self.input_types,
             model=self.model,
+            accepts=self.target_rules.accepts_media,
         )
         if reason is None:
             return dataclasses.replace(part, provider_ref=None)
@@ -243,7 +215,7 @@ class Conversion:
         return dataclasses.replace(part, call_id=match.new_id, name=part.name or match.name)
 
     def rekey(self, call_id: str) -> str:
-        prefix = ID_PREFIXES.get(self.target)
+        prefix = self.target_rules.call_id_prefix
         conventional = prefix is None or (
             call_id.startswith(prefix) and _ID_BODY.fullmatch(call_id) is not None
         )

@@ -3,7 +3,9 @@
 It registers under the entry-point group ``doc_processing_toolkit.providers`` as
 ``echo = echo_provider:EchoModelClient`` (see ``docs/howto/write-a-provider-plugin.md``);
 the toolkit calls the factory with the Agent's client keywords (``api_key=``,
-``base_url=``).
+``base_url=``). Its codec and profile register under ``doc_processing_toolkit.history_codecs``
+(``echo = echo_provider:EchoHistoryCodec``) and ``doc_processing_toolkit.provider_profiles``
+(``echo = echo_provider:EchoProfile``), so an echo history converts to other providers.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from .client import BASE_URL_ENV, EchoModelClient
 from .codec import PROVIDER, EchoHistoryCodec
 from .harness import ECHO_CAPABILITIES, EchoHarness
+from .profile import EchoProfile
 from .server import EchoServer
 
 __all__ = [
@@ -20,5 +23,6 @@ __all__ = [
     "EchoHarness",
     "EchoHistoryCodec",
     "EchoModelClient",
+    "EchoProfile",
     "EchoServer",
 ]

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from doc_processing_toolkit.adapters.providers import _salvage
 from doc_processing_toolkit.adapters.providers._profile import BaseProfile
+from doc_processing_toolkit.adapters.providers.anthropic import salvage as salvage_rules
 from doc_processing_toolkit.adapters.providers.anthropic.options import (
     ANTHROPIC_OPTIONS,
     AnthropicOptions,
 )
-from doc_processing_toolkit.domain.history.crossing import reasoning_artefact
-from doc_processing_toolkit.domain.history.filtering import Salvage
-from doc_processing_toolkit.domain.media import Position, dialect_takes
+from doc_processing_toolkit.domain.history.report import Salvage
+from doc_processing_toolkit.domain.media import Position
 from doc_processing_toolkit.domain.messages import ProviderPart, ReasoningPart
 
-__all__ = ["AnthropicProfile"]
+__all__ = ["IMAGE_TYPES", "AnthropicProfile"]
+
+IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
+"""The image types the Anthropic Messages API takes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,11 +31,17 @@ class AnthropicProfile(BaseProfile):
     options: AnthropicOptions | None = ANTHROPIC_OPTIONS
 
     def accepts_media(self, mime_type: str, position: Position, *, has_bytes: bool) -> bool:
-        """Which media Anthropic's wire format carries at each message position."""
-        return dialect_takes(self.name, mime_type, position, has_bytes=has_bytes)
+        """Its four image types, PDFs and (as bytes) plain text, and none in a model turn; a
+        generic ``image/*`` only by URL (bytes are sniffed to an exact type first)."""
+        if position == "assistant":
+            return False
+        if mime_type in IMAGE_TYPES or mime_type == "application/pdf":
+            return True
+        if mime_type == "image/*":
+            return not has_bytes
+        return mime_type == "text/plain" and has_bytes
 
     def salvage(self, part: ProviderPart | ReasoningPart) -> Salvage | None:
-        """The neutral content of a Anthropic payload; a reasoning part is named as dropped."""
-        if isinstance(part, ReasoningPart):
-            return Salvage(drops=(reasoning_artefact(part),))
-        return _salvage.salvage(part)
+        """The neutral content of an Anthropic payload; a reasoning part is named as dropped
+        (rules: ``anthropic/salvage.py``)."""
+        return salvage_rules.salvage(part)

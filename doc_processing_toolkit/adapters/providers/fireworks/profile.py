@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from doc_processing_toolkit.adapters.providers import _salvage
 from doc_processing_toolkit.adapters.providers._profile import BaseProfile
+from doc_processing_toolkit.adapters.providers.fireworks import salvage as salvage_rules
 from doc_processing_toolkit.adapters.providers.fireworks.options import (
     FIREWORKS_OPTIONS,
     FireworksOptions,
 )
-from doc_processing_toolkit.domain.history.crossing import reasoning_artefact
-from doc_processing_toolkit.domain.history.filtering import Salvage
-from doc_processing_toolkit.domain.media import Position, dialect_takes
+from doc_processing_toolkit.domain.history.report import Salvage
+from doc_processing_toolkit.domain.media import Position
 from doc_processing_toolkit.domain.messages import ProviderPart, ReasoningPart
 
 __all__ = ["FireworksProfile"]
@@ -29,11 +28,10 @@ class FireworksProfile(BaseProfile):
     options: FireworksOptions | None = FIREWORKS_OPTIONS
 
     def accepts_media(self, mime_type: str, position: Position, *, has_bytes: bool) -> bool:
-        """Which media Fireworks's wire format carries at each message position."""
-        return dialect_takes(self.name, mime_type, position, has_bytes=has_bytes)
+        """Images in a user turn only (tool results and model turns are text)."""
+        return position == "user" and mime_type.startswith("image/")
 
     def salvage(self, part: ProviderPart | ReasoningPart) -> Salvage | None:
-        """The neutral content of a Fireworks payload; a reasoning part is named as dropped."""
-        if isinstance(part, ReasoningPart):
-            return Salvage(drops=(reasoning_artefact(part),))
-        return _salvage.salvage(part)
+        """The neutral content of a Fireworks payload; a reasoning part is named as dropped
+        (rules: ``fireworks/salvage.py``)."""
+        return salvage_rules.salvage(part)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from doc_processing_toolkit.adapters.providers import _salvage
 from doc_processing_toolkit.adapters.providers._profile import BaseProfile
+from doc_processing_toolkit.adapters.providers.google import media as google_media
+from doc_processing_toolkit.adapters.providers.google import salvage as salvage_rules
 from doc_processing_toolkit.adapters.providers.google.options import GOOGLE_OPTIONS, GoogleOptions
-from doc_processing_toolkit.domain.history.crossing import reasoning_artefact
-from doc_processing_toolkit.domain.history.filtering import Salvage
-from doc_processing_toolkit.domain.media import Position, dialect_takes
-from doc_processing_toolkit.domain.messages import ProviderPart, ReasoningPart
+from doc_processing_toolkit.domain.history.report import Salvage
+from doc_processing_toolkit.domain.media import MediaLookup, Position
+from doc_processing_toolkit.domain.messages import MediaPart, ProviderPart, ReasoningPart
 
 __all__ = ["GoogleProfile"]
 
@@ -26,11 +26,14 @@ class GoogleProfile(BaseProfile):
     options: GoogleOptions | None = GOOGLE_OPTIONS
 
     def accepts_media(self, mime_type: str, position: Position, *, has_bytes: bool) -> bool:
-        """Which media Google's wire format carries at each message position."""
-        return dialect_takes(self.name, mime_type, position, has_bytes=has_bytes)
+        """Any media anywhere, a model turn included."""
+        return True
 
     def salvage(self, part: ProviderPart | ReasoningPart) -> Salvage | None:
-        """The neutral content of a Google payload; a reasoning part is named as dropped."""
-        if isinstance(part, ReasoningPart):
-            return Salvage(drops=(reasoning_artefact(part),))
-        return _salvage.salvage(part)
+        """The neutral content of a Google payload; a reasoning part is named as dropped
+        (rules: ``google/salvage.py``)."""
+        return salvage_rules.salvage(part)
+
+    def resolve_file_reference(self, part: MediaPart, lookup: MediaLookup | None) -> MediaPart:
+        """A Files API reference as bytes (through ``lookup``), a web URI as a URL."""
+        return google_media.resolve_file_reference(part, lookup)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from doc_processing_toolkit.adapters.providers import _salvage
 from doc_processing_toolkit.adapters.providers._profile import BaseProfile
+from doc_processing_toolkit.adapters.providers.openai import salvage as salvage_rules
 from doc_processing_toolkit.adapters.providers.openai.options import OPENAI_OPTIONS, OpenAIOptions
-from doc_processing_toolkit.domain.history.crossing import reasoning_artefact
-from doc_processing_toolkit.domain.history.filtering import Salvage
-from doc_processing_toolkit.domain.media import Position, dialect_takes
+from doc_processing_toolkit.domain.history.report import Salvage
+from doc_processing_toolkit.domain.media import Position
 from doc_processing_toolkit.domain.messages import ProviderPart, ReasoningPart
 
 __all__ = ["OpenAIProfile"]
@@ -26,11 +25,12 @@ class OpenAIProfile(BaseProfile):
     options: OpenAIOptions | None = OPENAI_OPTIONS
 
     def accepts_media(self, mime_type: str, position: Position, *, has_bytes: bool) -> bool:
-        """Which media OpenAI's wire format carries at each message position."""
-        return dialect_takes(self.name, mime_type, position, has_bytes=has_bytes)
+        """Images and files but no audio or video, and none in a model turn."""
+        if position == "assistant":
+            return False
+        return not mime_type.startswith(("audio/", "video/"))
 
     def salvage(self, part: ProviderPart | ReasoningPart) -> Salvage | None:
-        """The neutral content of a OpenAI payload; a reasoning part is named as dropped."""
-        if isinstance(part, ReasoningPart):
-            return Salvage(drops=(reasoning_artefact(part),))
-        return _salvage.salvage(part)
+        """The neutral content of an OpenAI payload; a reasoning part is named as dropped
+        (rules: ``openai/salvage.py``)."""
+        return salvage_rules.salvage(part)
