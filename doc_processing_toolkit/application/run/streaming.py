@@ -8,7 +8,7 @@ Closing the generator early cancels the run (waiting at most
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 
 from doc_processing_toolkit.application.config.log_setup import redact
@@ -54,7 +54,7 @@ async def stream_run(
     structured: bool,
     on_abandoned: Callable[[RunOutcome], None],
     check: Callable[[], None] | None = None,
-) -> AsyncIterator[AgentStreamEvent]:
+) -> AsyncGenerator[AgentStreamEvent, None]:
     """Yield the events of ``execute``'s run as they come; never raise.
 
     Args:
