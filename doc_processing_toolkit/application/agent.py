@@ -148,7 +148,7 @@ class Agent:
         Raises:
             ValueError: If model is invalid or parameters are out of range.
         """
-        self.settings: AgentSettings = validate_settings(
+        self._settings: AgentSettings = validate_settings(
             AgentSettings(
                 model=model,
                 instructions=instructions,
@@ -224,6 +224,11 @@ class Agent:
         )
 
     # ------------------------------------------------------------------ resolved facts
+    @property
+    def settings(self) -> AgentSettings:
+        """Every setting of this Agent, validated (the one source the attributes read)."""
+        return self._settings
+
     @property
     def provider(self) -> str:
         """The provider serving the model."""
