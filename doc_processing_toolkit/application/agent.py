@@ -1,54 +1,61 @@
 """The Agent facade: constructor, run, run_sync, stream, close.
 
-The Agent resolves its configuration once (registry row, provider, client, tools, cap),
-then hands each run to the one :class:`~doc_processing_toolkit.application.run.loop.RunLoop`
-and turns its outcome into an :class:`AgentResult`. ``run()`` raises on failure;
-``stream()`` never raises: a failed run yields ``error`` and then ``complete``.
+The constructor validates its arguments into one :class:`AgentSettings` and resolves them
+once against the adapters it is handed (:class:`AgentDeps`: registry row, provider,
+profile, tools, cap); each run goes to the one
+:class:`~doc_processing_toolkit.application.run.loop.RunLoop` with run settings derived
+from those settings, and its outcome becomes an :class:`AgentResult`. ``run()`` raises on
+failure; ``stream()`` never raises: a failed run yields ``error`` and then ``complete``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import dataclasses
+import contextlib
 import logging
 import os
 import uuid
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, NoReturn, Self
 
 from pydantic import BaseModel
 
+from doc_processing_toolkit.application.builder import AgentBuilder
 from doc_processing_toolkit.application.config import log_setup
-from doc_processing_toolkit.application.config.validation import (
+from doc_processing_toolkit.application.config.export import export_config
+from doc_processing_toolkit.application.config.resolution import resolve_settings
+from doc_processing_toolkit.application.config.settings import (
     DEFAULT_MEDIA_MAX_INLINE_BYTES,
-    check_not_implemented,
-    validate_non_negative_int,
-    validate_positive_int,
-    validate_temperature,
+    AgentSettings,
+    SettingView,
 )
+from doc_processing_toolkit.application.config.validation import (
+    defer_predicate,
+    validate_settings,
+)
+from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
+from doc_processing_toolkit.application.deps import AgentDeps, default_deps
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.events import EventChannel, EventSink
-from doc_processing_toolkit.application.run.loop import RunLoop, RunOutcome, RunSettings
-from doc_processing_toolkit.application.run.result_builder import build_result, failure_metadata
-from doc_processing_toolkit.application.tools.accounting import tool_reported_cost_enabled
+from doc_processing_toolkit.application.run.loop import RunLoop, RunOutcome
+from doc_processing_toolkit.application.run.result_builder import build_result
+from doc_processing_toolkit.application.run.settings import derive_run_settings
+from doc_processing_toolkit.application.run.streaming import (
+    STREAM_CANCEL_WAIT_SECONDS,
+    check_run_args,
+    stream_run,
+)
 from doc_processing_toolkit.application.tools.loader import ToolLoader
 from doc_processing_toolkit.application.tools.planning import RunToolPlanner
 from doc_processing_toolkit.domain.events import AgentStreamEvent
 from doc_processing_toolkit.domain.messages import Message, user_text
-from doc_processing_toolkit.domain.tools.results import (
-    DEFAULT_TOOL_RESULT_PREVIEW_CHARS,
-    resolve_cap,
-)
-from doc_processing_toolkit.domain.tools.specs import ForcedTool, normalize_tool_choice
+from doc_processing_toolkit.domain.tools.results import DEFAULT_TOOL_RESULT_PREVIEW_CHARS
+from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolChoice
 from doc_processing_toolkit.domain.tools.truncated import TruncatedResultStore
 from doc_processing_toolkit.ports.model_client import ModelClient
-from doc_processing_toolkit.ports.provider_profile import ProviderOptions
 
 __all__ = ["STREAM_CANCEL_WAIT_SECONDS", "Agent"]
-
-STREAM_CANCEL_WAIT_SECONDS = 5.0
-"""How long closing a stream() generator waits for the cancelled run to unwind."""
 
 
 class Agent:
@@ -58,6 +65,29 @@ class Agent:
         model: The model name.
         instructions: System prompt/instructions.
     """
+
+    # The settings, read-only: an Agent is configured once, by its constructor.
+    model = SettingView(lambda s: s.model)
+    instructions = SettingView(lambda s: s.instructions)
+    max_iterations = SettingView(lambda s: s.max_iterations)
+    max_tokens = SettingView(lambda s: s.max_tokens)
+    temperature = SettingView(lambda s: s.temperature)
+    thinking = SettingView(lambda s: s.thinking)
+    built_in_tools = SettingView(lambda s: s.built_in_tools or None)
+    strict_tools = SettingView(lambda s: s.strict_tools)
+    auto_inject_memory_instructions = SettingView(lambda s: s.auto_inject_memory_instructions)
+    auto_inject_skills = SettingView(lambda s: s.auto_inject_skills)
+    tool_choice: SettingView[ToolChoice] = SettingView(lambda s: s.resolved_tool_choice)
+    emit_request_start = SettingView(lambda s: s.emit_request_start)
+    max_tool_result_chars = SettingView(lambda s: s.max_tool_result_chars)
+    tool_result_preview_chars = SettingView(lambda s: s.tool_result_preview_chars)
+    truncated_result_read_chars = SettingView(lambda s: s.read_back_chars)
+    prompt_caching = SettingView(lambda s: s.prompt_caching_config)
+    """Normalised: None or ``{"ttl": ...}`` (providers that cache automatically ignore it)."""
+    defer_tools = SettingView(lambda s: s.defer_tools)
+    detailed_costs = SettingView(lambda s: s.detailed_costs)
+    cost_output_dir = SettingView(lambda s: s.cost_output_dir)
+    provider_kwargs = SettingView(lambda s: s.provider_kwargs)
 
     def __init__(
         self,
@@ -103,265 +133,184 @@ class Agent:
         defer_tools: Any | None = None,
         detailed_costs: bool = False,
         cost_output_dir: str | None = None,
+        client: ModelClient | None = None,
+        base_url: str | None = None,
+        deps: AgentDeps | None = None,
         **provider_kwargs: Any,
     ) -> None:
-        if not isinstance(model, str) or not model.strip():
-            raise ValueError(f"model must be a non-empty model name, got {model!r}")
-        if not isinstance(instructions, str):
-            raise ValueError(f"instructions must be a string, got {type(instructions).__name__}")
-        check_not_implemented(
-            {
-                "compaction": compaction,
-                "compaction_config": compaction_config,
-                "session_history_config": session_history_config,
-                "code_execution_output_dir": code_execution_output_dir,
-                "hooks": hooks,
-                "anthropic_block_binding": anthropic_block_binding,
-                "strict_prefix_binding": strict_prefix_binding,
-                "prefix_audit": prefix_audit,
-                "prefix_strip_fallback": prefix_strip_fallback,
-                "remove_citations": remove_citations,
-                "on_unsupported_part": on_unsupported_part,
-                "media_policy": media_policy,
-                "media_store": media_store,
-                "media_max_inline_bytes": media_max_inline_bytes,
-                "estimate_input_tokens": estimate_input_tokens,
-            }
-        )
-        self.model = model.strip()
-        self.instructions = instructions
-        self._recipe: dict[str, Any] = {
-            "settings": {
-                "tool_choice": tool_choice,
-                "thinking": thinking,
-                "built_in_tools": built_in_tools,
-                "strict_tools": strict_tools,
-                "max_tool_result_chars": max_tool_result_chars,
-                "tool_result_preview_chars": tool_result_preview_chars,
-                "truncated_result_read_chars": truncated_result_read_chars,
-                "code_execution_output_dir": code_execution_output_dir,
-                "service_tier": service_tier,
-                "prompt_caching": prompt_caching,
-                "auto_inject_skills": auto_inject_skills,
-                "auto_inject_memory_instructions": auto_inject_memory_instructions,
-                "compaction": compaction or None,
-                "compaction_config": compaction_config,
-                "session_history_config": session_history_config,
-                "anthropic_block_binding": anthropic_block_binding,
-                "strict_prefix_binding": strict_prefix_binding or None,
-                "prefix_audit": prefix_audit or None,
-                "prefix_strip_fallback": prefix_strip_fallback or None,
-                "remove_citations": remove_citations or None,
-                "on_unsupported_part": on_unsupported_part,
-                "media_policy": media_policy,
-                "emit_request_start": emit_request_start or None,
-                "detailed_costs": detailed_costs or None,
-                "cost_output_dir": cost_output_dir,
-            },
-            "logging": {"level": log_level, "file": log_file, "to_file": log_to_file},
-            "logger_supplied": logger is not None,
-            "hooks_supplied": hooks is not None,
-        }
-        self.max_iterations = validate_positive_int("max_iterations", max_iterations) or 10
-        self.max_tokens = validate_positive_int("max_tokens", max_tokens, optional=True)
-        self.temperature = validate_temperature(temperature)
-        if thinking is not None and not isinstance(thinking, dict):
-            raise ValueError(f"thinking must be a dict or None, got {type(thinking).__name__}")
-        self.thinking = dict(thinking) if thinking is not None else None
-        self.strict_tools = bool(strict_tools)
-        self.auto_inject_memory_instructions = auto_inject_memory_instructions
-        self.auto_inject_skills = auto_inject_skills
-        self.tool_choice = normalize_tool_choice(tool_choice)
-        self.emit_request_start = bool(emit_request_start)
-        self.max_tool_result_chars = validate_non_negative_int(
-            "max_tool_result_chars", max_tool_result_chars, optional=True
-        )
-        self.tool_result_preview_chars: int = (
-            validate_non_negative_int("tool_result_preview_chars", tool_result_preview_chars) or 0
-        )
-        self.detailed_costs = bool(detailed_costs)
-        self.cost_output_dir = cost_output_dir
-        self.last_abandoned_stream: dict[str, Any] | None = None
-        self._agent_id = uuid.uuid4().hex[:8]
+        """Initialize an Agent (see the API reference for every parameter).
 
-        if logger is not None:
-            log_setup.install_forwarding()
-            self.logger = logger
-            self.log_file: str | None = None
-        else:
-            self.logger, self.log_file = log_setup.build_agent_logger(
-                model=self.model,
-                agent_id=self._agent_id,
+        Args:
+            client: A ModelClient to use instead of the container's adapter.
+            base_url: The endpoint the container's adapter talks to.
+            deps: The adapters to use; None takes the process default (the container's).
+
+        Raises:
+            ValueError: If model is invalid or parameters are out of range.
+        """
+        self._settings: AgentSettings = validate_settings(
+            AgentSettings(
+                model=model,
+                instructions=instructions,
+                tools=tuple(tools or ()),
+                api_key=api_key,
+                max_iterations=max_iterations,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                thinking=thinking,
+                built_in_tools=built_in_tools,
+                strict_tools=strict_tools,
+                auto_inject_memory_instructions=auto_inject_memory_instructions,
+                auto_inject_skills=auto_inject_skills,
+                compaction=compaction,
+                compaction_config=compaction_config,
+                session_history_config=session_history_config,
+                logger=logger,
                 log_level=log_level,
                 log_file=log_file,
                 log_to_file=log_to_file,
-            )
-
-        from doc_processing_toolkit.application import container as composition
-
-        self._composition = composition
-        self._container = composition.default_container()
-        self._registry = composition.registry(self._container)
-        self.provider = self._registry.detect_provider(self.model)
-        self._row = self._registry.row(self.model)
-        if self._row is None:
-            self.logger.warning(
-                "model %s has no registry row: prices unknown (cost 0.0, estimated), "
-                "default limits apply",
-                self.model,
-            )
-
-        self._client_override: ModelClient | None = provider_kwargs.pop("client", None)
-        self._base_url: str | None = provider_kwargs.pop("base_url", None)
-        pauses = provider_kwargs.pop("max_pause_turn_iterations", 10)
-        self._max_pause_turn_iterations: int = (
-            validate_positive_int("max_pause_turn_iterations", pauses) or 10
-        )
-        extra_remote = list(provider_kwargs.pop("mcp_remote_servers", None) or [])
-        self.provider_kwargs: dict[str, Any] = dict(provider_kwargs)
-        # Providers that cache automatically ignore it; their adapters say so in the log.
-        self.prompt_caching = _normalize_prompt_caching(prompt_caching)
-        self.built_in_tools = dict(built_in_tools) if built_in_tools else None
-        self._remote_mcp_servers: list[dict[str, Any]] = [
-            dict(server)
-            for server in [
-                *(t for t in (tools or []) if isinstance(t, dict) and t.get("type") == "mcp"),
-                *extra_remote,
-            ]
-        ]
-        self._profile = composition.build_provider_profile(self._container, self.provider)
-        report = self._profile.check_options(
-            ProviderOptions(
-                thinking=self.thinking,
-                built_in_tools=self.built_in_tools,
-                remote_mcp_servers=tuple(self._remote_mcp_servers),
-                provider_kwargs=self.provider_kwargs,
+                tool_choice=tool_choice,
+                code_execution_output_dir=code_execution_output_dir,
                 service_tier=service_tier,
-                has_custom_tools=any(
-                    not (isinstance(t, dict) and t.get("type") == "mcp") for t in (tools or [])
-                ),
-            ),
-            self._row,
+                hooks=hooks,
+                emit_request_start=emit_request_start,
+                max_tool_result_chars=max_tool_result_chars,
+                tool_result_preview_chars=tool_result_preview_chars,
+                truncated_result_read_chars=truncated_result_read_chars,
+                prompt_caching=prompt_caching,
+                anthropic_block_binding=anthropic_block_binding,
+                strict_prefix_binding=strict_prefix_binding,
+                prefix_audit=prefix_audit,
+                prefix_strip_fallback=prefix_strip_fallback,
+                remove_citations=remove_citations,
+                on_unsupported_part=on_unsupported_part,
+                media_policy=media_policy,
+                media_store=media_store,
+                media_max_inline_bytes=media_max_inline_bytes,
+                estimate_input_tokens=estimate_input_tokens,
+                defer_tools=defer_tools,
+                detailed_costs=detailed_costs,
+                cost_output_dir=cost_output_dir,
+                client=client,
+                base_url=base_url,
+                provider_kwargs=provider_kwargs,
+            )
         )
-        for warning in report.warnings:
-            self.logger.warning(warning)
-        self.service_tier = report.service_tier
-        self._built_in_tool_names = list(report.built_in_tool_names)
-        self._native_tool_search = report.native_tool_search
+        self._deps = deps if deps is not None else default_deps()
+        self._setup()
 
-        self._api_key = api_key
-        log_setup.register_secret(api_key)
-        for env_name in self._profile.api_key_env:
+    def _setup(self) -> None:
+        """Wire the settings to the adapters: logger, resolution, secrets, tools."""
+        s, deps = self.settings, self._deps
+        self.last_abandoned_stream: dict[str, Any] | None = None
+        self._agent_id = uuid.uuid4().hex[:8]
+        self.logger, self.log_file = self._build_logger()
+        self._resolution = resolve_settings(s, deps, self.logger)
+        self._unpriced = UnpricedModelWarning(s.model)
+        log_setup.register_secret(s.api_key)
+        for env_name in self._resolution.profile.api_key_env:
             log_setup.register_secret(os.environ.get(env_name))
         self._client: ModelClient | None = None
         self._owns_client = False
-
-        self.tools = list(tools or [])
-        self._tool_loader = self._build_tool_loader(self.tools)
-        window = self._row.context_window_tokens if self._row is not None else None
-        self._tool_result_cap = resolve_cap(self.max_tool_result_chars, window)
-        self.truncated_result_read_chars: int = (
-            validate_non_negative_int(
-                "truncated_result_read_chars", truncated_result_read_chars, optional=True
-            )
-            or 0
-        )
-        self.defer_tools = defer_tools
-        self._tool_planner = self._build_tool_planner(defer_tools)
+        self._tool_loader = ToolLoader.from_wiring(deps.tools)
+        self._tool_loader.load(list(s.tools))
+        self._tool_planner = self._build_tool_planner()
         self.logger.debug(
             "Agent created: model=%s provider=%s tools=%d api_key=%s",
-            self.model,
+            s.model,
             self.provider,
-            len(self.tools),
-            "set" if api_key else "from environment",
+            len(s.tools),
+            "set" if s.api_key else "from environment",
         )
+
+    # ------------------------------------------------------------------ resolved facts
+    @property
+    def settings(self) -> AgentSettings:
+        """Every setting of this Agent, validated (the one source the attributes read)."""
+        return self._settings
+
+    @property
+    def provider(self) -> str:
+        """The provider serving the model."""
+        return self._resolution.provider
+
+    @property
+    def service_tier(self) -> str | None:
+        """The service tier requested on the wire (as the provider's profile decided)."""
+        return self._resolution.service_tier
+
+    @property
+    def tools(self) -> list[Any]:
+        """The tools entries as given (a copy)."""
+        return list(self.settings.tools)
+
+    @property
+    def deps(self) -> AgentDeps:
+        """The adapters this Agent was handed."""
+        return self._deps
 
     # ------------------------------------------------------------------ wiring
-    def _build_tool_loader(self, tools: list[Any]) -> ToolLoader:
-        wiring = self._composition.tool_loader_wiring(self._container)
-        loader = ToolLoader(
-            wiring["session_factories"],
-            local_session_factory=wiring["local_session_factory"],
-            config_validators=wiring["config_validators"],
+    def _build_logger(self) -> tuple[logging.Logger, str | None]:
+        s = self.settings
+        if s.logger is not None:
+            log_setup.install_forwarding()
+            return s.logger, None
+        return log_setup.build_agent_logger(
+            model=s.model,
+            agent_id=self._agent_id,
+            log_level=s.log_level,
+            log_file=s.log_file,
+            log_to_file=s.log_to_file,
         )
-        loader.load(tools)
-        self._truncated_session_factory = wiring["truncated_session_factory"]
-        return loader
 
-    def _build_tool_planner(self, defer_tools: Any) -> RunToolPlanner:
-        read_back = self.truncated_result_read_chars > 0
-        if read_back and self._tool_result_cap == 0:
+    def _build_tool_planner(self) -> RunToolPlanner:
+        s = self.settings
+        read_back = s.read_back_chars > 0
+        if read_back and self._resolution.tool_result_cap == 0:
             self.logger.warning(
                 "truncated_result_read_chars has no effect with max_tool_result_chars=0: "
                 "nothing is cut"
             )
             read_back = False
-        if read_back and (
-            isinstance(self.tool_choice, ForcedTool) or self.tool_choice == "required"
-        ):
+        choice = s.resolved_tool_choice
+        if read_back and (isinstance(choice, ForcedTool) or choice == "required"):
             self.logger.warning(
                 "truncated_result_read_chars has no effect with a tool_choice that forces a "
                 "call: the run ends after one tool round, so the model could not read on"
             )
             read_back = False
-        defer = _defer_predicate(defer_tools)
-        if defer is not None:
-            if not self._native_tool_search:
-                self.logger.warning(
-                    "defer_tools has no effect: it needs the provider's native tool search "
-                    "(built_in_tools={'tool_search': BuiltInToolConfig(enabled=True)} on an "
-                    "Anthropic or OpenAI model whose registry row lists tool_search); every "
-                    "tool loads eagerly"
-                )
-                defer = None
+        defer = defer_predicate(s.defer_tools)
+        if defer is not None and not self._resolution.native_tool_search:
+            self.logger.warning(
+                "defer_tools has no effect: it needs the provider's native tool search "
+                "(built_in_tools={'tool_search': BuiltInToolConfig(enabled=True)} on an "
+                "Anthropic or OpenAI model whose registry row lists tool_search); every "
+                "tool loads eagerly"
+            )
+            defer = None
         return RunToolPlanner(
-            auto_inject_skills=bool(self.auto_inject_skills),
-            auto_inject_memory_instructions=bool(self.auto_inject_memory_instructions),
+            auto_inject_skills=bool(s.auto_inject_skills),
+            auto_inject_memory_instructions=bool(s.auto_inject_memory_instructions),
             read_back=read_back,
-            store_session_factory=self._truncated_session_factory,
+            store_session_factory=self._deps.tools.truncated_session_factory,
             defer=defer,
         )
 
     def _get_client(self) -> ModelClient:
-        if self._client_override is not None:
-            return self._client_override
+        s = self.settings
+        if s.client is not None:
+            return s.client
         if self._client is None:
             kwargs: dict[str, Any] = {}
-            if self._api_key is not None:
-                kwargs["api_key"] = self._api_key
-            if self._base_url is not None:
-                kwargs["base_url"] = self._base_url
-            self._client = self._composition.build_model_client(
-                self._container, self.provider, row_lookup=self._registry.row, **kwargs
+            if s.api_key is not None:
+                kwargs["api_key"] = s.api_key
+            if s.base_url is not None:
+                kwargs["base_url"] = s.base_url
+            self._client = self._deps.model_clients(
+                self.provider, row_lookup=self._deps.registry.row, **kwargs
             )
             self._owns_client = True
         return self._client
-
-    def _settings(self, output_schema: type[BaseModel] | None) -> RunSettings:
-        return RunSettings(
-            model=self.model,
-            provider=self.provider,
-            row=self._row,
-            system=self.instructions,
-            max_iterations=self.max_iterations,
-            max_tokens=self.max_tokens,
-            temperature=self.temperature,
-            thinking=self.thinking,
-            tool_choice=self.tool_choice,
-            output_schema=output_schema,
-            strict_tools=self.strict_tools,
-            strict_per_tool_only=os.environ.get("DPT_ANTHROPIC_STRICT_BUDGET", "").lower() == "off",
-            tool_result_cap=self._tool_result_cap,
-            service_tier=self.service_tier,
-            prompt_caching=self.prompt_caching,
-            built_in_tools=self.built_in_tools,
-            remote_mcp_servers=tuple(self._remote_mcp_servers),
-            provider_options=dict(self.provider_kwargs),
-            preview_chars=self.tool_result_preview_chars,
-            max_pause_turn_iterations=self._max_pause_turn_iterations,
-            truncated_result_read_chars=self.truncated_result_read_chars,
-            tool_reported_cost=tool_reported_cost_enabled(),
-        )
 
     # ------------------------------------------------------------------ running
     async def _execute(
@@ -382,18 +331,22 @@ class Agent:
         run_id = uuid.uuid4().hex
         prior = list(history or [])
         messages = [*prior, user_text(message)]
-        channel = EventChannel(sink, None, emit_request_start=self.emit_request_start)
+        s = self.settings
+        channel = EventChannel(sink, None, emit_request_start=s.emit_request_start)
         with log_setup.active_agent_logger(self.logger):
-            self.logger.info("run %s started: model=%s", run_id, self.model)
+            self.logger.info("run %s started: model=%s", run_id, s.model)
             store = TruncatedResultStore() if self._tool_planner.read_back else None
             await self._tool_loader.connect_mcp_servers()
-            plan = await self._tool_planner.plan(self._tool_loader, self.instructions, store)
+            plan = await self._tool_planner.plan(self._tool_loader, s.instructions, store)
             loop = RunLoop(
                 self._get_client(),
                 plan.tools,
-                dataclasses.replace(self._settings(output_schema), system=plan.system),
+                derive_run_settings(
+                    s, self._resolution, system=plan.system, output_schema=output_schema
+                ),
                 channel,
                 truncated_results=store if plan.read_back else None,
+                unpriced_warning=self._unpriced,
             )
             if on_loop is not None:
                 on_loop(loop)
@@ -416,15 +369,14 @@ class Agent:
         return result, outcome.error
 
     def _result(self, outcome: RunOutcome, run_id: str) -> AgentResult:
-        codec = self._composition.build_history_codec(self._container, self.provider)
         return build_result(
             outcome,
             run_id=run_id,
-            codec=codec,
-            row=self._row,
-            detailed_costs=self.detailed_costs,
-            cost_output_dir=self.cost_output_dir,
-            built_in_tools_used=self._built_in_tool_names,
+            codec=self._deps.history_codecs(self.provider),
+            row=self._resolution.row,
+            detailed_costs=self.settings.detailed_costs,
+            cost_output_dir=self.settings.cost_output_dir,
+            built_in_tools_used=list(self._resolution.built_in_tool_names),
         )
 
     async def run(
@@ -443,7 +395,7 @@ class Agent:
             ProviderError: when the provider failed after retries.
             StructuredOutputError: when output_schema did not validate.
         """
-        _check_run_args(files, tool_files, media_resolution_list, anthropic_container_id)
+        check_run_args(files, tool_files, media_resolution_list, anthropic_container_id)
         result, error = await self._execute(message, sink=None, output_schema=output_schema)
         if error is not None:
             raise error
@@ -481,7 +433,7 @@ class Agent:
             finally:
                 await self._tool_loader.disconnect_mcp_servers()
                 # SDK connection pools are bound to this loop, which ends now.
-                await self._composition.release_loop_resources()
+                await self._deps.release_loop_resources()
 
         try:
             asyncio.get_running_loop()
@@ -507,59 +459,32 @@ class Agent:
         Closing the generator early cancels the run and records what it had spent on
         :attr:`last_abandoned_stream`.
         """
-        queue: asyncio.Queue[AgentStreamEvent | None] = asyncio.Queue()
-        holder: dict[str, RunLoop] = {}
         self.last_abandoned_stream = None
 
-        async def sink(event: AgentStreamEvent) -> None:
-            await queue.put(event)
+        def abandoned(outcome: RunOutcome) -> None:
+            spent = self._result(outcome, "abandoned").to_dict()
+            spent["abandoned"] = True
+            self.last_abandoned_stream = spent
 
-        async def produce() -> None:
-            try:
-                _check_run_args(files, tool_files, media_resolution_list, anthropic_container_id)
-                result, error = await self._execute(
-                    message,
-                    sink=sink,
-                    output_schema=output_schema,
-                    on_loop=lambda loop: holder.__setitem__("loop", loop),
-                )
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # bad arguments: still error + complete
-                result, error = AgentResult(error=log_setup.redact(str(exc))), exc
-            if error is not None:
-                meta = failure_metadata(result, error)
-                await queue.put(AgentStreamEvent("error", result.error, meta))
-            complete = result.to_dict()
-            if result.output is not None and output_schema is not None:
-                complete["output"] = result.output
-            await queue.put(AgentStreamEvent("complete", None, complete))
-            await queue.put(None)
+        async def execute(
+            sink: EventSink, on_loop: Callable[[RunLoop], None]
+        ) -> tuple[AgentResult, BaseException | None]:
+            return await self._execute(
+                message, sink=sink, output_schema=output_schema, on_loop=on_loop
+            )
 
-        task = asyncio.create_task(produce())
-        finished = False
-        try:
-            while True:
-                event = await queue.get()
-                if event is None:
-                    finished = True
-                    break
+        events = stream_run(
+            execute,
+            structured=output_schema is not None,
+            on_abandoned=abandoned,
+            check=lambda: check_run_args(
+                files, tool_files, media_resolution_list, anthropic_container_id
+            ),
+        )
+        # Closing this generator closes the run's at once (it cancels the run).
+        async with contextlib.aclosing(events):
+            async for event in events:
                 yield event
-        finally:
-            if not finished and not task.done():
-                task.cancel()
-                try:
-                    await asyncio.wait_for(
-                        asyncio.shield(asyncio.gather(task, return_exceptions=True)),
-                        STREAM_CANCEL_WAIT_SECONDS,
-                    )
-                except (TimeoutError, asyncio.CancelledError):
-                    pass
-                loop = holder.get("loop")
-                if loop is not None and loop.outcome is not None:
-                    spent = self._result(loop.outcome, "abandoned").to_dict()
-                    spent["abandoned"] = True
-                    self.last_abandoned_stream = spent
 
     # ------------------------------------------------------------------ lifecycle
     async def close(self) -> None:
@@ -572,30 +497,39 @@ class Agent:
             await client.aclose()
         self._owns_client = False
 
-    async def __aenter__(self) -> Agent:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, exc_type: Any, exc_val: Any, exc_tb: Any) -> None:
         await self.close()
 
     @classmethod
-    def builder(cls) -> Any:
+    def builder(cls) -> AgentBuilder[Self]:
         """Create an AgentBuilder for fluent configuration."""
-        from doc_processing_toolkit.application.builder import AgentBuilder
+        return AgentBuilder(cls)
 
-        return AgentBuilder()
+    def session(
+        self,
+        session_id: str | None = None,
+        session_history_config: dict[str, Any] | None = None,
+        reuse_anthropic_container: bool = False,
+        late_injection_policy: str = "surface",
+        max_follow_up_turns: int = 1,
+    ) -> NoReturn:
+        """Create a new session for multi-turn conversations (not built in this release).
 
-    def session(self, *args: Any, **kwargs: Any) -> Any:
-        """Multi-turn sessions are not built in this release."""
+        Raises:
+            NotImplementedError: always, until AgentSession lands.
+        """
         raise NotImplementedError("Agent.session() (AgentSession) is not implemented yet")
 
     @classmethod
-    def from_config(cls, config_path: str, **overrides: Any) -> Agent:
+    def from_config(cls, config_path: str, **overrides: Any) -> Self:
         """YAML configuration is not built in this release."""
         raise NotImplementedError("Agent.from_config() is not implemented yet")
 
     @classmethod
-    def from_config_string(cls, yaml_content: str, **overrides: Any) -> Agent:
+    def from_config_string(cls, yaml_content: str, **overrides: Any) -> Self:
         """YAML configuration is not built in this release."""
         raise NotImplementedError("Agent.from_config_string() is not implemented yet")
 
@@ -606,79 +540,11 @@ class Agent:
         secrets (an api_key, mcp_command / mcp_script env values, remote MCP credentials)
         are never emitted: they are listed under ``unserialisable``.
         """
-        from doc_processing_toolkit.application.config.export import export_config
-
-        recipe = self._recipe
-        return export_config(
-            model=self.model,
-            instructions=self.instructions,
-            tools=self.tools,
-            api_key_set=self._api_key is not None,
-            constraints={
-                "max_iterations": self.max_iterations,
-                "max_tokens": self.max_tokens,
-                "temperature": self.temperature,
-            },
-            settings=recipe["settings"],
-            logging=recipe["logging"],
-            logger_supplied=recipe["logger_supplied"],
-            hooks_supplied=recipe["hooks_supplied"],
-            provider_overrides=dict(self.provider_kwargs),
-        )
+        return export_config(self.settings)
 
     def __repr__(self) -> str:
         return (
             f"Agent(model={self.model!r}, provider={self.provider!r}, "
-            f"tools={len(self.tools)}, api_key={'set' if self._api_key else 'env'})"
+            f"tools={len(self.settings.tools)}, "
+            f"api_key={'set' if self.settings.api_key else 'env'})"
         )
-
-
-def _normalize_prompt_caching(value: Any) -> dict[str, Any] | None:
-    """True -> {"ttl": "5m"}; a dict with ttl "5m" or "1h"; None/False -> None."""
-    if value is None or value is False:
-        return None
-    if value is True:
-        return {"ttl": "5m"}
-    if isinstance(value, dict):
-        ttl = value.get("ttl", "5m")
-        extra = sorted(set(value) - {"ttl"})
-        if ttl not in ("5m", "1h") or extra:
-            raise ValueError(
-                f'prompt_caching must be True or {{"ttl": "5m" | "1h"}}, got {value!r}'
-            )
-        return {"ttl": ttl}
-    raise ValueError(f'prompt_caching must be True or {{"ttl": "5m" | "1h"}}, got {value!r}')
-
-
-def _defer_predicate(defer_tools: Any) -> Callable[[str, str | None], bool] | None:
-    """defer_tools as a predicate(name, server), or None when unset.
-
-    Raises:
-        TypeError: neither a collection of tool names nor a callable.
-    """
-    if defer_tools is None:
-        return None
-    if callable(defer_tools):
-        return lambda name, server: bool(defer_tools(name, server))
-    if isinstance(defer_tools, str) or not isinstance(defer_tools, set | frozenset | list | tuple):
-        raise TypeError(
-            "defer_tools must be a set of tool names or a predicate(tool_name, server_name), "
-            f"got {defer_tools!r}"
-        )
-    names = frozenset(defer_tools)
-    if not all(isinstance(n, str) for n in names):
-        raise TypeError(f"defer_tools names must be strings, got {sorted(map(repr, names))}")
-    return lambda name, server: name in names
-
-
-def _check_run_args(
-    files: Any, tool_files: Any, media_resolution_list: Any, anthropic_container_id: Any
-) -> None:
-    for name, value in (
-        ("files", files),
-        ("tool_files", tool_files),
-        ("media_resolution_list", media_resolution_list),
-        ("anthropic_container_id", anthropic_container_id),
-    ):
-        if value is not None:
-            raise NotImplementedError(f"run({name}=...) is not implemented yet in this release")

@@ -12,7 +12,9 @@ overrides any adapter on it::
     ...
     container.model_clients.anthropic.reset_override()
 
-or per Agent with ``Agent(..., client=my_client)``. Third-party providers register a
+or per Agent with ``Agent(..., client=my_client)`` or ``Agent(..., deps=my_deps)``. The
+container hands each Agent a typed :class:`~doc_processing_toolkit.application.deps.AgentDeps`
+(:func:`default_deps`); nothing below it looks the container up. Third-party providers register a
 factory ``(**kwargs) -> ModelClient`` under the entry-point group
 ``doc_processing_toolkit.providers``; the entry point's name is the provider name. A
 plug-in's HistoryCodec (so ``AgentResult.messages`` is in its native form) registers a
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 from typing import Any, cast
 
@@ -46,6 +48,8 @@ from doc_processing_toolkit.adapters.providers.openai.client import OpenAIModelC
 from doc_processing_toolkit.adapters.providers.openai.dialect import OpenAIHistoryCodec
 from doc_processing_toolkit.adapters.providers.openai.profile import OpenAIProfile
 from doc_processing_toolkit.adapters.registry.json_file import JsonFileRegistry
+from doc_processing_toolkit.application.deps import AgentDeps
+from doc_processing_toolkit.application.tools.wiring import ToolWiring
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.ports.dialect import HistoryCodec
 from doc_processing_toolkit.ports.model_client import ModelClient
@@ -62,6 +66,7 @@ __all__ = [
     "build_model_client",
     "build_provider_profile",
     "default_container",
+    "default_deps",
     "local_function_session",
     "registry",
     "release_loop_resources",
@@ -175,9 +180,9 @@ def local_function_session(container: Container, functions: list[Any]) -> ToolSe
     return cast(ToolSession, container.local_functions(functions))
 
 
-def tool_loader_wiring(container: Container) -> dict[str, Any]:
-    """The ToolLoader's adapters: ``session_factories`` (format -> factory),
-    ``local_session_factory``, ``config_validators`` and ``truncated_session_factory``.
+def tool_loader_wiring(container: Container) -> ToolWiring:
+    """The tool-session adapters: a session factory per format, the ``@tool`` session,
+    the config validators and the ``read_truncated_result`` session.
 
     A session factory validates its config as it builds the (unconnected) session, so it
     doubles as the validator the loader runs when the Agent is built."""
@@ -185,12 +190,46 @@ def tool_loader_wiring(container: Container) -> dict[str, Any]:
         kind: functools.partial(container.mcp_sessions, kind)
         for kind in container.mcp_sessions.providers
     }
-    return {
-        "session_factories": factories,
-        "local_session_factory": lambda functions: container.local_functions(functions),
-        "config_validators": dict(factories),
-        "truncated_session_factory": lambda store: container.truncated_results(store),
-    }
+
+    def local_session(
+        functions: Sequence[Callable[..., Any]], name: str = "local-functions"
+    ) -> ToolSession:
+        return cast(ToolSession, container.local_functions(functions, name=name))
+
+    return ToolWiring(
+        session_factories=factories,
+        local_session_factory=local_session,
+        config_validators=dict(factories),
+        truncated_session_factory=lambda store: cast(
+            ToolSession, container.truncated_results(store)
+        ),
+    )
+
+
+def default_deps(container: Container | None = None) -> AgentDeps:
+    """The AgentDeps of ``container`` (default: the process container).
+
+    Built per Agent, so an override made on the container before an Agent is built
+    reaches that Agent (a model-client override reaches it until its first run).
+    """
+    container = container or default_container()
+
+    def model_client(
+        provider: str,
+        *,
+        row_lookup: Callable[[str], ModelInfo | None] | None = None,
+        **kwargs: Any,
+    ) -> ModelClient:
+        return build_model_client(container, provider, row_lookup=row_lookup, **kwargs)
+
+    return AgentDeps(
+        registry=registry(container),
+        model_clients=model_client,
+        history_codecs=functools.partial(build_history_codec, container),
+        provider_profiles=functools.partial(build_provider_profile, container),
+        tools=tool_loader_wiring(container),
+        release_loop_resources=release_loop_resources,
+    )
 
 
 async def release_loop_resources() -> None:

@@ -29,11 +29,13 @@ The tree::
     ├── ConfigValidationError                        configuration is invalid (names the key)
     ├── AgentAborted                                 a hook aborted the run
     ├── SessionCompatibilityError (also ValueError)  a history cannot move to another provider
+    ├── StructuredOutputError (also ValueError)      the output does not match output_schema
     └── UnsupportedPartError                         a prompt part the model cannot take
 
 ``ConfigParseError``, ``ConfigValidationError``, ``AgentAborted`` and
 ``UnsupportedPartError`` derive from ``Exception`` directly, and
-``SessionCompatibilityError`` from ``ValueError``, as the API reference documents.
+``SessionCompatibilityError`` and ``StructuredOutputError`` from ``ValueError``, as the
+API reference documents.
 
 Every :class:`ProviderError` carries what the retry layer and the ledger need:
 ``retryable``, ``retry_after`` (seconds, from retry-after / retry-after-ms),
@@ -70,6 +72,7 @@ __all__ = [
     "ServerError",
     "SessionCompatibilityError",
     "StreamInterruptedError",
+    "StructuredOutputError",
     "ToolDefinitionError",
     "ToolExecutionError",
     "UnsupportedPartError",
@@ -270,6 +273,10 @@ class SessionCompatibilityError(ValueError):
         """The provider it was being converted for."""
         self.index = index
         """The stored message at fault, when one is."""
+
+
+class StructuredOutputError(ValueError):
+    """The model's structured output did not validate against output_schema."""
 
 
 class UnsupportedPartError(Exception):

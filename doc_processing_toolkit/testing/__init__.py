@@ -1,6 +1,8 @@
-"""Test support for users and for us: FakeModel, ProviderEmulator, scripted steps."""
+"""Test support for users and for us: FakeModel, ProviderEmulator, scripted steps, and
+in-memory fakes of the storage ports (InMemoryMediaStore, InMemoryArchiveSink)."""
 
 from doc_processing_toolkit.testing.fake_model import FakeModel
+from doc_processing_toolkit.testing.fakes import InMemoryArchiveSink, InMemoryMediaStore
 from doc_processing_toolkit.testing.registry import StaticRegistry
 from doc_processing_toolkit.testing.script import (
     Fault,
@@ -15,6 +17,8 @@ from doc_processing_toolkit.testing.script import (
 __all__ = [
     "FakeModel",
     "Fault",
+    "InMemoryArchiveSink",
+    "InMemoryMediaStore",
     "ProviderEmulator",
     "Reply",
     "ScriptStep",

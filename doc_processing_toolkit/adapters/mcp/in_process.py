@@ -53,6 +53,8 @@ __all__ = [
     "VALIDATED_CALL_ENV",
     "InProcessMCPSession",
     "error_text",
+    "fastmcp_sync_tools_offloop_enabled",
+    "fastmcp_validated_call_enabled",
 ]
 
 log = get_logger(__name__)
@@ -63,6 +65,18 @@ SYNC_OFFLOOP_ENV = "DPT_FASTMCP_SYNC_TOOLS_OFFLOOP"
 """Switch: run synchronous tools on a worker thread (default on)."""
 DEFAULT_NAME = "fastmcp-server"
 _MEDIA_KINDS = ("text", "image", "audio")
+
+
+def fastmcp_validated_call_enabled() -> bool:
+    """Whether an in-process registry tool is called through its own run
+    (``DPT_FASTMCP_VALIDATED_CALL``, default on)."""
+    return env_switch(VALIDATED_CALL_ENV)
+
+
+def fastmcp_sync_tools_offloop_enabled() -> bool:
+    """Whether a synchronous in-process tool runs on a worker thread
+    (``DPT_FASTMCP_SYNC_TOOLS_OFFLOOP``, default on)."""
+    return env_switch(SYNC_OFFLOOP_ENV)
 
 
 def error_text(name: str, exc: BaseException) -> str:

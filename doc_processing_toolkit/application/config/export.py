@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from pathlib import PurePath
 from typing import Any
 
+from doc_processing_toolkit.application.config.settings import AgentSettings
+
 __all__ = ["export_config"]
 
 _STDIO_TYPES = ("mcp_command", "mcp_script")
@@ -74,25 +76,19 @@ def _tool_entry(entry: Any, unserialisable: dict[str, Any]) -> Any | None:
     return None
 
 
-def export_config(
-    *,
-    model: str,
-    instructions: str,
-    tools: list[Any],
-    api_key_set: bool,
-    constraints: dict[str, Any],
-    settings: dict[str, Any],
-    logging: dict[str, Any],
-    logger_supplied: bool,
-    hooks_supplied: bool,
-    provider_overrides: dict[str, Any],
-) -> dict[str, Any]:
-    """Build the to_config() dict (see Agent.to_config)."""
+def export_config(settings: AgentSettings) -> dict[str, Any]:
+    """Build the to_config() dict of an Agent with ``settings`` (see Agent.to_config)."""
+    s = settings
     unserialisable: dict[str, Any] = {}
-    tool_entries = [e for e in (_tool_entry(t, unserialisable) for t in tools) if e is not None]
-    config: dict[str, Any] = {"model": model, "instructions": instructions}
+    tool_entries = [e for e in (_tool_entry(t, unserialisable) for t in s.tools) if e is not None]
+    config: dict[str, Any] = {"model": s.model, "instructions": s.instructions}
+    constraints = {
+        "max_iterations": s.max_iterations,
+        "max_tokens": s.max_tokens,
+        "temperature": s.temperature,
+    }
     config["constraints"] = {k: v for k, v in constraints.items() if v is not None}
-    for key, value in settings.items():
+    for key, value in _settings_section(s).items():
         if value is None:
             continue
         try:
@@ -101,21 +97,53 @@ def export_config(
             unserialisable.setdefault("settings", []).append(key)
     if tool_entries:
         config["tools"] = tool_entries
+    logging = {"level": s.log_level, "file": s.log_file, "to_file": s.log_to_file}
     config["logging"] = {k: v for k, v in logging.items() if v is not None}
     overrides: dict[str, Any] = {}
-    for key, value in provider_overrides.items():
+    for key, value in s.provider_kwargs.items():
         try:
             overrides[key] = _plain(value)
         except TypeError:
             unserialisable.setdefault("provider_overrides", []).append(key)
     if overrides:
         config["provider_overrides"] = overrides
-    if api_key_set:
+    if s.api_key is not None:
         unserialisable["api_key"] = "set (supply it again; never exported)"
-    if logger_supplied:
+    if s.logger is not None:
         unserialisable["logger"] = "a logger instance"
-    if hooks_supplied:
+    if s.hooks is not None:
         unserialisable["hooks"] = "a hooks object"
     if unserialisable:
         config["unserialisable"] = unserialisable
     return config
+
+
+def _settings_section(s: AgentSettings) -> dict[str, Any]:
+    """The top-level settings keys, as given (a False switch is left out, as None is)."""
+    return {
+        "tool_choice": s.tool_choice,
+        "thinking": s.thinking,
+        "built_in_tools": s.built_in_tools,
+        "strict_tools": s.strict_tools,
+        "max_tool_result_chars": s.max_tool_result_chars,
+        "tool_result_preview_chars": s.tool_result_preview_chars,
+        "truncated_result_read_chars": s.truncated_result_read_chars,
+        "code_execution_output_dir": s.code_execution_output_dir,
+        "service_tier": s.service_tier,
+        "prompt_caching": s.prompt_caching,
+        "auto_inject_skills": s.auto_inject_skills,
+        "auto_inject_memory_instructions": s.auto_inject_memory_instructions,
+        "compaction": s.compaction or None,
+        "compaction_config": s.compaction_config,
+        "session_history_config": s.session_history_config,
+        "anthropic_block_binding": s.anthropic_block_binding,
+        "strict_prefix_binding": s.strict_prefix_binding or None,
+        "prefix_audit": s.prefix_audit or None,
+        "prefix_strip_fallback": s.prefix_strip_fallback or None,
+        "remove_citations": s.remove_citations or None,
+        "on_unsupported_part": s.on_unsupported_part,
+        "media_policy": s.media_policy,
+        "emit_request_start": s.emit_request_start or None,
+        "detailed_costs": s.detailed_costs or None,
+        "cost_output_dir": s.cost_output_dir,
+    }

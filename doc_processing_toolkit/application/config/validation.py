@@ -1,25 +1,35 @@
 """Validation of the Agent's constructor arguments, and the parameters not built yet.
 
-Every check names the parameter and what is wrong with the value. A parameter whose
-feature a later release builds raises ``NotImplementedError`` naming it when it is set
-to anything but its default — it never silently does nothing.
+:func:`validate_settings` turns the arguments, gathered in an
+:class:`~.settings.AgentSettings`, into validated settings. Every check names the
+parameter and what is wrong with the value. A parameter whose feature a later release
+builds raises ``NotImplementedError`` naming it when it is set to anything but its
+default — it never silently does nothing.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from typing import Any
+
+from doc_processing_toolkit.application.config.settings import (
+    DEFAULT_MEDIA_MAX_INLINE_BYTES,
+    AgentSettings,
+    normalize_prompt_caching,
+)
+from doc_processing_toolkit.domain.tools.specs import normalize_tool_choice
 
 __all__ = [
     "DEFAULT_MEDIA_MAX_INLINE_BYTES",
     "NOT_YET_IMPLEMENTED",
     "check_not_implemented",
+    "defer_predicate",
     "validate_non_negative_int",
     "validate_positive_int",
+    "validate_settings",
     "validate_temperature",
 ]
-
-DEFAULT_MEDIA_MAX_INLINE_BYTES = 8 * 1024 * 1024
-"""Per-part cap on kept Google upload bytes (8 MiB)."""
 
 NOT_YET_IMPLEMENTED: dict[str, Any] = {
     "compaction": False,
@@ -39,6 +49,67 @@ NOT_YET_IMPLEMENTED: dict[str, Any] = {
     "estimate_input_tokens": "lazy",
 }
 """Agent parameters whose features are not built yet, with their defaults."""
+
+_CONSUMED_PROVIDER_KWARGS = ("max_pause_turn_iterations", "mcp_remote_servers")
+"""Provider keywords the Agent itself consumes (they become settings fields)."""
+
+
+def validate_settings(settings: AgentSettings) -> AgentSettings:
+    """The validated copy of ``settings`` (model stripped, dicts copied, keywords split).
+
+    Raises:
+        ValueError: a value out of range or of the wrong type (naming the parameter).
+        TypeError: a ``defer_tools`` that is neither names nor a predicate.
+        NotImplementedError: a parameter of a feature not built yet, set.
+    """
+    s = settings
+    if not isinstance(s.model, str) or not s.model.strip():
+        raise ValueError(f"model must be a non-empty model name, got {s.model!r}")
+    if not isinstance(s.instructions, str):
+        raise ValueError(f"instructions must be a string, got {type(s.instructions).__name__}")
+    check_not_implemented({name: getattr(s, name) for name in NOT_YET_IMPLEMENTED})
+    max_iterations = validate_positive_int("max_iterations", s.max_iterations) or 10
+    max_tokens = validate_positive_int("max_tokens", s.max_tokens, optional=True)
+    temperature = validate_temperature(s.temperature)
+    if s.thinking is not None and not isinstance(s.thinking, dict):
+        raise ValueError(f"thinking must be a dict or None, got {type(s.thinking).__name__}")
+    normalize_tool_choice(s.tool_choice)
+    max_chars = validate_non_negative_int(
+        "max_tool_result_chars", s.max_tool_result_chars, optional=True
+    )
+    preview = validate_non_negative_int("tool_result_preview_chars", s.tool_result_preview_chars)
+    read_chars = validate_non_negative_int(
+        "truncated_result_read_chars", s.truncated_result_read_chars, optional=True
+    )
+    normalize_prompt_caching(s.prompt_caching)
+    defer_predicate(s.defer_tools)
+    provider_kwargs = dict(s.provider_kwargs)
+    consumed = {
+        k: provider_kwargs.pop(k) for k in _CONSUMED_PROVIDER_KWARGS if k in provider_kwargs
+    }
+    pauses = consumed.get("max_pause_turn_iterations", s.max_pause_turn_iterations)
+    remote = [*s.mcp_remote_servers, *(consumed.get("mcp_remote_servers") or [])]
+    return dataclasses.replace(
+        s,
+        model=s.model.strip(),
+        tools=tuple(s.tools),
+        max_iterations=max_iterations,
+        max_tokens=max_tokens,
+        temperature=temperature,
+        thinking=dict(s.thinking) if s.thinking is not None else None,
+        built_in_tools=dict(s.built_in_tools) if s.built_in_tools is not None else None,
+        strict_tools=bool(s.strict_tools),
+        emit_request_start=bool(s.emit_request_start),
+        max_tool_result_chars=max_chars,
+        tool_result_preview_chars=preview or 0,
+        truncated_result_read_chars=read_chars,
+        detailed_costs=bool(s.detailed_costs),
+        max_pause_turn_iterations=(
+            validate_positive_int("max_pause_turn_iterations", pauses) or 10
+        ),
+        mcp_remote_servers=tuple(dict(server) for server in remote),
+        provider_kwargs=provider_kwargs,
+    )
 
 
 def check_not_implemented(values: dict[str, Any]) -> None:
@@ -78,3 +149,24 @@ def validate_temperature(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 2.0:
         raise ValueError(f"temperature must be a number from 0.0 to 2.0, got {value!r}")
     return float(value)
+
+
+def defer_predicate(defer_tools: Any) -> Callable[[str, str | None], bool] | None:
+    """defer_tools as a predicate(name, server), or None when unset.
+
+    Raises:
+        TypeError: neither a collection of tool names nor a callable.
+    """
+    if defer_tools is None:
+        return None
+    if callable(defer_tools):
+        return lambda name, server: bool(defer_tools(name, server))
+    if isinstance(defer_tools, str) or not isinstance(defer_tools, set | frozenset | list | tuple):
+        raise TypeError(
+            "defer_tools must be a set of tool names or a predicate(tool_name, server_name), "
+            f"got {defer_tools!r}"
+        )
+    names = frozenset(defer_tools)
+    if not all(isinstance(n, str) for n in names):
+        raise TypeError(f"defer_tools names must be strings, got {sorted(map(repr, names))}")
+    return lambda name, server: name in names

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -30,8 +30,10 @@ import anyio
 from pydantic import BaseModel, ValidationError
 
 from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
 from doc_processing_toolkit.application.run.events import EventChannel
-from doc_processing_toolkit.application.run.retry import RetryPolicy, stream_with_retry
+from doc_processing_toolkit.application.run.retry import stream_with_retry
+from doc_processing_toolkit.application.run.settings import RunSettings
 from doc_processing_toolkit.application.tools.accounting import (
     cap_for_model,
     reported_spend,
@@ -43,6 +45,7 @@ from doc_processing_toolkit.domain.costs.ledger import (
     RetryAccumulator,
     price_request,
 )
+from doc_processing_toolkit.domain.errors import StructuredOutputError
 from doc_processing_toolkit.domain.messages import Message, ToolCallPart, ToolResultPart
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import (
@@ -55,7 +58,7 @@ from doc_processing_toolkit.domain.requests import (
 )
 from doc_processing_toolkit.domain.tools.reports import tool_result_data
 from doc_processing_toolkit.domain.tools.results import preview
-from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolChoice, ToolOutcome, ToolSpec
+from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolOutcome, ToolSpec
 from doc_processing_toolkit.domain.tools.strict_budget import budget_strict_tools
 from doc_processing_toolkit.domain.tools.truncated import (
     TRUNCATED_RESULTS_SERVER,
@@ -80,41 +83,6 @@ FINAL_RESULT_TOOL = "final_result"
 DECLINED_TOOL_TEXT = "The tool call was declined by the host application and was not executed."
 
 
-class StructuredOutputError(ValueError):
-    """The model's structured output did not validate against output_schema."""
-
-
-@dataclass(frozen=True, slots=True)
-class RunSettings:
-    """Everything the loop needs, resolved by the Agent before the run."""
-
-    model: str
-    provider: str
-    row: ModelInfo | None
-    system: str = ""
-    max_iterations: int = 10
-    max_tokens: int | None = None
-    temperature: float | None = None
-    thinking: dict[str, Any] | None = None
-    tool_choice: ToolChoice = "auto"
-    output_schema: type[BaseModel] | None = None
-    strict_tools: bool = True
-    strict_per_tool_only: bool = False
-    tool_result_cap: int = 0
-    preview_chars: int = 500
-    service_tier: str | None = None
-    prompt_caching: dict[str, Any] | None = None
-    built_in_tools: dict[str, Any] | None = None
-    remote_mcp_servers: tuple[dict[str, Any], ...] = ()
-    max_pause_turn_iterations: int = 10
-    provider_options: dict[str, Any] = field(default_factory=dict)
-    retry_policy: RetryPolicy | None = None
-    truncated_result_read_chars: int = 0
-    """Read-back allowance per truncated result (0: off; the plain cap marker)."""
-    tool_reported_cost: bool = True
-    """Account the ``_dpt_spend`` markers (False with DPT_AGENT_TOOL_REPORTED_COST=off)."""
-
-
 @dataclass
 class RunOutcome:
     """What the loop produced; the Agent turns it into an AgentResult."""
@@ -127,6 +95,7 @@ class RunOutcome:
     accumulator: RetryAccumulator
     iterations: int = 0
     tools_used: list[str] = field(default_factory=list)
+    """The tools that executed, in call order (not refused, hidden or unknown ones)."""
     output: Any = None
     last_response: ModelResponse | None = None
     pause_turn_iterations: int = 0
@@ -164,14 +133,19 @@ class RunLoop:
         *,
         logger: Any = None,
         truncated_results: TruncatedResultStore | None = None,
+        unpriced_warning: UnpricedModelWarning | None = None,
     ) -> None:
+        """Args:
+        unpriced_warning: The owner's one-shot "no known price" warning (an Agent passes
+            its own, so the warning comes once per Agent); None: once per run.
+        """
         self._client = client
         self._tools = tools
         self._truncated = truncated_results
         self._settings = settings
         self._channel = channel
         self._log = logger or log
-        self._warned_unpriced = False
+        self._unpriced = unpriced_warning or UnpricedModelWarning(settings.model)
         self.outcome: RunOutcome | None = None
         """The live outcome of the current run (readable while it runs)."""
 
@@ -184,14 +158,6 @@ class RunLoop:
             served_tier=served_tier,
         )
         return record.cost, record.cost_estimated
-
-    def _warn_unpriced_once(self) -> None:
-        if not self._warned_unpriced:
-            self._warned_unpriced = True
-            self._log.warning(
-                "no known price for model; cost reported as 0.0 with cost_estimated=True",
-                model=self._settings.model,
-            )
 
     # ------------------------------------------------------------------ tools
     async def _request_tools(self) -> tuple[list[ToolSpec], bool]:
@@ -294,7 +260,7 @@ class RunLoop:
             ),
         )
         if not record.price_known:
-            self._warn_unpriced_once()
+            self._unpriced(self._log)
         outcome.ledger.record(record)
         outcome.last_response = response
         for name in response.built_in_tools_invoked:
@@ -463,19 +429,30 @@ class RunLoop:
     async def _run_tools(
         self, calls: list[ToolCallPart], iteration: int, outcome: RunOutcome
     ) -> list[ToolResultPart]:
-        """Run one round's calls concurrently; results come back in call order."""
+        """Run one round's calls concurrently; results come back in call order, and so do
+        the names of the tools that executed (``outcome.tools_used``)."""
         results: list[ToolResultPart | None] = [None] * len(calls)
+        executed = [False] * len(calls)
 
         async def run_one(index: int, call: ToolCallPart) -> None:
-            results[index] = await self._run_tool(call, iteration, outcome)
+            results[index] = await self._run_tool(
+                call, iteration, outcome, lambda: executed.__setitem__(index, True)
+            )
 
-        async with anyio.create_task_group() as group:
-            for index, call in enumerate(calls):
-                group.start_soon(run_one, index, call)
+        try:
+            async with anyio.create_task_group() as group:
+                for index, call in enumerate(calls):
+                    group.start_soon(run_one, index, call)
+        finally:
+            outcome.tools_used.extend(c.name for c, ran in zip(calls, executed, strict=True) if ran)
         return [r for r in results if r is not None]
 
     async def _run_tool(
-        self, call: ToolCallPart, iteration: int, outcome: RunOutcome
+        self,
+        call: ToolCallPart,
+        iteration: int,
+        outcome: RunOutcome,
+        mark_executed: Callable[[], None],
     ) -> ToolResultPart:
         s = self._settings
         base = {"tool_name": call.name, "tool_call_id": call.id, "iteration": iteration}
@@ -491,8 +468,9 @@ class RunLoop:
                 "final_result must be called alone, after the other tools have answered."
             )
         else:
+            if self._tools.offers(call.name):
+                mark_executed()
             tool_outcome = await self._tools.call(call.name, call.arguments)
-            outcome.tools_used.append(call.name)
         duration_ms = int((time.monotonic() - started) * 1000)
         capped = cap_for_model(
             tool_outcome,

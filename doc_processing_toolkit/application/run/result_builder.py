@@ -14,7 +14,7 @@ from doc_processing_toolkit.application.costs.report import DetailedCostReport
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.loop import RunOutcome
 from doc_processing_toolkit.domain.costs.ledger import price_request
-from doc_processing_toolkit.domain.errors import ProviderError
+from doc_processing_toolkit.domain.errors import AgentAborted, ProviderError
 from doc_processing_toolkit.domain.messages import MESSAGES_ADAPTER
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.ports.dialect import HistoryCodec
@@ -59,6 +59,9 @@ def build_result(
             cost += record.cost
             estimated = estimated or record.cost_estimated
             token_source = "stream_partial"
+        elif not records and isinstance(error, ProviderError) and error.before_stream:
+            # Refused before a byte streamed (after any retries): nothing was billed.
+            token_source = "rejected_before_stream"
         elif not records:
             token_source = "unknown"
 
@@ -194,7 +197,7 @@ def _model_of(outcome: RunOutcome) -> str:
 
 def failure_metadata(result: AgentResult, error: BaseException) -> dict[str, Any]:
     """The ``error`` stream event's metadata for a failed run."""
-    aborted = type(error).__name__ == "AgentAborted"
+    aborted = isinstance(error, AgentAborted)
     meta = {
         "input_tokens": result.input_tokens,
         "output_tokens": result.output_tokens,
@@ -205,7 +208,7 @@ def failure_metadata(result: AgentResult, error: BaseException) -> dict[str, Any
         else "unknown",
         "error_type": type(error).__name__,
         "aborted": aborted,
-        "reason": getattr(error, "reason", None) if aborted else None,
+        "reason": error.reason if isinstance(error, AgentAborted) else None,
         "undelivered_injections": list(result.undelivered_injections),
     }
     if result.tool_reported_costs:

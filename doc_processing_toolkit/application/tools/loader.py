@@ -7,8 +7,8 @@ opened by :meth:`ToolLoader.connect_mcp_servers` once per event loop; provider-r
 servers (format 7) are kept for :meth:`ToolLoader.get_remote_mcp_configs`.
 
 The loader never imports an adapter: the session classes come in as factories, one
-per format (``application/container.py`` provides them; ``ToolLoader()`` without
-arguments takes the process default container's).
+per format, usually as a :class:`~.wiring.ToolWiring` (:meth:`ToolLoader.from_wiring`);
+``ToolLoader()`` without arguments takes the process default AgentDeps' wiring.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.application.deps import default_deps
 from doc_processing_toolkit.application.tools.formats import (
     CLIENT_SESSION,
     DIRECTORY,
@@ -36,17 +37,17 @@ from doc_processing_toolkit.application.tools.lifecycle import (
 )
 from doc_processing_toolkit.application.tools.mcp_shapes import convert_to_provider_format
 from doc_processing_toolkit.application.tools.tool_set import ToolSet
+from doc_processing_toolkit.application.tools.wiring import (
+    ConfigValidator,
+    LocalSessionFactory,
+    ToolWiring,
+)
 from doc_processing_toolkit.domain.tools.specs import ToolSpec
 from doc_processing_toolkit.ports.tool_session import ToolSession
 
-__all__ = ["LocalSessionFactory", "ToolLoader"]
+__all__ = ["ConfigValidator", "LocalSessionFactory", "ToolLoader"]
 
 log = get_logger(__name__)
-
-LocalSessionFactory = Callable[[list[Callable[..., Any]]], ToolSession]
-"""Builds the session serving ``@tool`` functions."""
-ConfigValidator = Callable[[Mapping[str, Any]], Any]
-"""Checks a format's config when the Agent is built (raises on a bad one)."""
 
 
 class ToolLoader:
@@ -68,15 +69,13 @@ class ToolLoader:
             local_session_factory: Builds the session over ``@tool`` functions.
             config_validators: Optional checks per format, run by :meth:`load`.
 
-        Without arguments the process default container's adapters are used.
+        Without arguments the process default AgentDeps' wiring is used.
         """
         if session_factories is None and local_session_factory is None:
-            from doc_processing_toolkit.application import container as composition
-
-            wiring = composition.tool_loader_wiring(composition.default_container())
-            session_factories = wiring["session_factories"]
-            local_session_factory = wiring["local_session_factory"]
-            config_validators = config_validators or wiring.get("config_validators")
+            wiring = default_deps().tools
+            session_factories = wiring.session_factories
+            local_session_factory = wiring.local_session_factory
+            config_validators = config_validators or wiring.config_validators
         self._factories: dict[str, SessionFactory] = dict(session_factories or {})
         self._local_factory = local_session_factory
         self._validators: dict[str, ConfigValidator] = dict(config_validators or {})
@@ -86,6 +85,15 @@ class ToolLoader:
         self._servers: list[ServerConfig] = []
         self._remote: list[dict[str, Any]] = []
         self._pool = SessionPool()
+
+    @classmethod
+    def from_wiring(cls, wiring: ToolWiring) -> ToolLoader:
+        """A loader over ``wiring``'s session factories and validators."""
+        return cls(
+            wiring.session_factories,
+            local_session_factory=wiring.local_session_factory,
+            config_validators=wiring.config_validators,
+        )
 
     def __repr__(self) -> str:
         return (

@@ -55,6 +55,11 @@ class ToolSet:
         session = self._owner.get(name)
         return session.name if session is not None else None
 
+    def offers(self, name: str) -> bool:
+        """Whether ``name`` is one of the tools this set offers (after :meth:`specs`);
+        a tool hidden by ``allowed_tools`` or by the run's planning is not."""
+        return name in self._owner
+
     @property
     def sessions(self) -> list[ToolSession]:
         """The sessions, in the order given."""

@@ -1,0 +1,80 @@
+"""What an Agent's settings resolve to once, at construction: the provider, the registry
+row, the provider profile's verdict on the options, and the tool-result cap.
+
+Belongs here because it turns settings into facts about this model; it runs no request.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from doc_processing_toolkit.application.config.settings import AgentSettings
+from doc_processing_toolkit.application.deps import AgentDeps
+from doc_processing_toolkit.domain.registry import ModelInfo
+from doc_processing_toolkit.domain.tools.results import resolve_cap
+from doc_processing_toolkit.ports.provider_profile import ProviderOptions, ProviderProfile
+
+__all__ = ["AgentResolution", "resolve_settings"]
+
+
+@dataclass(frozen=True, slots=True)
+class AgentResolution:
+    """The construction-time facts an Agent's runs share."""
+
+    provider: str
+    """The provider serving the model."""
+    row: ModelInfo | None
+    """The model's registry row (None: an unknown model, default limits)."""
+    profile: ProviderProfile
+    """The provider's profile."""
+    service_tier: str | None
+    """The tier to request, as the profile decided."""
+    built_in_tool_names: tuple[str, ...]
+    """The neutral built-in tool names that will be sent."""
+    native_tool_search: bool
+    """The provider's native tool search is on (``defer_tools`` can take effect)."""
+    tool_result_cap: int
+    """Characters of a tool result the model is shown (0: no cap)."""
+
+
+def resolve_settings(
+    settings: AgentSettings, deps: AgentDeps, logger: logging.Logger
+) -> AgentResolution:
+    """Resolve ``settings`` against the registry and the provider's profile.
+
+    The profile's warnings are logged on ``logger`` (once per Agent).
+
+    Raises:
+        ValueError: an unknown model, or an option the provider refuses.
+        TypeError: an option in a form the provider does not take.
+    """
+    provider = deps.registry.detect_provider(settings.model)
+    row = deps.registry.row(settings.model)
+    if row is None:
+        # The missing price is warned about once, at the first request it leaves unpriced.
+        logger.warning("model %s has no registry row: default limits apply", settings.model)
+    profile = deps.provider_profiles(provider)
+    report = profile.check_options(
+        ProviderOptions(
+            thinking=settings.thinking,
+            built_in_tools=settings.built_in_tools or None,
+            remote_mcp_servers=settings.remote_mcp_servers,
+            provider_kwargs=settings.provider_kwargs,
+            service_tier=settings.service_tier,
+            has_custom_tools=settings.has_custom_tools,
+        ),
+        row,
+    )
+    for warning in report.warnings:
+        logger.warning(warning)
+    window = row.context_window_tokens if row is not None else None
+    return AgentResolution(
+        provider=provider,
+        row=row,
+        profile=profile,
+        service_tier=report.service_tier,
+        built_in_tool_names=tuple(report.built_in_tool_names),
+        native_tool_search=report.native_tool_search,
+        tool_result_cap=resolve_cap(settings.max_tool_result_chars, window),
+    )

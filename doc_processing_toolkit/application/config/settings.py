@@ -1,0 +1,172 @@
+"""AgentSettings: the one typed source of an Agent's settings.
+
+The constructor validates its arguments into one (:func:`~.validation.validate_settings`);
+the run loop's settings are derived from it (``run.settings.derive_run_settings``),
+``to_config()`` reads it (:mod:`.export`) and ``from_config()`` will build it. Values are
+kept as the caller spelled them (``tool_choice="any"``, ``prompt_caching=True``) so that
+``to_config()`` gives them back unchanged; the normalised forms the run needs are
+properties.
+
+Not to be confused with the documented YAML container ``agent.config.AgentConfig``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar, overload
+
+from doc_processing_toolkit.domain.tools.results import DEFAULT_TOOL_RESULT_PREVIEW_CHARS
+from doc_processing_toolkit.domain.tools.specs import ToolChoice, normalize_tool_choice
+from doc_processing_toolkit.ports.model_client import ModelClient
+
+__all__ = [
+    "DEFAULT_MEDIA_MAX_INLINE_BYTES",
+    "AgentSettings",
+    "SettingView",
+    "normalize_prompt_caching",
+]
+
+T = TypeVar("T")
+
+DEFAULT_MEDIA_MAX_INLINE_BYTES = 8 * 1024 * 1024
+"""Per-part cap on kept Google upload bytes (8 MiB)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSettings:
+    """Every constructor setting of an Agent, validated (see the Agent's parameters)."""
+
+    model: str
+    """The model name (stripped)."""
+    instructions: str = ""
+    tools: tuple[Any, ...] = ()
+    """The tools entries exactly as given (functions, paths, dicts, sessions)."""
+    api_key: str | None = field(default=None, repr=False)
+    """Never emitted by ``to_config()`` or ``repr``."""
+    max_iterations: int = 10
+    max_tokens: int | None = None
+    temperature: float | None = None
+    thinking: dict[str, Any] | None = None
+    built_in_tools: dict[str, Any] | None = None
+    strict_tools: bool = True
+    auto_inject_memory_instructions: bool = True
+    auto_inject_skills: bool = True
+    compaction: bool = False
+    compaction_config: dict[str, Any] | None = None
+    session_history_config: dict[str, Any] | None = None
+    logger: logging.Logger | None = field(default=None, repr=False, compare=False)
+    log_level: str = "DEBUG"
+    log_file: str | None = None
+    log_to_file: bool = True
+    tool_choice: Any = "auto"
+    """As given; :attr:`resolved_tool_choice` is the normalised form."""
+    code_execution_output_dir: str | None = None
+    service_tier: str | None = None
+    """As requested; the provider profile decides what is sent."""
+    hooks: Any | None = field(default=None, repr=False, compare=False)
+    emit_request_start: bool = False
+    max_tool_result_chars: int | None = None
+    tool_result_preview_chars: int = DEFAULT_TOOL_RESULT_PREVIEW_CHARS
+    truncated_result_read_chars: int | None = None
+    prompt_caching: Any | None = None
+    """As given (True or a ttl dict); :attr:`prompt_caching_config` is the normalised form."""
+    anthropic_block_binding: str | None = None
+    strict_prefix_binding: bool = False
+    prefix_audit: bool = False
+    prefix_strip_fallback: bool = False
+    remove_citations: bool = False
+    on_unsupported_part: str = "drop"
+    media_policy: str = "auto"
+    media_store: Any = field(default=None, repr=False, compare=False)
+    media_max_inline_bytes: int | None = DEFAULT_MEDIA_MAX_INLINE_BYTES
+    estimate_input_tokens: Any = "lazy"
+    defer_tools: Any | None = None
+    detailed_costs: bool = False
+    cost_output_dir: str | None = None
+    client: ModelClient | None = field(default=None, repr=False, compare=False)
+    """A ModelClient to use instead of the container's adapter."""
+    base_url: str | None = None
+    """An endpoint for the container's adapter (e.g. a gateway or an emulator)."""
+    max_pause_turn_iterations: int = 10
+    """Continuations of one paused turn (a provider keyword the Agent consumes)."""
+    mcp_remote_servers: tuple[dict[str, Any], ...] = ()
+    """Provider-run MCP servers given as a provider keyword (added to the ``mcp`` tools)."""
+    provider_kwargs: dict[str, Any] = field(default_factory=dict)
+    """The remaining provider keywords, passed through (``provider_overrides``)."""
+
+    @property
+    def resolved_tool_choice(self) -> ToolChoice:
+        """``tool_choice`` normalised ("any" -> "required", a name -> ForcedTool)."""
+        return normalize_tool_choice(self.tool_choice)
+
+    @property
+    def prompt_caching_config(self) -> dict[str, Any] | None:
+        """``prompt_caching`` normalised: None or ``{"ttl": "5m" | "1h"}``."""
+        return normalize_prompt_caching(self.prompt_caching)
+
+    @property
+    def read_back_chars(self) -> int:
+        """``truncated_result_read_chars`` with None as 0 (off)."""
+        return self.truncated_result_read_chars or 0
+
+    @property
+    def remote_mcp_servers(self) -> tuple[dict[str, Any], ...]:
+        """Every provider-run MCP server: the ``{"type": "mcp"}`` tools, then the keyword's."""
+        listed = (t for t in self.tools if isinstance(t, dict) and t.get("type") == "mcp")
+        return tuple(dict(server) for server in [*listed, *self.mcp_remote_servers])
+
+    @property
+    def has_custom_tools(self) -> bool:
+        """Whether any tool entry runs on the client (anything but a provider-run server)."""
+        return any(not (isinstance(t, dict) and t.get("type") == "mcp") for t in self.tools)
+
+
+def normalize_prompt_caching(value: Any) -> dict[str, Any] | None:
+    """True -> {"ttl": "5m"}; a dict with ttl "5m" or "1h"; None/False -> None.
+
+    Raises:
+        ValueError: any other value.
+    """
+    if value is None or value is False:
+        return None
+    if value is True:
+        return {"ttl": "5m"}
+    if isinstance(value, dict):
+        ttl = value.get("ttl", "5m")
+        extra = sorted(set(value) - {"ttl"})
+        if ttl not in ("5m", "1h") or extra:
+            raise ValueError(
+                f'prompt_caching must be True or {{"ttl": "5m" | "1h"}}, got {value!r}'
+            )
+        return {"ttl": ttl}
+    raise ValueError(f'prompt_caching must be True or {{"ttl": "5m" | "1h"}}, got {value!r}')
+
+
+class SettingView(Generic[T]):
+    """A read-only attribute of an object with ``settings``, read through ``read``.
+
+    ``max_tokens = SettingView(lambda s: s.max_tokens)`` on a class whose instances hold
+    ``self.settings: AgentSettings`` makes ``obj.max_tokens`` read the settings.
+    """
+
+    def __init__(self, read: Callable[[AgentSettings], T]) -> None:
+        self._read = read
+        self._name = "setting"
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> SettingView[T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type) -> T: ...
+    def __get__(self, obj: object | None, owner: type) -> SettingView[T] | T:
+        if obj is None:
+            return self
+        settings: AgentSettings = obj.settings  # type: ignore[attr-defined]
+        return self._read(settings)
+
+    def __set__(self, obj: object, value: Any) -> None:
+        raise AttributeError(f"{self._name} is read-only: it comes from the Agent's settings")

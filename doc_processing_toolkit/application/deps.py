@@ -1,0 +1,103 @@
+"""AgentDeps: the typed set of ports an Agent is handed.
+
+The composition root (``application/container.py``) builds one per Agent
+(``container.default_deps()``); the Agent and what it builds read their adapters from it
+and look nothing up. ``Agent(...)`` without ``deps=`` takes the process default, which the
+documented entry point (``doc_processing_toolkit.agent.core``) installs with
+:func:`set_default_deps_factory` — so nothing in the application imports the container.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from doc_processing_toolkit.application.tools.wiring import ToolWiring
+from doc_processing_toolkit.domain.registry import ModelInfo
+from doc_processing_toolkit.ports.archive_sink import ArchiveSink
+from doc_processing_toolkit.ports.dialect import HistoryCodec
+from doc_processing_toolkit.ports.media_store import MediaStore
+from doc_processing_toolkit.ports.model_client import ModelClient
+from doc_processing_toolkit.ports.provider_profile import ProviderProfile
+from doc_processing_toolkit.ports.registry import ModelRegistry
+
+__all__ = [
+    "AgentDeps",
+    "DepsFactory",
+    "ModelClientFactory",
+    "default_deps",
+    "set_default_deps_factory",
+]
+
+
+class ModelClientFactory(Protocol):
+    """Builds the ModelClient of a provider (a built-in adapter or a plug-in's).
+
+    ``api_key`` and ``base_url`` come as keywords when the Agent has them.
+
+    Raises:
+        ValueError: for a provider nothing provides.
+    """
+
+    def __call__(
+        self,
+        provider: str,
+        *,
+        row_lookup: Callable[[str], ModelInfo | None] | None = None,
+        **kwargs: Any,
+    ) -> ModelClient: ...
+
+
+@dataclass(frozen=True, slots=True)
+class AgentDeps:
+    """The adapters an Agent uses, by port."""
+
+    registry: ModelRegistry
+    """Model rows and provider detection."""
+    model_clients: ModelClientFactory
+    """provider -> ModelClient (unless the Agent was given ``client=``)."""
+    history_codecs: Callable[[str], HistoryCodec | None]
+    """provider -> its HistoryCodec (None: messages stay in the neutral IR)."""
+    provider_profiles: Callable[[str], ProviderProfile]
+    """provider -> its ProviderProfile (option checks, key variables, ...)."""
+    tools: ToolWiring
+    """The tool-session factories of every tool format."""
+    release_loop_resources: Callable[[], Awaitable[None]]
+    """Closes the provider clients bound to the running loop (``run_sync`` calls it)."""
+    media_store: MediaStore | None = None
+    """The default store for externalised media (None: media stays inline)."""
+    archive_sink: ArchiveSink | None = None
+    """The default receiver of compaction archives (None: archive files)."""
+
+
+DepsFactory = Callable[[], AgentDeps]
+"""Builds the process default AgentDeps (called once per Agent built without ``deps=``)."""
+
+_default_factory: DepsFactory | None = None
+_lock = threading.Lock()
+
+
+def set_default_deps_factory(factory: DepsFactory | None) -> None:
+    """Install the factory of the process default AgentDeps (None uninstalls it)."""
+    global _default_factory
+    with _lock:
+        _default_factory = factory
+
+
+def default_deps() -> AgentDeps:
+    """The process default AgentDeps, from the installed factory.
+
+    Raises:
+        RuntimeError: no factory is installed (``import doc_processing_toolkit`` installs
+            the composition root's).
+    """
+    with _lock:
+        factory = _default_factory
+    if factory is None:
+        raise RuntimeError(
+            "no default AgentDeps: import doc_processing_toolkit (which installs the "
+            "composition root's) or pass deps="
+        )
+    return factory()

@@ -1,0 +1,92 @@
+"""RunSettings: everything the run loop reads, derived from an Agent's settings.
+
+:func:`derive_run_settings` is the one place an :class:`AgentSettings` (plus what it
+resolved to at construction) becomes the loop's settings; the Agent copies no field.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from doc_processing_toolkit.application.config.resolution import AgentResolution
+from doc_processing_toolkit.application.config.settings import AgentSettings
+from doc_processing_toolkit.application.run.retry import RetryPolicy
+from doc_processing_toolkit.application.tools.accounting import tool_reported_cost_enabled
+from doc_processing_toolkit.domain.registry import ModelInfo
+from doc_processing_toolkit.domain.tools.specs import ToolChoice
+
+__all__ = ["RunSettings", "derive_run_settings"]
+
+
+@dataclass(frozen=True, slots=True)
+class RunSettings:
+    """Everything the loop needs, resolved by the Agent before the run."""
+
+    model: str
+    provider: str
+    row: ModelInfo | None
+    system: str = ""
+    max_iterations: int = 10
+    max_tokens: int | None = None
+    temperature: float | None = None
+    thinking: dict[str, Any] | None = None
+    tool_choice: ToolChoice = "auto"
+    output_schema: type[BaseModel] | None = None
+    strict_tools: bool = True
+    strict_per_tool_only: bool = False
+    tool_result_cap: int = 0
+    preview_chars: int = 500
+    service_tier: str | None = None
+    prompt_caching: dict[str, Any] | None = None
+    built_in_tools: dict[str, Any] | None = None
+    remote_mcp_servers: tuple[dict[str, Any], ...] = ()
+    max_pause_turn_iterations: int = 10
+    provider_options: dict[str, Any] = field(default_factory=dict)
+    retry_policy: RetryPolicy | None = None
+    truncated_result_read_chars: int = 0
+    """Read-back allowance per truncated result (0: off; the plain cap marker)."""
+    tool_reported_cost: bool = True
+    """Account the ``_dpt_spend`` markers (False with DPT_AGENT_TOOL_REPORTED_COST=off)."""
+
+
+def derive_run_settings(
+    settings: AgentSettings,
+    resolution: AgentResolution,
+    *,
+    system: str,
+    output_schema: type[BaseModel] | None = None,
+) -> RunSettings:
+    """The loop's settings for one run of an Agent with ``settings``.
+
+    Args:
+        system: The run's system prompt (the instructions plus what the tool planner added).
+        output_schema: The run's structured-output schema, if any.
+    """
+    return RunSettings(
+        model=settings.model,
+        provider=resolution.provider,
+        row=resolution.row,
+        system=system,
+        max_iterations=settings.max_iterations,
+        max_tokens=settings.max_tokens,
+        temperature=settings.temperature,
+        thinking=settings.thinking,
+        tool_choice=settings.resolved_tool_choice,
+        output_schema=output_schema,
+        strict_tools=settings.strict_tools,
+        strict_per_tool_only=os.environ.get("DPT_ANTHROPIC_STRICT_BUDGET", "").lower() == "off",
+        tool_result_cap=resolution.tool_result_cap,
+        preview_chars=settings.tool_result_preview_chars,
+        service_tier=resolution.service_tier,
+        prompt_caching=settings.prompt_caching_config,
+        built_in_tools=settings.built_in_tools or None,
+        remote_mcp_servers=settings.remote_mcp_servers,
+        max_pause_turn_iterations=settings.max_pause_turn_iterations,
+        provider_options=dict(settings.provider_kwargs),
+        truncated_result_read_chars=settings.read_back_chars,
+        tool_reported_cost=tool_reported_cost_enabled(),
+    )

@@ -1,0 +1,111 @@
+"""The plumbing of ``Agent.stream()``: a run's events through a queue, never raising.
+
+A failed run yields ``error`` and then ``complete``; ``complete`` comes exactly once.
+Closing the generator early cancels the run (waiting at most
+:data:`STREAM_CANCEL_WAIT_SECONDS`) and hands what it had spent to ``on_abandoned``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import Any
+
+from doc_processing_toolkit.application.config.log_setup import redact
+from doc_processing_toolkit.application.result import AgentResult
+from doc_processing_toolkit.application.run.events import EventSink
+from doc_processing_toolkit.application.run.loop import RunLoop, RunOutcome
+from doc_processing_toolkit.application.run.result_builder import failure_metadata
+from doc_processing_toolkit.domain.events import AgentStreamEvent
+
+__all__ = ["STREAM_CANCEL_WAIT_SECONDS", "RunExecutor", "check_run_args", "stream_run"]
+
+STREAM_CANCEL_WAIT_SECONDS = 5.0
+"""How long closing a stream() generator waits for the cancelled run to unwind."""
+
+RunExecutor = Callable[
+    [EventSink, Callable[[RunLoop], None]],
+    Awaitable[tuple[AgentResult, BaseException | None]],
+]
+"""Runs one turn with a stream sink and a callback receiving the live RunLoop."""
+
+
+def check_run_args(
+    files: Any, tool_files: Any, media_resolution_list: Any, anthropic_container_id: Any
+) -> None:
+    """Refuse the run() arguments whose features are not built yet.
+
+    Raises:
+        NotImplementedError: naming the first one that is set.
+    """
+    for name, value in (
+        ("files", files),
+        ("tool_files", tool_files),
+        ("media_resolution_list", media_resolution_list),
+        ("anthropic_container_id", anthropic_container_id),
+    ):
+        if value is not None:
+            raise NotImplementedError(f"run({name}=...) is not implemented yet in this release")
+
+
+async def stream_run(
+    execute: RunExecutor,
+    *,
+    structured: bool,
+    on_abandoned: Callable[[RunOutcome], None],
+    check: Callable[[], None] | None = None,
+) -> AsyncGenerator[AgentStreamEvent, None]:
+    """Yield the events of ``execute``'s run as they come; never raise.
+
+    Args:
+        structured: The run has an output_schema (``complete`` then carries ``output``).
+        on_abandoned: Receives the live outcome when the consumer closed the stream early.
+        check: Argument checks run inside the run (a failure is ``error`` + ``complete``).
+    """
+    queue: asyncio.Queue[AgentStreamEvent | None] = asyncio.Queue()
+    holder: dict[str, RunLoop] = {}
+
+    async def sink(event: AgentStreamEvent) -> None:
+        await queue.put(event)
+
+    async def produce() -> None:
+        try:
+            if check is not None:
+                check()
+            result, error = await execute(sink, lambda loop: holder.__setitem__("loop", loop))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # bad arguments: still error + complete
+            result, error = AgentResult(error=redact(str(exc))), exc
+        if error is not None:
+            await queue.put(
+                AgentStreamEvent("error", result.error, failure_metadata(result, error))
+            )
+        complete = result.to_dict()
+        if result.output is not None and structured:
+            complete["output"] = result.output
+        await queue.put(AgentStreamEvent("complete", None, complete))
+        await queue.put(None)
+
+    task = asyncio.create_task(produce())
+    finished = False
+    try:
+        while True:
+            event = await queue.get()
+            if event is None:
+                finished = True
+                break
+            yield event
+    finally:
+        if not finished and not task.done():
+            task.cancel()
+            try:
+                await asyncio.wait_for(
+                    asyncio.shield(asyncio.gather(task, return_exceptions=True)),
+                    STREAM_CANCEL_WAIT_SECONDS,
+                )
+            except (TimeoutError, asyncio.CancelledError):
+                pass
+            loop = holder.get("loop")
+            if loop is not None and loop.outcome is not None:
+                on_abandoned(loop.outcome)
