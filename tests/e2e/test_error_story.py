@@ -8,10 +8,18 @@ import inspect
 from collections.abc import Iterator
 
 import pytest
+from pydantic import BaseModel
 
 import doc_processing_toolkit
-from doc_processing_toolkit import Agent, ConfigurationError, DocProcessingToolkitError
+from doc_processing_toolkit import (
+    Agent,
+    ConfigurationError,
+    DocProcessingToolkitError,
+    StructuredOutputError,
+)
+from doc_processing_toolkit.application.container import registry
 from doc_processing_toolkit.domain import errors
+from doc_processing_toolkit.testing import Reply
 from doc_processing_toolkit.testing.emulator import ProviderEmulator
 
 KEY_VARIABLES = {
@@ -69,3 +77,39 @@ def test_a_missing_key_is_one_configuration_error_naming_the_variable(
     assert f"{provider}: no API key" in str(caught.value)
     assert isinstance(caught.value, DocProcessingToolkitError)
     assert emulator.request_count == 0
+
+
+class Verdict(BaseModel):
+    label: str
+    score: float
+
+
+def test_path_b_text_instead_of_final_result_is_a_structured_output_error(
+    emulator: ProviderEmulator,
+) -> None:
+    row = registry().row("kimi-k2p6")
+    assert row is not None and not row.supports_structured_output  # Path B: final_result tool
+    emulator.reset([Reply(text="not json at all")])
+    agent = Agent(
+        "kimi-k2p6",
+        api_key="offline-test-key",
+        base_url=emulator.fireworks_base_url,
+        log_to_file=False,
+    )
+    with pytest.raises(StructuredOutputError, match="not valid JSON"):
+        agent.run_sync("Classify: 'great product'", output_schema=Verdict)
+
+
+def test_path_b_json_text_still_validates(emulator: ProviderEmulator) -> None:
+    emulator.reset([Reply(text='{"label": "positive", "score": 0.97}')])
+    agent = Agent(
+        "kimi-k2p6",
+        api_key="offline-test-key",
+        base_url=emulator.fireworks_base_url,
+        log_to_file=False,
+    )
+    result = agent.run_sync("Classify: 'great product'", output_schema=Verdict)
+    assert result.output == {"label": "positive", "score": 0.97}
+    emulator.reset([Reply(text='{"label": "positive"}')])
+    with pytest.raises(StructuredOutputError):
+        agent.run_sync("Classify again", output_schema=Verdict)
