@@ -246,3 +246,16 @@ def test_provider_run_mcp_is_checked_at_construction() -> None:
     fake = FakeModel([reply("ok")])
     Agent("claude-sonnet-4-5", tools=[server], client=fake).run_sync("hi")
     assert fake.requests[0].remote_mcp_servers == (server,)
+
+
+def test_an_unwritable_log_file_falls_back_to_the_console(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DPT_AGENT_LOG_TO_FILE")
+    (tmp_path / "logs").write_text("a file where the logs directory would go")
+    agent = Agent("claude-sonnet-5-5", client=FakeModel([reply("fine")]))
+    assert agent.run_sync("hi").output == "fine"
+    assert agent.log_file is None
+    warnings = [line for line in capfd.readouterr().err.splitlines() if "log file" in line]
+    assert len(warnings) == 1 and "logging to the console only" in warnings[0]

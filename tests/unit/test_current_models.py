@@ -91,3 +91,19 @@ def test_closest_model_names_keeps_far_names_out() -> None:
     known = ["claude-sonnet-5-5", "gpt-4o", "gemini-2.5-flash"]
     assert closest_model_names("gpt-4o-mini-typo-xyz", known) == []
     assert closest_model_names("GEMINI-2.5-FLASH ", known) == ["gemini-2.5-flash"]
+
+
+def test_a_mistyped_keyword_gets_a_did_you_mean(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING):
+        Agent(
+            "claude-sonnet-5-5",
+            client=FakeModel([reply("hi")]),
+            logger=LOG,
+            temprature=0.2,
+            effort_confg="low",
+            entirely_unrelated=1,
+        )
+    lines = {r.getMessage().split("'")[1]: r.getMessage() for r in caplog.records}
+    assert "did you mean Agent(temperature=...)?" in lines["temprature"]
+    assert "did you mean 'effort_config'?" in lines["effort_confg"]
+    assert "did you mean" not in lines["entirely_unrelated"]

@@ -16,6 +16,7 @@ back as warnings.
 from __future__ import annotations
 
 import copy
+import difflib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -287,8 +288,12 @@ def keyword_warnings(
     kwargs: Mapping[str, Any],
     known: frozenset[str] | None,
     owners: Mapping[str, frozenset[str]],
+    agent_parameters: Sequence[str] = (),
 ) -> list[str]:
     """One warning per keyword the Agent supplies itself or ``provider`` does not take.
+
+    A keyword within a small edit distance of an Agent parameter or a documented keyword
+    gets a "did you mean" in its warning.
 
     Args:
         provider: The provider name, for the message.
@@ -296,8 +301,12 @@ def keyword_warnings(
         known: The provider's documented keywords (COMMON ones are added); None takes
             every keyword (a plug-in without rules: only Agent-owned ones warn).
         owners: Provider name -> its documented keywords, to say whose keyword it is.
+        agent_parameters: The Agent's parameter names (suggested as ``Agent(name=...)``).
     """
     warnings: list[str] = []
+    documented = sorted(
+        (known or frozenset()) | COMMON_PROVIDER_KWARGS | frozenset().union(*owners.values())
+    )
     for key in kwargs:
         if key in AGENT_OWNED_KWARGS:
             instead = AGENT_OWNED_KWARGS[key]
@@ -309,11 +318,22 @@ def keyword_warnings(
         elif known is not None and key not in known | COMMON_PROVIDER_KWARGS:
             others = [p for p, names in owners.items() if key in names]
             where = f" (it is a {'/'.join(others)} keyword)" if others else ""
+            if not others:
+                where = _did_you_mean(key, agent_parameters, documented)
             warnings.append(
                 f"provider keyword {key!r} is not accepted by {provider}{where} "
                 "(passed through anyway)"
             )
     return warnings
+
+
+def _did_you_mean(key: str, agent_parameters: Sequence[str], documented: Sequence[str]) -> str:
+    """``"; did you mean Agent(temperature=...)?"`` for a near miss, else ``""``."""
+    agent = difflib.get_close_matches(key, list(agent_parameters), n=1, cutoff=0.8)
+    if agent:
+        return f"; did you mean Agent({agent[0]}=...)?"
+    keyword = difflib.get_close_matches(key, list(documented), n=1, cutoff=0.8)
+    return f"; did you mean {keyword[0]!r}?" if keyword else ""
 
 
 def validate_service_tier(tier: str | None, row: ModelInfo | None) -> tuple[str | None, str | None]:

@@ -6,6 +6,7 @@ Belongs here because it turns settings into facts about this model; it runs no r
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import logging
 from dataclasses import dataclass
@@ -39,6 +40,12 @@ class AgentResolution:
     """Characters of a tool result the model is shown (0: no cap)."""
 
 
+_AGENT_PARAMETERS = tuple(
+    f.name for f in dataclasses.fields(AgentSettings) if f.name != "provider_kwargs"
+)
+"""The Agent's own parameter names, for a "did you mean" on a mistyped provider keyword."""
+
+
 def resolve_settings(
     settings: AgentSettings, deps: AgentDeps, logger: logging.Logger
 ) -> AgentResolution:
@@ -70,6 +77,7 @@ def resolve_settings(
             provider_kwargs=settings.provider_kwargs,
             service_tier=settings.service_tier,
             has_custom_tools=settings.has_custom_tools,
+            agent_parameters=_AGENT_PARAMETERS,
         ),
         row,
     )
