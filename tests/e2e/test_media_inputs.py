@@ -64,7 +64,10 @@ def test_anthropic_gets_a_document_and_an_image_block(
             "source": {"type": "base64", "media_type": "application/pdf", "data": _b64(PDF)},
             "title": "invoice.pdf",
         },
-        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": _b64(PNG)}},
+        {
+            "type": "image",
+            "source": {"type": "base64", "media_type": "image/png", "data": _b64(PNG)},
+        },
         {"type": "text", "text": QUESTION},
     ]
     assert result.dropped_parts == []
@@ -173,7 +176,11 @@ def test_a_text_only_model_drops_the_image(emulator: ProviderEmulator, inputs: l
         (["/no/such/contract.pdf"], FileNotFoundError, "contract.pdf"),
         ([{"type": "weird", "data": "x"}], ValueError, "unknown file dict shape"),
         ([b"\x00\x01\x02\x03garbage\xff\xfe"], ValueError, "bytes of no known media type"),
-        ([{"type": "base64", "media_type": "image/png", "data": "not base64!"}], ValueError, "base64"),
+        (
+            [{"type": "base64", "media_type": "image/png", "data": "not base64!"}],
+            ValueError,
+            "base64",
+        ),
         ([42], TypeError, "int"),
         ("photo.png", TypeError, "files must be a list"),
     ],

@@ -90,7 +90,7 @@ def _looks_like_text(data: bytes) -> bool:
     return controls == 0
 
 
-def sniff_media_type(data: bytes) -> str | None:  # noqa: PLR0911 - one return per signature
+def sniff_media_type(data: bytes) -> str | None:
     """The media type the bytes' signature names, else None.
 
     Images (png, jpeg, gif, webp, tiff, heic), PDF, WAV, MP3, OGG, FLAC, MP4 / MOV /

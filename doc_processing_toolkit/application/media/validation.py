@@ -87,8 +87,7 @@ def validate_prompt_media(
     input_types = row.input_types if row is not None else None
     if row is None and parts:
         logger.warning(
-            "model %s has no registry row: %d media part(s) sent without checking its "
-            "input types",
+            "model %s has no registry row: %d media part(s) sent without checking its input types",
             model,
             len(parts),
         )
