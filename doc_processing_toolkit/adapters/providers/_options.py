@@ -169,6 +169,28 @@ def check_effort(
     return True
 
 
+DEFAULT_EFFORT = "medium"
+"""The effort an effort-keyed request (OpenAI, Fireworks) carries when the caller names none."""
+
+
+def requested_effort(
+    config: Mapping[str, Any], known: frozenset[str], provider: str, label: str, hint: str
+) -> tuple[str, list[str]]:
+    """The effort an effort-keyed provider reasons at, and the warnings to log.
+
+    ``{"effort": ...}`` is taken as given; an off value (``disabled``) is not one on
+    ``label`` and reasons at :data:`DEFAULT_EFFORT`, with a warning ending in ``hint``.
+    """
+    warnings = ignored_thinking_keys(config, known, provider)
+    given = config.get("effort")
+    if given is None and str(config.get("type")) in OFF_TYPES:
+        warnings.append(
+            f"thinking={{'type': {config['type']!r}}} is not an off value on {label}: the "
+            f"request reasons at effort {DEFAULT_EFFORT!r}; {hint}"
+        )
+    return (str(given) if given is not None else DEFAULT_EFFORT), warnings
+
+
 def ignored_thinking_keys(
     config: Mapping[str, Any], known: frozenset[str], provider: str
 ) -> list[str]:
