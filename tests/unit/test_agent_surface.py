@@ -85,7 +85,6 @@ def test_unknown_model_is_a_clear_error() -> None:
     [
         ("hooks", object()),
         ("compaction", True),
-        ("on_unsupported_part", "raise"),
     ],
 )
 def test_features_not_built_yet_raise_not_implemented(name: str, value: object) -> None:
@@ -93,10 +92,16 @@ def test_features_not_built_yet_raise_not_implemented(name: str, value: object) 
         Agent("claude-sonnet-4-5", **{name: value})  # type: ignore[arg-type]
 
 
+def test_on_unsupported_part_takes_drop_or_raise() -> None:
+    with pytest.raises(ValueError, match="on_unsupported_part"):
+        Agent("claude-sonnet-4-5", on_unsupported_part="ignore")
+    assert Agent("claude-sonnet-4-5", on_unsupported_part="raise").settings.on_unsupported_part
+
+
 def test_not_yet_built_run_args_raise() -> None:
     agent = Agent("claude-sonnet-4-5", client=FakeModel([reply("x")]))
-    with pytest.raises(NotImplementedError, match="files"):
-        agent.run_sync("hi", files=["a.png"])
+    with pytest.raises(NotImplementedError, match="tool_files"):
+        agent.run_sync("hi", tool_files=["a.png"])
     with pytest.raises(NotImplementedError, match="session"):
         agent.session()
 

@@ -20,6 +20,7 @@ SDK clients are shared per process, per event loop and per (key, endpoint) when 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, cast
@@ -31,6 +32,7 @@ from doc_processing_toolkit.adapters.providers._common import (
     parse_retry_after,
 )
 from doc_processing_toolkit.adapters.providers.google.dialect import PROVIDER
+from doc_processing_toolkit.adapters.providers.google.files import upload_large_media
 from doc_processing_toolkit.adapters.providers.google.mapping import (
     GoogleWireRequest,
     build_request,
@@ -176,6 +178,12 @@ class GoogleModelClient(SdkModelClient):
         import pydantic
 
         client = self._sdk_client(genai, types)
+        try:
+            request, uploads = await upload_large_media(
+                client, request, self._endpoint()[0] or self.DEFAULT_URL
+            )
+        except errors.APIError as exc:
+            raise self._status_error(exc, before_stream=True) from exc
         wire = self._wire(request)
         assembler = StreamAssembler(
             structured_output=request.output_schema is not None,
@@ -222,7 +230,11 @@ class GoogleModelClient(SdkModelClient):
                 partial_usage=assembler.partial_usage(),
                 deltas_emitted=emitted,
             )
-        yield assembler.response(requested_model=request.model)
+        response = assembler.response(requested_model=request.model)
+        if uploads:
+            metadata = {**response.metadata, "media_uploads": uploads}
+            response = dataclasses.replace(response, metadata=metadata)
+        yield response
 
     async def count_tokens(self, request: ModelRequest) -> int:
         """Input tokens of ``request`` by the provider's countTokens endpoint.
