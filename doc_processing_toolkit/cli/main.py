@@ -2,9 +2,9 @@
 
 ::
 
-    dpt run "What is 2 + 3?" --model claude-sonnet-4-5 --tool tools.py --stream
+    dpt run "What is 2 + 3?" --model claude-sonnet-5-5 --tool tools.py --stream
     dpt models [--provider anthropic]
-    dpt demo [--model claude-sonnet-4-5]
+    dpt demo [--model claude-sonnet-5-5]
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
     models.set_defaults(func=_cmd_models)
 
     demo = sub.add_parser("demo", help="an offline tool-using agent against the local emulator")
-    demo.add_argument("--model", default="claude-sonnet-4-5")
+    demo.add_argument("--model", default="claude-sonnet-5-5")
     demo.set_defaults(func=_cmd_demo)
     return parser
 

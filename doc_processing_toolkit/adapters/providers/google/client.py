@@ -24,7 +24,7 @@ import os
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, cast
 
-from doc_processing_toolkit._logging import get_logger, register_secret
+from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters.providers._common import (
     LoopClientCache,
     SdkModelClient,
@@ -93,14 +93,6 @@ def import_genai() -> tuple[Any, Any, Any]:
     return genai, types, errors
 
 
-def _env_key() -> str | None:
-    for name in API_KEY_ENVS:
-        value = os.environ.get(name)
-        if value:
-            return value
-    return None
-
-
 class GoogleModelClient(SdkModelClient):
     """Streams Gemini generateContent requests; see the module docstring for key, endpoint
     and client sharing."""
@@ -139,13 +131,7 @@ class GoogleModelClient(SdkModelClient):
             return self._own.get(
                 None, lambda: self._new_sdk_client(genai, types, own_key, base_url, version)
             )
-        api_key = _env_key()
-        if api_key is None:
-            raise ConfigurationError(
-                "google: no API key: pass api_key= or set GOOGLE_GEMINI_API_KEY "
-                "(GEMINI_API_KEY and GOOGLE_API_KEY are read as fallbacks)"
-            )
-        register_secret(api_key)
+        api_key = self._require_api_key()
         key = (
             api_key,
             base_url,
