@@ -27,6 +27,7 @@ from doc_processing_toolkit.application.config.export import export_config
 from doc_processing_toolkit.application.config.resolution import resolve_settings
 from doc_processing_toolkit.application.config.settings import (
     DEFAULT_MEDIA_MAX_INLINE_BYTES,
+    DEFAULT_STREAM_IDLE_TIMEOUT,
     AgentSettings,
     SettingView,
 )
@@ -37,6 +38,11 @@ from doc_processing_toolkit.application.config.validation import (
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
 from doc_processing_toolkit.application.deps import AgentDeps, default_deps
 from doc_processing_toolkit.application.media.prompt import build_prompt
+from doc_processing_toolkit.application.resources import (
+    AgentResources,
+    failed_run_error,
+    register_agent_secrets,
+)
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.events import EventChannel, EventSink
 from doc_processing_toolkit.application.run.loop import RunLoop, RunOutcome
@@ -136,6 +142,10 @@ class Agent:
         cost_output_dir: str | None = None,
         client: ModelClient | None = None,
         base_url: str | None = None,
+        connect_timeout: float | None = None,
+        request_timeout: float | None = None,
+        stream_idle_timeout: float | None = DEFAULT_STREAM_IDLE_TIMEOUT,
+        tool_timeout: float | None = None,
         deps: AgentDeps | None = None,
         **provider_kwargs: Any,
     ) -> None:
@@ -195,6 +205,10 @@ class Agent:
                 client=client,
                 base_url=base_url,
                 provider_kwargs=provider_kwargs,
+                connect_timeout=connect_timeout,
+                request_timeout=request_timeout,
+                stream_idle_timeout=stream_idle_timeout,
+                tool_timeout=tool_timeout,
             )
         )
         self._deps = deps if deps is not None else default_deps()
@@ -208,13 +222,14 @@ class Agent:
         self.logger, self.log_file = self._build_logger()
         self._resolution = resolve_settings(s, deps, self.logger)
         self._unpriced = UnpricedModelWarning(s.model)
-        log_setup.register_secret(s.api_key)
+        register_agent_secrets(s)
         for env_name in self._resolution.profile.api_key_env:
             log_setup.register_secret(os.environ.get(env_name))
         self._client: ModelClient | None = None
         self._owns_client = False
         self._tool_loader = ToolLoader.from_wiring(deps.tools)
         self._tool_loader.load(list(s.tools))
+        self._resources = self._track_resources()
         self._tool_planner = self._build_tool_planner()
         self.logger.debug(
             "Agent created: model=%s provider=%s tools=%d api_key=%s",
@@ -264,6 +279,15 @@ class Agent:
             log_to_file=s.log_to_file,
         )
 
+    def _track_resources(self) -> AgentResources:
+        return AgentResources(
+            self,
+            self.logger,
+            owned=self.settings.logger is None,
+            mcp_connected=self._tool_loader.has_connection,
+            label=f"Agent(model={self.settings.model!r})",
+        )
+
     def _build_tool_planner(self) -> RunToolPlanner:
         s = self.settings
         read_back = s.read_back_chars > 0
@@ -307,6 +331,7 @@ class Agent:
                 kwargs["api_key"] = s.api_key
             if s.base_url is not None:
                 kwargs["base_url"] = s.base_url
+            kwargs.update(s.client_timeouts)
             self._client = self._deps.model_clients(
                 self.provider, row_lookup=self._deps.registry.row, **kwargs
             )
@@ -345,6 +370,9 @@ class Agent:
         )
         messages = [*prior, prompt.message]
         channel = EventChannel(sink, None, emit_request_start=s.emit_request_start)
+        if self._resources.released:  # used again after close(): a fresh logger
+            self.logger, self.log_file = self._build_logger()
+            self._resources = self._track_resources()
         with log_setup.active_agent_logger(self.logger):
             self.logger.info("run %s started: model=%s", run_id, s.model)
             store = TruncatedResultStore() if self._tool_planner.read_back else None
@@ -413,7 +441,7 @@ class Agent:
             message, sink=None, output_schema=output_schema, files=files
         )
         if error is not None:
-            raise error
+            raise failed_run_error(error, result)
         return result
 
     def run_sync(
@@ -511,6 +539,7 @@ class Agent:
         if client is not None and self._owns_client:
             await client.aclose()
         self._owns_client = False
+        self._resources.release()
 
     async def __aenter__(self) -> Self:
         return self

@@ -24,6 +24,7 @@ zero-argument factory under ``doc_processing_toolkit.history_codecs`` the same w
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
@@ -147,6 +148,20 @@ def _plugin_factory(provider: str, group: str = ENTRY_POINT_GROUP) -> Any | None
     return None
 
 
+_TIMEOUT_KWARGS = ("connect_timeout", "timeout", "stream_idle_timeout")
+
+
+def _accepted(factory: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` without the timeouts a plug-in factory's signature does not take."""
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return kwargs
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return kwargs
+    return {k: v for k, v in kwargs.items() if k not in _TIMEOUT_KWARGS or k in params}
+
+
 def build_model_client(
     container: Container,
     provider: str,
@@ -168,7 +183,7 @@ def build_model_client(
         return cast(ModelClient, container.model_clients(provider, **kwargs))
     factory = _plugin_factory(provider)
     if factory is not None:
-        return cast(ModelClient, factory(**kwargs))
+        return cast(ModelClient, factory(**_accepted(factory, kwargs)))
     raise ValueError(
         f"no adapter for provider {provider!r}: register one under the entry-point group "
         f"{ENTRY_POINT_GROUP!r} or pass client="

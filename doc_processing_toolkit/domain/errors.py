@@ -24,7 +24,9 @@ The tree::
     │   │   │   ├── ServerError                      5xx                              [retryable]
     │   │   │   └── OverloadedError                  529                              [retryable]
     │   │   └── StreamInterruptedError               the stream broke after it began  [retryable]
+    │   │       └── StreamIdleTimeoutError           no content event in time         [retryable]
     │   ├── ToolExecutionError                       a tool raised (becomes an error result)
+    │   ├── MCPConnectionError (also RuntimeError)   an MCP server could not be reached or listed
     │   ├── ConfigParseError                         YAML could not be parsed
     │   ├── ConfigValidationError                    configuration is invalid (names the key)
     │   ├── AgentAborted                             a hook aborted the run
@@ -43,6 +45,11 @@ Every :class:`ProviderError` carries what the retry layer and the ledger need:
 (True when the provider refused the request before any byte streamed, so nothing was
 billed) and ``deltas_emitted`` (True when a delta already reached the caller, which
 makes the failure unsafe to retry).
+
+An error raised by a failed run carries ``partial_result`` (the run's partial
+``AgentResult``: tokens, cost, retry cost, records; None when raised outside a run), and
+its ``__cause__`` chain holds redacted summaries of the SDK exceptions, never their raw
+response bodies.
 """
 
 from __future__ import annotations
@@ -62,6 +69,7 @@ __all__ = [
     "ConfigurationError",
     "ConflictError",
     "DocProcessingToolkitError",
+    "MCPConnectionError",
     "OverloadedError",
     "ProviderConnectionError",
     "ProviderError",
@@ -71,6 +79,7 @@ __all__ = [
     "RequestTimeoutError",
     "ServerError",
     "SessionCompatibilityError",
+    "StreamIdleTimeoutError",
     "StreamInterruptedError",
     "StructuredOutputError",
     "ToolDefinitionError",
@@ -82,6 +91,9 @@ __all__ = [
 
 class DocProcessingToolkitError(Exception):
     """Base of the toolkit's own errors."""
+
+    partial_result: Any = None
+    """The partial ``AgentResult`` of the run this error ended (set by ``Agent.run``)."""
 
 
 class ConfigurationError(DocProcessingToolkitError, ValueError):
@@ -98,6 +110,15 @@ class CompatibilityError(ConfigurationError):
 
 class ToolExecutionError(DocProcessingToolkitError):
     """A tool raised; the run loop turns it into an error result."""
+
+
+class MCPConnectionError(DocProcessingToolkitError, RuntimeError):
+    """An MCP server could not be connected to or listed (it exited, refused, 404'd,
+    or is unreachable); ``server`` names it. The cause is a redacted summary."""
+
+    def __init__(self, message: str, *, server: str | None = None) -> None:
+        super().__init__(message)
+        self.server = server
 
 
 class ProviderError(DocProcessingToolkitError):
@@ -192,6 +213,11 @@ class StreamInterruptedError(ProviderError):
     """The stream broke after it began (disconnect, an ``error`` event on a 200 stream)."""
 
     retryable = True
+
+
+class StreamIdleTimeoutError(StreamInterruptedError):
+    """No content event arrived for ``stream_idle_timeout`` seconds (pings and keep-alive
+    comments do not count); retried while nothing reached the caller."""
 
 
 def status_error_class(status_code: int | None) -> type[ProviderStatusError]:

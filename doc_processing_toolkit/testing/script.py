@@ -80,9 +80,17 @@ class Fault:
         ``stream_error``: a 200 stream that starts, sends ``partial_text`` and then an
         ``error`` event (Anthropic's ``overloaded_error``).
         ``disconnect``: a 200 stream cut after ``partial_text``.
+        ``malformed``: a 200 stream whose next line after ``partial_text`` is not JSON.
+        ``stall``: a 200 stream that goes quiet after ``partial_text`` for
+        ``stall_seconds``, sending only keep-alives (pings / SSE comments / blank lines,
+        per dialect) every ``keepalive_interval`` seconds (None: nothing), then is cut.
+        ``truncate``: a 200 stream that ends cleanly after ``partial_text`` with no
+        terminal event.
     """
 
-    kind: Literal["status", "stream_error", "disconnect"] = "status"
+    kind: Literal["status", "stream_error", "disconnect", "malformed", "stall", "truncate"] = (
+        "status"
+    )
     status: int = 500
     retry_after: float | None = None
     retry_after_ms: int | None = None
@@ -91,6 +99,10 @@ class Fault:
     partial_text: str = ""
     input_tokens: int = 10
     """Usage reported at stream start before a mid-stream fault."""
+    stall_seconds: float = 0.0
+    """How long a ``stall`` lasts before the connection is cut."""
+    keepalive_interval: float | None = None
+    """Seconds between keep-alives during a ``stall`` (None: silence)."""
 
 
 ScriptStep: TypeAlias = Reply | Fault

@@ -26,6 +26,7 @@ from typing import Any, ClassVar, Protocol
 from urllib.parse import urlsplit
 
 from doc_processing_toolkit._logging import get_logger, redact, register_secret
+from doc_processing_toolkit.adapters.providers._guard import GuardedEvents, sdk_timeout
 from doc_processing_toolkit.domain.errors import (
     ConfigurationError,
     ProviderConnectionError,
@@ -239,9 +240,11 @@ class StreamProgress:
             self.emitted = True
         return deltas
 
-    def interrupted(self, text: str) -> StreamInterruptedError:
+    def interrupted(
+        self, text: str, cls: type[StreamInterruptedError] = StreamInterruptedError
+    ) -> StreamInterruptedError:
         """The error for a stream that broke or ended early, with what it got so far."""
-        return StreamInterruptedError(
+        return cls(
             text,
             provider=self.provider,
             request_id=self.request_id,
@@ -301,11 +304,16 @@ class SdkModelClient:
         timeout: float | None = None,
         default_headers: dict[str, str] | None = None,
         row_lookup: Callable[[str], ModelInfo | None] | None = None,
+        connect_timeout: float | None = None,
+        stream_idle_timeout: float | None = None,
     ) -> None:
         self._api_key = api_key
         register_secret(api_key)
         self._base_url = base_url
         self._timeout = timeout
+        """``request_timeout``: seconds for one read (None: the SDK's 600 s)."""
+        self._connect_timeout = connect_timeout
+        self._stream_idle_timeout = stream_idle_timeout
         self._default_headers = dict(default_headers or {})
         self._row_lookup = row_lookup
         self._own = LoopClientCache(self._close_sdk_client)
@@ -444,9 +452,19 @@ class SdkModelClient:
             options["extra_headers"] = headers
         if wire.extra_body:
             options["extra_body"] = wire.extra_body
-        if self._timeout is not None:
-            options["timeout"] = self._timeout
+        timeout = sdk_timeout(self._timeout, self._connect_timeout)
+        if timeout is not None:
+            options["timeout"] = timeout
         return options
+
+    def _guard(self, events: Any, interrupted: Callable[..., ProviderError]) -> GuardedEvents:
+        """``events`` with the idle timer and parse errors mapped (see :mod:`._guard`)."""
+        return GuardedEvents(
+            events,
+            provider=self.provider,
+            idle_timeout=self._stream_idle_timeout,
+            interrupted=interrupted,
+        )
 
     # -- errors --------------------------------------------------------------------------
 

@@ -23,6 +23,7 @@ from doc_processing_toolkit.ports.model_client import ModelClient
 
 __all__ = [
     "DEFAULT_MEDIA_MAX_INLINE_BYTES",
+    "DEFAULT_STREAM_IDLE_TIMEOUT",
     "AgentSettings",
     "SettingView",
     "normalize_prompt_caching",
@@ -32,6 +33,8 @@ T = TypeVar("T")
 
 DEFAULT_MEDIA_MAX_INLINE_BYTES = 8 * 1024 * 1024
 """Per-part cap on kept Google upload bytes (8 MiB)."""
+DEFAULT_STREAM_IDLE_TIMEOUT = 300.0
+"""Seconds a stream may go without a content event (pings and keep-alives do not count)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +98,24 @@ class AgentSettings:
     """Provider-run MCP servers given as a provider keyword (added to the ``mcp`` tools)."""
     provider_kwargs: dict[str, Any] = field(default_factory=dict)
     """The remaining provider keywords, passed through (``provider_overrides``)."""
+    connect_timeout: float | None = None
+    """Seconds to open a connection to the provider (None: the SDK's 5 s)."""
+    request_timeout: float | None = None
+    """Seconds for the response to start and for each read (None: the SDK's 600 s)."""
+    stream_idle_timeout: float | None = DEFAULT_STREAM_IDLE_TIMEOUT
+    """Seconds between content events before a stream fails (None: no limit)."""
+    tool_timeout: float | None = None
+    """Seconds a local ``@tool`` may run before its call gets an error result (None: none)."""
+
+    @property
+    def client_timeouts(self) -> dict[str, float]:
+        """The timeouts a model client is built with (only those set)."""
+        values = {
+            "connect_timeout": self.connect_timeout,
+            "timeout": self.request_timeout,
+            "stream_idle_timeout": self.stream_idle_timeout,
+        }
+        return {k: v for k, v in values.items() if v is not None}
 
     @property
     def resolved_tool_choice(self) -> ToolChoice:

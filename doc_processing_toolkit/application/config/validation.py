@@ -30,6 +30,7 @@ __all__ = [
     "validate_positive_int",
     "validate_settings",
     "validate_temperature",
+    "validate_timeout",
 ]
 
 NOT_YET_IMPLEMENTED: dict[str, Any] = {
@@ -110,7 +111,20 @@ def validate_settings(settings: AgentSettings) -> AgentSettings:
         ),
         mcp_remote_servers=tuple(dict(server) for server in remote),
         provider_kwargs=provider_kwargs,
+        connect_timeout=validate_timeout("connect_timeout", s.connect_timeout),
+        request_timeout=validate_timeout("request_timeout", s.request_timeout),
+        stream_idle_timeout=validate_timeout("stream_idle_timeout", s.stream_idle_timeout),
+        tool_timeout=validate_timeout("tool_timeout", s.tool_timeout),
     )
+
+
+def validate_timeout(name: str, value: Any) -> float | None:
+    """None or a positive number of seconds."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise ValueError(f"{name} must be a positive number of seconds or None, got {value!r}")
+    return float(value)
 
 
 def check_not_implemented(values: dict[str, Any]) -> None:

@@ -28,6 +28,7 @@ from tenacity import (
 )
 
 from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit._redaction import scrub_exception_chain
 from doc_processing_toolkit.domain.costs.ledger import RetryAccumulator, RetryAttemptCost
 from doc_processing_toolkit.domain.errors import ProviderError
 from doc_processing_toolkit.domain.requests import ModelRequest, ModelResponse, StreamDelta, Usage
@@ -167,6 +168,7 @@ async def stream_with_retry(
                         provider=client.provider,
                     )
             except ProviderError as exc:
+                scrub_exception_chain(exc)  # no SDK body (and no echoed key) in the chain
                 exc.deltas_emitted = exc.deltas_emitted or emitted
                 will_retry = _should_retry(exc) and number <= policy.max_retries
                 if will_retry:

@@ -17,7 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from doc_processing_toolkit._logging import get_logger
-from doc_processing_toolkit.domain.errors import ToolDefinitionError
+from doc_processing_toolkit._redaction import redact_text, redacted_summary
+from doc_processing_toolkit.domain.errors import (
+    DocProcessingToolkitError,
+    MCPConnectionError,
+    ToolDefinitionError,
+)
 from doc_processing_toolkit.domain.tools.specs import ToolSpec
 from doc_processing_toolkit.ports.tool_session import ManagedToolSession
 
@@ -169,6 +174,8 @@ class SessionPool:
                         error=f"{type(exc).__name__}: {exc}",
                     )
                 await asyncio.shield(_close_all(opened))
+                if isinstance(exc, Exception) and not isinstance(exc, DocProcessingToolkitError):
+                    raise mcp_connection_error(exc, current) from redacted_summary(exc)
                 raise
             self._connection = connection
             log.debug(
@@ -195,6 +202,16 @@ class SessionPool:
             return
         self._connection = None
         await _close_all([session for _, session in connection.sessions])
+
+
+def mcp_connection_error(exc: BaseException, server: str) -> MCPConnectionError:
+    """The toolkit error for an MCP server that could not be connected or listed: the
+    adapter's message when it names the server (it is already redacted), else one that
+    does, with the SDK error's type and redacted text."""
+    text = redact_text(str(exc))
+    if server and f"'{server}'" not in text:
+        text = f"MCP server '{server}' could not be connected: {type(exc).__name__}: {text}"
+    return MCPConnectionError(text, server=server or None)
 
 
 def _with_server(spec: ToolSpec, server: str) -> ToolSpec:

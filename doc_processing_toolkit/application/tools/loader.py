@@ -269,6 +269,10 @@ class ToolLoader:
         the next :meth:`connect_mcp_servers` reconnects."""
         await self._pool.disconnect()
 
+    def has_connection(self) -> bool:
+        """True while MCP sessions are open (on any loop)."""
+        return self._pool.connection is not None
+
     def connected_on_running_loop(self) -> bool:
         """True when the sessions are open on the running loop (False outside one)."""
         import asyncio

@@ -33,10 +33,11 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from doc_processing_toolkit.testing.emulator.common import (
     EXHAUSTED_MESSAGE,
-    DeliberateDisconnect,
+    MID_STREAM_TAILS,
     DialectRoute,
     EmulatorCall,
     chunk_text,
+    fault_tail,
     new_id,
     sse_event,
 )
@@ -240,8 +241,10 @@ async def _fault_events(fault: Fault, model: str) -> AsyncIterator[bytes]:
         yield _block_start(0, {"type": "text", "text": ""})
         for piece in chunk_text(fault.partial_text, 8):
             yield _block_delta(0, {"type": "text_delta", "text": piece})
-    if fault.kind == "disconnect":
-        raise DeliberateDisconnect("scripted disconnect")
+    if fault.kind in MID_STREAM_TAILS:
+        async for tail in fault_tail(fault, sse_event("ping", {"type": "ping"})):
+            yield tail
+        return
     error_type = fault.error_type or "overloaded_error"
     yield sse_event("error", error_body(error_type, fault.message, new_id("req_")))
 

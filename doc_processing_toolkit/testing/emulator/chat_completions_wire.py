@@ -40,10 +40,11 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from doc_processing_toolkit.testing.emulator.common import (
     EXHAUSTED_MESSAGE,
-    DeliberateDisconnect,
+    MID_STREAM_TAILS,
     DialectRoute,
     EmulatorCall,
     chunk_text,
+    fault_tail,
     new_id,
     sse_event,
 )
@@ -259,8 +260,10 @@ async def _fault_chunks(fault: Fault, model: str, usage: bool) -> AsyncIterator[
     yield chunks.role(started if usage else None)
     for piece in chunk_text(fault.partial_text, 8):
         yield chunks.delta({"content": piece})
-    if fault.kind == "disconnect":
-        raise DeliberateDisconnect("scripted disconnect")
+    if fault.kind in MID_STREAM_TAILS:
+        async for tail in fault_tail(fault, b": keep-alive\n\n"):
+            yield tail
+        return
     error_type = fault.error_type or "server_error"
     yield sse_event(None, error_body(error_type, fault.message, code=fault.status))
 

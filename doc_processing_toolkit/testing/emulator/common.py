@@ -6,13 +6,15 @@ A dialect is a set of routes (:class:`DialectRoute`) whose handlers take an
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import secrets
 import string
 import threading
+import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,10 +22,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from doc_processing_toolkit.testing.emulator.files_store import FileStore
-from doc_processing_toolkit.testing.script import Reply, ScriptStep
+from doc_processing_toolkit.testing.script import Fault, Reply, ScriptStep
 
 __all__ = [
     "EXHAUSTED_MESSAGE",
+    "MALFORMED_LINE",
+    "MID_STREAM_TAILS",
     "DeliberateDisconnect",
     "DialectRoute",
     "EmulatorCall",
@@ -31,6 +35,7 @@ __all__ = [
     "Handler",
     "RecordedRequest",
     "chunk_text",
+    "fault_tail",
     "install_disconnect_log_filter",
     "new_id",
     "sse_event",
@@ -58,6 +63,39 @@ def sse_event(event: str | None, data: Mapping[str, Any] | str) -> bytes:
     payload = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
     head = f"event: {event}\n" if event is not None else ""
     return f"{head}data: {payload}\n\n".encode()
+
+
+MALFORMED_LINE = (
+    b"event: content_block_delta\n"
+    b'data: {"type": "content_block_delta", "delta": {"text": "unterminated\n\n'
+)
+"""A data line whose JSON does not parse (the ``malformed`` fault)."""
+
+MID_STREAM_TAILS = frozenset({"disconnect", "malformed", "stall", "truncate"})
+"""Fault kinds that end a started 200 stream without the dialect's error event."""
+
+
+async def fault_tail(fault: Fault, keepalive: bytes) -> AsyncIterator[bytes]:
+    """How a started 200 stream ends for a mid-stream ``fault`` (after the partial text).
+
+    ``disconnect`` cuts the connection; ``malformed`` sends :data:`MALFORMED_LINE` and
+    ends; ``stall`` sends nothing but ``keepalive`` every ``fault.keepalive_interval``
+    seconds (nothing at all when None) for ``fault.stall_seconds``, then cuts the
+    connection; ``truncate`` ends cleanly with no terminal event. ``stream_error``
+    yields nothing (the dialect sends its error event).
+    """
+    if fault.kind == "disconnect":
+        raise DeliberateDisconnect("scripted disconnect")
+    if fault.kind == "malformed":
+        yield MALFORMED_LINE
+    elif fault.kind == "stall":
+        deadline = time.monotonic() + fault.stall_seconds
+        step = fault.keepalive_interval
+        while (left := deadline - time.monotonic()) > 0:
+            await asyncio.sleep(min(left, step) if step else left)
+            if step and deadline - time.monotonic() > 0:
+                yield keepalive
+        raise DeliberateDisconnect("scripted stall ended")
 
 
 @dataclass(frozen=True, slots=True)

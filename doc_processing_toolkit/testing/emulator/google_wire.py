@@ -54,10 +54,11 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from doc_processing_toolkit.testing.emulator.common import (
     EXHAUSTED_MESSAGE,
-    DeliberateDisconnect,
+    MID_STREAM_TAILS,
     DialectRoute,
     EmulatorCall,
     chunk_text,
+    fault_tail,
     new_id,
     sse_event,
 )
@@ -284,8 +285,10 @@ async def _fault_events(fault: Fault, model: str) -> AsyncIterator[bytes]:
     first = _chunk(parts, model, response_id)
     first["usageMetadata"] = {"promptTokenCount": fault.input_tokens}
     yield sse_event(None, first)
-    if fault.kind == "disconnect":
-        raise DeliberateDisconnect("scripted disconnect")
+    if fault.kind in MID_STREAM_TAILS:
+        async for tail in fault_tail(fault, b"\r\n"):
+            yield tail
+        return
     yield sse_event(None, error_body(fault.status, fault.message, fault.error_type))
 
 

@@ -43,10 +43,11 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from doc_processing_toolkit.testing.emulator.common import (
     EXHAUSTED_MESSAGE,
-    DeliberateDisconnect,
+    MID_STREAM_TAILS,
     DialectRoute,
     EmulatorCall,
     chunk_text,
+    fault_tail,
     new_id,
     sse_event,
 )
@@ -309,8 +310,10 @@ async def _fault_events(fault: Fault, body: dict[str, Any], model: str) -> Async
         where = {"item_id": item["id"], "output_index": 0, "content_index": 0}
         for piece in chunk_text(fault.partial_text, 8):
             yield ev("response.output_text.delta", **where, delta=piece, logprobs=[])
-    if fault.kind == "disconnect":
-        raise DeliberateDisconnect("scripted disconnect")
+    if fault.kind in MID_STREAM_TAILS:
+        async for tail in fault_tail(fault, b": keep-alive\n\n"):
+            yield tail
+        return
     code = fault.error_type or "server_error"
     yield ev("error", code=code, message=fault.message, param=None)
     head["status"] = "failed"

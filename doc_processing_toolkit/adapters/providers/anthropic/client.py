@@ -122,7 +122,7 @@ class AnthropicModelClient(SdkModelClient):
         )
         progress = StreamProgress(PROVIDER, assembler, events.response.headers.get("request-id"))
         try:
-            async for event in events:
+            async for event in self._guard(events, progress.interrupted):
                 for delta in progress.feed(event):
                     yield delta
         except sdk.APIStatusError as exc:

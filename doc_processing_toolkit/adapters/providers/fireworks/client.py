@@ -160,7 +160,7 @@ class FireworksModelClient(SdkModelClient):
         request_id = headers.get("x-request-id") or headers.get("fireworks-request-id")
         progress = StreamProgress(PROVIDER, assembler, request_id)
         try:
-            async for chunk in chunks:
+            async for chunk in self._guard(chunks, progress.interrupted):
                 for delta in progress.feed(chunk):
                     yield delta
         except (sdk.APIError, httpx2.HTTPError) as exc:

@@ -198,8 +198,19 @@ class GoogleModelClient(SdkModelClient):
                 self._redact(f"google: the request does not fit the SDK's types: {exc}")
             ) from exc
         emitted = False
+
+        def interrupted(
+            text: str, cls: type[StreamInterruptedError] = StreamInterruptedError
+        ) -> StreamInterruptedError:
+            return cls(
+                text,
+                provider=PROVIDER,
+                partial_usage=assembler.partial_usage(),
+                deltas_emitted=emitted,
+            )
+
         try:
-            async for chunk in chunks:
+            async for chunk in self._guard(chunks, interrupted):
                 http = getattr(chunk, "sdk_http_response", None)
                 assembler.set_headers(getattr(http, "headers", None))
                 data = chunk.model_dump(mode="json", exclude_none=True, exclude=_DUMP_EXCLUDE)

@@ -142,7 +142,7 @@ class OpenAIModelClient(SdkModelClient):
         )
         progress = StreamProgress(PROVIDER, assembler, events.response.headers.get("x-request-id"))
         try:
-            async for event in events:
+            async for event in self._guard(events, progress.interrupted):
                 for delta in progress.feed(event):
                     yield delta
         except (sdk.APIConnectionError, httpx2.HTTPError) as exc:

@@ -1,0 +1,124 @@
+"""What an Agent holds open, and how it lets go of it; the errors a failed run raises.
+
+* :class:`AgentResources` owns the logger the toolkit built for an Agent: ``release()``
+  (called by ``Agent.close()``) closes and removes its handlers (so its log file's
+  descriptor is closed) and forgets the logger itself, so no logger is retained per
+  Agent after close. A finalizer warns with a :class:`ResourceWarning` when an Agent
+  holding open resources (an open log file, connected MCP sessions) is garbage-collected
+  unclosed, and closes the handlers then.
+* :func:`register_agent_secrets` registers every secret an Agent's settings hold (its
+  api key, provider-run MCP ``authorization_token`` and header values) and installs the
+  redaction of the provider SDKs', httpx2's and mcp's log records.
+* :func:`failed_run_error` is what ``run()`` raises: the run's error with its cause chain
+  redacted and ``partial_result`` set to the run's partial :class:`AgentResult`.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from doc_processing_toolkit._logging import register_secret
+from doc_processing_toolkit._redaction import (
+    install_third_party_redaction,
+    scrub_exception_chain,
+)
+from doc_processing_toolkit.application.config.settings import AgentSettings
+
+__all__ = ["AgentResources", "failed_run_error", "register_agent_secrets"]
+
+
+def register_agent_secrets(settings: AgentSettings) -> None:
+    """Register the secrets ``settings`` hold; install the third-party log redaction."""
+    install_third_party_redaction()
+    register_secret(settings.api_key)
+    for server in settings.remote_mcp_servers:
+        token = server.get("authorization_token")
+        if isinstance(token, str):
+            register_secret(token)
+        headers = server.get("headers")
+        if isinstance(headers, dict):
+            for value in headers.values():
+                if isinstance(value, str):
+                    register_secret(value)
+                    register_secret(value.partition(" ")[2].strip())
+
+
+def failed_run_error(error: BaseException, partial: Any) -> BaseException:
+    """``error`` with its chain redacted and ``partial_result`` = ``partial`` (the run's
+    partial AgentResult: tokens, cost, retry cost, records)."""
+    scrub_exception_chain(error)
+    try:
+        error.partial_result = partial  # type: ignore[attr-defined]
+    except (AttributeError, TypeError):  # pragma: no cover - a slotted foreign exception
+        pass
+    return error
+
+
+def _close_handlers(logger_name: str, handlers: list[logging.Handler]) -> None:
+    logger = logging.getLogger(logger_name)
+    for handler in handlers:
+        logger.removeHandler(handler)
+        try:
+            handler.close()
+        except Exception:  # pragma: no cover - closing must not fail close()
+            pass
+    handlers.clear()
+    with logging._lock:  # type: ignore[attr-defined]
+        logging.Logger.manager.loggerDict.pop(logger_name, None)
+
+
+def _has_open_file(handlers: list[logging.Handler]) -> bool:
+    return any(
+        isinstance(h, logging.FileHandler) and getattr(h, "stream", None) is not None
+        for h in handlers
+    )
+
+
+def _finalize(
+    logger_name: str,
+    handlers: list[logging.Handler],
+    mcp_connected: Callable[[], bool],
+    label: str,
+) -> None:
+    if _has_open_file(handlers) or mcp_connected():
+        warnings.warn(
+            f"{label} was garbage-collected without close(): its log file or MCP sessions "
+            "were still open (use 'async with Agent(...)' or await agent.close())",
+            ResourceWarning,
+            stacklevel=2,
+        )
+    _close_handlers(logger_name, handlers)
+
+
+class AgentResources:
+    """The logger an Agent owns and the finalizer that warns when it is never closed."""
+
+    def __init__(
+        self,
+        owner: object,
+        logger: logging.Logger,
+        *,
+        owned: bool,
+        mcp_connected: Callable[[], bool],
+        label: str,
+    ) -> None:
+        self._name = logger.name
+        self._handlers: list[logging.Handler] = list(logger.handlers) if owned else []
+        self._owned = owned
+        self._finalizer = weakref.finalize(
+            owner, _finalize, self._name, self._handlers, mcp_connected, label
+        )
+
+    @property
+    def released(self) -> bool:
+        """Whether :meth:`release` ran (or the owner was collected)."""
+        return not self._finalizer.alive
+
+    def release(self) -> None:
+        """Close and remove the owned logger's handlers and forget the logger (idempotent)."""
+        if self._finalizer.detach() is not None and self._owned:
+            _close_handlers(self._name, self._handlers)
