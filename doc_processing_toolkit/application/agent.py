@@ -229,6 +229,7 @@ class Agent:
         self._owns_client = False
         self._tool_loader = ToolLoader.from_wiring(deps.tools)
         self._tool_loader.load(list(s.tools))
+        self._tool_loader.limit_local_calls(s.tool_timeout)
         self._resources = self._track_resources()
         self._tool_planner = self._build_tool_planner()
         self.logger.debug(

@@ -130,9 +130,7 @@ def test_an_idle_stream_fails_in_time_and_is_retried(
 def test_acceptance_a_20_s_stall_with_keepalives_fails_at_about_3_s(
     emu: ProviderEmulator,
 ) -> None:
-    emu.reset(
-        [Fault("stall", stall_seconds=20, keepalive_interval=1.0), reply("second attempt")]
-    )
+    emu.reset([Fault("stall", stall_seconds=20, keepalive_interval=1.0), reply("second attempt")])
     agent = agent_for("anthropic", emu, stream_idle_timeout=3.0)
     started = time.monotonic()
     result = agent.run_sync("hi")

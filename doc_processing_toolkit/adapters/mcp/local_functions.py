@@ -100,7 +100,9 @@ class LocalFunctionSession:
                 result = await local.function(*args, **kwargs)
             else:
                 call = functools.partial(local.function, *args, **kwargs)
-                result = await anyio.to_thread.run_sync(call)
+                # abandon_on_cancel: a tool_timeout (or a cancelled run) does not wait
+                # for a hung sync function; its thread finishes on its own.
+                result = await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
                 if inspect.isawaitable(result):
                     result = await result
         except Exception as exc:  # a tool failure is a result the model reads, not a crash

@@ -269,6 +269,13 @@ class ToolLoader:
         the next :meth:`connect_mcp_servers` reconnects."""
         await self._pool.disconnect()
 
+    def limit_local_calls(self, timeout: float | None) -> None:
+        """Bound every ``@tool`` call by ``timeout`` seconds (``tool_timeout``; None: none)."""
+        from doc_processing_toolkit.application.tools.time_limit import TimeLimitedSession
+
+        if timeout is not None and self._local_session is not None:
+            self._local_session = TimeLimitedSession(self._local_session, timeout)
+
     def has_connection(self) -> bool:
         """True while MCP sessions are open (on any loop)."""
         return self._pool.connection is not None
