@@ -11,12 +11,13 @@ UV := $(BOOTSTRAP)/bin/uv
 endif
 RUN := $(UV) run --frozen --no-sync
 
-.PHONY: help uv install demo test lint typecheck contracts unit bench docs clean
+.PHONY: help uv install demo test lint typecheck contracts unit bench docs clean soak
 
 help:
 	@echo "make demo   - offline demo: a tool-using agent against the local provider emulator"
 	@echo "make test   - ruff, mypy --strict, import-linter contracts, pytest"
 	@echo "make bench  - Agent.run overhead vs the raw SDK against the emulator"
+	@echo "make soak   - 2,000 faulted streams and 3,000 Agents created and closed (fds, RSS)"
 	@echo "make docs   - the user guide and API reference, built into site/ (mkdocs --strict)"
 
 uv:
@@ -47,6 +48,11 @@ unit: install
 	$(RUN) pytest
 
 test: lint typecheck contracts unit
+
+soak: install
+	DPT_FAULT_STREAMS=2000 DPT_SOAK_AGENTS=3000 $(RUN) pytest -s \
+		tests/integration/test_fault_matrix.py \
+		"tests/unit/test_agent_resources.py::test_many_agents_with_file_logging_leave_no_descriptor_or_logger"
 
 bench: install
 	$(RUN) python tests/bench/bench_overhead.py

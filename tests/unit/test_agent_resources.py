@@ -31,6 +31,13 @@ def open_fds() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
+def rss_kib() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
 def agent_loggers() -> int:
     return sum(
         1
@@ -47,7 +54,9 @@ def file_logging(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.anyio
 @pytest.mark.usefixtures("file_logging")
-async def test_300_agents_with_file_logging_leave_no_descriptor_or_logger(tmp_path: Path) -> None:
+async def test_many_agents_with_file_logging_leave_no_descriptor_or_logger(tmp_path: Path) -> None:
+    count = int(os.environ.get("DPT_SOAK_AGENTS", "300"))
+
     def make_and_close(index: int) -> Agent:
         return Agent(
             MODEL,
@@ -59,8 +68,9 @@ async def test_300_agents_with_file_logging_leave_no_descriptor_or_logger(tmp_pa
     warm = make_and_close(-1)
     await warm.run("hi")
     await warm.close()
-    fds, loggers = open_fds(), agent_loggers()
-    for index in range(300):
+    gc.collect()
+    fds, loggers, rss = open_fds(), agent_loggers(), rss_kib()
+    for index in range(count):
         agent = make_and_close(index)
         if index % 50 == 0:
             await agent.run("hi")
@@ -69,6 +79,10 @@ async def test_300_agents_with_file_logging_leave_no_descriptor_or_logger(tmp_pa
     assert open_fds() <= fds + 2
     assert agent_loggers() <= loggers
     assert "Agent created" in (tmp_path / "agent-7.log").read_text()
+    growth_mib = (rss_kib() - rss) / 1024
+    print(f"{count} Agents: fds {fds} -> {open_fds()}, RSS growth {growth_mib:.1f} MiB")
+    if count >= 3000:  # the soak bound (a short run is too noisy to bound RSS)
+        assert growth_mib < 5
 
 
 @pytest.mark.anyio

@@ -17,7 +17,7 @@ from doc_processing_toolkit.adapters.mcp.local_functions import LocalFunctionSes
 from doc_processing_toolkit.application.tools.formats import detect_format
 from doc_processing_toolkit.application.tools.loader import ToolLoader
 from doc_processing_toolkit.application.tools.mcp_shapes import openai_strict_schema
-from doc_processing_toolkit.domain.errors import ToolDefinitionError
+from doc_processing_toolkit.domain.errors import MCPConnectionError, ToolDefinitionError
 from doc_processing_toolkit.domain.messages import TextPart
 from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 
@@ -363,8 +363,11 @@ async def test_failed_connect_rolls_back() -> None:
             {"type": "mcp_command", "command": "y", "name": "b"},
         ]
     )
-    with pytest.raises(ConnectionError, match="b refused"):
+    with pytest.raises(MCPConnectionError, match="b refused") as info:
         await loader.connect_mcp_servers()
+    assert info.value.server == "b"  # a failure of the SDK's is one of our tree
+    assert info.value.__cause__ is not None
+    assert "ConnectionError" in str(info.value.__cause__)
     assert events == ["connect a", "connect b", "close b", "close a"]
     assert loader.get_tool_by_name("one") is None
     assert not loader.connected_on_running_loop()

@@ -457,13 +457,16 @@ class SdkModelClient:
             options["timeout"] = timeout
         return options
 
-    def _guard(self, events: Any, interrupted: Callable[..., ProviderError]) -> GuardedEvents:
+    def _guard(
+        self, events: Any, interrupted: Callable[..., ProviderError], *, lazy_request: bool = False
+    ) -> GuardedEvents:
         """``events`` with the idle timer and parse errors mapped (see :mod:`._guard`)."""
         return GuardedEvents(
             events,
             provider=self.provider,
             idle_timeout=self._stream_idle_timeout,
             interrupted=interrupted,
+            lazy_request=lazy_request,
         )
 
     # -- errors --------------------------------------------------------------------------

@@ -56,7 +56,7 @@ def sdk_timeout(request_timeout: float | None, connect_timeout: float | None) ->
 class GuardedEvents:
     """An SDK event iterator with the idle timer and parse-error mapping (see the module)."""
 
-    __slots__ = ("_idle", "_interrupted", "_it", "_provider")
+    __slots__ = ("_idle", "_interrupted", "_it", "_provider", "_waiting_for_request")
 
     def __init__(
         self,
@@ -65,8 +65,12 @@ class GuardedEvents:
         provider: str,
         idle_timeout: float | None,
         interrupted: InterruptedFactory,
+        lazy_request: bool = False,
     ) -> None:
         self._it = events.__aiter__()
+        self._waiting_for_request = lazy_request
+        """The SDK sends the request on the first ``__anext__`` (google-genai): that wait
+        is the request's (``request_timeout``), not the stream's idle time."""
         self._provider = provider
         self._idle = idle_timeout
         self._interrupted = interrupted
@@ -76,7 +80,8 @@ class GuardedEvents:
 
     async def __anext__(self) -> Any:
         try:
-            if self._idle is None:
+            if self._idle is None or self._waiting_for_request:
+                self._waiting_for_request = False
                 return await self._it.__anext__()
             with anyio.move_on_after(self._idle):
                 return await self._it.__anext__()

@@ -52,12 +52,15 @@ class RetryPolicy:
 
     @classmethod
     def from_env(cls) -> RetryPolicy:
-        """Defaults, overridden by DPT_MAX_RETRIES / DPT_RETRY_AFTER_CAP_S."""
+        """Defaults, overridden by DPT_MAX_RETRIES / DPT_RETRY_AFTER_CAP_S /
+        DPT_RETRY_BACKOFF_S (the first backoff step, seconds)."""
         retries = os.environ.get("DPT_MAX_RETRIES")
         cap = os.environ.get("DPT_RETRY_AFTER_CAP_S")
+        backoff = os.environ.get("DPT_RETRY_BACKOFF_S")
         return cls(
             max_retries=int(retries) if retries and retries.isdigit() else 3,
             retry_after_cap=float(cap) if cap else 30.0,
+            backoff_initial=float(backoff) if backoff else 0.5,
         )
 
 

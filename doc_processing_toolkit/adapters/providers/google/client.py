@@ -210,7 +210,7 @@ class GoogleModelClient(SdkModelClient):
             )
 
         try:
-            async for chunk in self._guard(chunks, interrupted):
+            async for chunk in self._guard(chunks, interrupted, lazy_request=True):
                 http = getattr(chunk, "sdk_http_response", None)
                 assembler.set_headers(getattr(http, "headers", None))
                 data = chunk.model_dump(mode="json", exclude_none=True, exclude=_DUMP_EXCLUDE)
