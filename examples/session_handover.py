@@ -22,7 +22,7 @@ def clause(number: int) -> str:
 def main() -> None:
     workdir = Path(tempfile.mkdtemp())
     claude = Agent(
-        "claude-sonnet-4-5",
+        "claude-sonnet-5-5",
         instructions="You review contracts.",
         tools=[clause],
         client=FakeModel(

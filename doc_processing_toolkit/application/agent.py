@@ -36,6 +36,7 @@ from doc_processing_toolkit.application.config.validation import (
 )
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
 from doc_processing_toolkit.application.deps import AgentDeps, default_deps
+from doc_processing_toolkit.application.media.prompt import build_prompt
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.events import EventChannel, EventSink
 from doc_processing_toolkit.application.run.loop import RunLoop, RunOutcome
@@ -50,7 +51,7 @@ from doc_processing_toolkit.application.session.session import AgentSession
 from doc_processing_toolkit.application.tools.loader import ToolLoader
 from doc_processing_toolkit.application.tools.planning import RunToolPlanner
 from doc_processing_toolkit.domain.events import AgentStreamEvent
-from doc_processing_toolkit.domain.messages import Message, user_text
+from doc_processing_toolkit.domain.messages import Message
 from doc_processing_toolkit.domain.tools.results import DEFAULT_TOOL_RESULT_PREVIEW_CHARS
 from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolChoice
 from doc_processing_toolkit.domain.tools.truncated import TruncatedResultStore
@@ -323,6 +324,7 @@ class Agent:
         output_schema: type[BaseModel] | None,
         history: list[Message] | None = None,
         on_loop: Callable[[RunLoop], None] | None = None,
+        files: list[Any] | None = None,
     ) -> tuple[AgentResult, BaseException | None]:
         if not isinstance(message, str):
             raise TypeError(f"message must be a string, got {type(message).__name__}")
@@ -332,8 +334,18 @@ class Agent:
             raise TypeError("output_schema must be a pydantic BaseModel subclass")
         run_id = uuid.uuid4().hex
         prior = list(history or [])
-        messages = [*prior, user_text(message)]
-        s = self.settings
+        s, res = self.settings, self._resolution
+        prompt = build_prompt(
+            message,
+            files,
+            provider=res.provider,
+            model=s.model,
+            row=res.row,
+            profile=res.profile,
+            on_unsupported_part=s.on_unsupported_part,
+            logger=self.logger,
+        )
+        messages = [*prior, prompt.message]
         channel = EventChannel(sink, None, emit_request_start=s.emit_request_start)
         with log_setup.active_agent_logger(self.logger):
             self.logger.info("run %s started: model=%s", run_id, s.model)
@@ -356,6 +368,7 @@ class Agent:
             outcome.deferred_tools = list(plan.deferred_tools)
             await channel.emit("run_end", None, {"run_id": run_id})
             result = self._result(outcome, run_id)
+            result.dropped_parts = [*prompt.dropped_parts, *result.dropped_parts]
             if outcome.error is not None:
                 self.logger.error(
                     "run %s failed: %s: %s", run_id, type(outcome.error).__name__, result.error
@@ -423,7 +436,9 @@ class Agent:
     ) -> tuple[AgentResult, BaseException | None]:
         """One run after ``history`` (a session's turn): the result and the failure, if any."""
         check_run_args(files, tool_files, media_resolution_list, anthropic_container_id)
-        return await self._execute(message, sink=None, output_schema=output_schema, history=history)
+        return await self._execute(
+            message, sink=None, output_schema=output_schema, history=history, files=files
+        )
 
     def run_sync(
         self,
@@ -521,7 +536,12 @@ class Agent:
             sink: EventSink, on_loop: Callable[[RunLoop], None]
         ) -> tuple[AgentResult, BaseException | None]:
             result, error = await self._execute(
-                message, sink=sink, output_schema=output_schema, history=history, on_loop=on_loop
+                message,
+                sink=sink,
+                output_schema=output_schema,
+                history=history,
+                on_loop=on_loop,
+                files=files,
             )
             if on_result is not None:
                 on_result(result, error)

@@ -19,6 +19,7 @@ from doc_processing_toolkit.application.config.settings import (
     AgentSettings,
     normalize_prompt_caching,
 )
+from doc_processing_toolkit.application.media.validation import validate_on_unsupported_part
 from doc_processing_toolkit.application.session.history_config import validate_history_config
 from doc_processing_toolkit.application.session.media_policy import validate_max_inline_bytes
 from doc_processing_toolkit.domain.session import MEDIA_POLICIES
@@ -45,7 +46,6 @@ NOT_YET_IMPLEMENTED: dict[str, Any] = {
     "prefix_audit": False,
     "prefix_strip_fallback": False,
     "remove_citations": False,
-    "on_unsupported_part": "drop",
     "estimate_input_tokens": "lazy",
 }
 """Agent parameters whose features are not built yet, with their defaults."""
@@ -82,6 +82,7 @@ def validate_settings(settings: AgentSettings) -> AgentSettings:
         "truncated_result_read_chars", s.truncated_result_read_chars, optional=True
     )
     normalize_prompt_caching(s.prompt_caching)
+    validate_on_unsupported_part(s.on_unsupported_part)
     defer_predicate(s.defer_tools)
     check_session_settings(s)
     provider_kwargs = dict(s.provider_kwargs)
