@@ -24,6 +24,7 @@ from pydantic import BaseModel
 from doc_processing_toolkit.application.builder import AgentBuilder
 from doc_processing_toolkit.application.config import log_setup
 from doc_processing_toolkit.application.config.export import export_config
+from doc_processing_toolkit.application.config.reference import AGENT_INIT_DOC
 from doc_processing_toolkit.application.config.resolution import resolve_settings
 from doc_processing_toolkit.application.config.settings import (
     DEFAULT_MEDIA_MAX_INLINE_BYTES,
@@ -140,16 +141,7 @@ class Agent:
         deps: AgentDeps | None = None,
         **provider_kwargs: Any,
     ) -> None:
-        """Initialize an Agent (see the API reference for every parameter).
-
-        Args:
-            client: A ModelClient to use instead of the container's adapter.
-            base_url: The endpoint the container's adapter talks to.
-            deps: The adapters to use; None takes the process default (the container's).
-
-        Raises:
-            ValueError: If model is invalid or parameters are out of range.
-        """
+        """Initialize an Agent (every parameter: ``help(Agent)``, from config/reference.py)."""
         self._settings: AgentSettings = validate_settings(
             AgentSettings(
                 model=model,
@@ -609,3 +601,6 @@ class Agent:
             f"tools={len(self.settings.tools)}, "
             f"api_key={'set' if self.settings.api_key else 'env'})"
         )
+
+
+Agent.__init__.__doc__ = AGENT_INIT_DOC
