@@ -113,6 +113,18 @@ class AgentResources:
             owner, _finalize, self._name, self._handlers, mcp_connected, label
         )
 
+    @classmethod
+    def track(cls, agent: Any, mcp_connected: Callable[[], bool]) -> AgentResources:
+        """The resources of ``agent`` (its ``logger``, owned unless ``settings.logger``
+        was given); ``mcp_connected`` says whether its MCP sessions are open."""
+        return cls(
+            agent,
+            agent.logger,
+            owned=agent.settings.logger is None,
+            mcp_connected=mcp_connected,
+            label=f"Agent(model={agent.settings.model!r})",
+        )
+
     @property
     def released(self) -> bool:
         """Whether :meth:`release` ran (or the owner was collected)."""
