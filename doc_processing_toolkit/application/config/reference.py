@@ -349,6 +349,18 @@ Args:
         proxy, a local OpenAI-compatible server, the ProviderEmulator);
         DPT_<PROVIDER>_BASE_URL and the SDKs' own variables work too. Keyword-only. Default:
         None.
+    connect_timeout (Optional[float]): Seconds to open a connection to the provider (None:
+        the SDK's 5 s; Gemini takes one timeout, request_timeout). Keyword-only. Default:
+        None.
+    request_timeout (Optional[float]): Seconds for the response to start and for each read
+        (None: the SDK's 600 s). Keyword-only. Default: None.
+    stream_idle_timeout (Optional[float]): Seconds a stream may go without a content event
+        (pings and keep-alive comments do not count) before it fails with
+        StreamIdleTimeoutError, retried when nothing reached the caller; None: no limit.
+        Keyword-only. Default: 300.0.
+    tool_timeout (Optional[float]): Seconds a local @tool call may run; a call over it gets
+        an error result naming the limit and the run goes on (MCP servers keep their own
+        timeout). Keyword-only. Default: None.
     deps (Optional[AgentDeps]): The adapters this Agent is handed (registry, model
         clients, codecs, profiles, tool sessions, stores). None takes the process default
         from the composition root. Default: None.
