@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
-import sys
+import logging
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, TextIO
 
 from doc_processing_toolkit.agent import Agent, AgentResult
+from doc_processing_toolkit.application.config.log_setup import RedactingFilter
 
-__all__ = ["cost_line", "cost_table", "stream_run"]
+__all__ = ["cost_line", "cost_table", "held_warnings", "stream_run"]
 
 
 def cost_line(result: AgentResult) -> str:
@@ -48,25 +52,79 @@ def cost_table(result: dict[str, Any] | AgentResult, out: TextIO) -> None:
 
 
 async def stream_run(
-    agent: Agent, message: str, out: TextIO, files: list[Any] | None = None
+    agent: Agent,
+    message: str,
+    out: TextIO | None,
+    files: list[Any] | None = None,
+    progress: TextIO | None = None,
 ) -> dict[str, Any]:
-    """Stream one run to ``out`` (text, thinking dimmed, tool calls); returns ``complete``."""
+    """Run once through ``agent.stream``; returns the ``complete`` metadata.
+
+    ``out`` shows the stream as it arrives (text, thinking dimmed, tool calls and results),
+    ``progress`` one line per finished iteration (for a run whose answer prints at the end).
+    Errors are not printed here: the caller prints one line.
+    """
     final: dict[str, Any] = {}
+    at_line_start = True
+
+    def show(text: str, *, newline: bool = False) -> None:
+        nonlocal at_line_start
+        if out is None or not text:
+            return
+        if newline and not at_line_start:
+            text = "\n" + text
+        print(text, end="", flush=True, file=out)
+        at_line_start = text.endswith("\n")
+
     async for event in agent.stream(message, files=files):
         meta = event.metadata or {}
         if event.event_type == "text_delta":
-            print(event.content, end="", flush=True, file=out)
+            show(str(event.content))
         elif event.event_type == "thinking_delta":
-            print(f"\x1b[2m{event.content}\x1b[0m", end="", flush=True, file=out)
+            show(f"\x1b[2m{event.content}\x1b[0m")
         elif event.event_type == "tool_call_start":
             args = json.dumps(meta.get("arguments"), ensure_ascii=False)
-            print(f"\n→ tool {meta.get('tool_name')}({args})", file=out)
+            show(f"→ tool {meta.get('tool_name')}({args})\n", newline=True)
         elif event.event_type == "tool_call_result":
             status = "ok" if meta.get("success") else "error"
-            print(f"← {meta.get('tool_name')} [{status}]: {meta.get('result')}", file=out)
-        elif event.event_type == "error":
-            print(f"\nerror: {event.content}", file=sys.stderr)
+            show(f"← {meta.get('tool_name')} [{status}]: {meta.get('result')}\n", newline=True)
+        elif event.event_type == "iteration_complete" and progress is not None:
+            tools = ", ".join(meta.get("tools_called") or []) or "no tools"
+            print(
+                f"dpt: iteration {meta.get('iteration')} done ({tools}, "
+                f"${float(meta.get('cost') or 0.0):.6f})",
+                file=progress,
+                flush=True,
+            )
         elif event.event_type == "complete":
             final = meta
-    print(file=out)
+    if out is not None and not at_line_start:
+        print(file=out)
     return final
+
+
+class _HeldRecords(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@contextmanager
+def held_warnings(err: TextIO) -> Iterator[logging.Logger]:
+    """A logger for a CLI Agent that holds its WARNINGs and prints them to ``err`` at the
+    end (redacted), so they never land in the middle of a streamed answer."""
+    logger = logging.getLogger(f"doc_processing_toolkit.cli.{uuid.uuid4().hex[:8]}")
+    logger.setLevel(logging.WARNING)
+    logger.propagate = False
+    held = _HeldRecords()
+    held.addFilter(RedactingFilter())
+    logger.addHandler(held)
+    try:
+        yield logger
+    finally:
+        logger.removeHandler(held)
+        for record in held.records:
+            print(f"dpt: warning: {record.getMessage()}", file=err)
