@@ -24,6 +24,10 @@ from pydantic import BaseModel
 from doc_processing_toolkit.application.builder import AgentBuilder
 from doc_processing_toolkit.application.config import log_setup
 from doc_processing_toolkit.application.config.export import export_config
+from doc_processing_toolkit.application.config.from_config import (
+    agent_kwargs_from_file,
+    agent_kwargs_from_string,
+)
 from doc_processing_toolkit.application.config.resolution import resolve_settings
 from doc_processing_toolkit.application.config.settings import (
     DEFAULT_MEDIA_MAX_INLINE_BYTES,
@@ -525,13 +529,24 @@ class Agent:
 
     @classmethod
     def from_config(cls, config_path: str, **overrides: Any) -> Self:
-        """YAML configuration is not built in this release."""
-        raise NotImplementedError("Agent.from_config() is not implemented yet")
+        """Create an Agent from a YAML configuration file (see ``agent.config``).
+
+        Raises:
+            FileNotFoundError: the file does not exist.
+            ConfigParseError: the YAML does not parse.
+            ConfigValidationError: the configuration (with the overrides) is invalid.
+        """
+        return cls(**agent_kwargs_from_file(config_path, overrides))
 
     @classmethod
     def from_config_string(cls, yaml_content: str, **overrides: Any) -> Self:
-        """YAML configuration is not built in this release."""
-        raise NotImplementedError("Agent.from_config_string() is not implemented yet")
+        """Create an Agent from a YAML string (overrides as in :meth:`from_config`).
+
+        Raises:
+            ConfigParseError: the YAML does not parse.
+            ConfigValidationError: the configuration (with the overrides) is invalid.
+        """
+        return cls(**agent_kwargs_from_string(yaml_content, overrides))
 
     def to_config(self) -> dict[str, Any]:
         """The data half of this agent's constructor, in the YAML shape from_config reads.
