@@ -38,6 +38,7 @@ from doc_processing_toolkit.application.config.validation import (
     defer_predicate,
     validate_settings,
 )
+from doc_processing_toolkit.application.costs.builder import ReportContext
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
 from doc_processing_toolkit.application.deps import AgentDeps, default_deps
 from doc_processing_toolkit.application.result import AgentResult
@@ -52,6 +53,7 @@ from doc_processing_toolkit.application.run.streaming import (
 )
 from doc_processing_toolkit.application.tools.loader import ToolLoader
 from doc_processing_toolkit.application.tools.planning import RunToolPlanner
+from doc_processing_toolkit.domain.costs.pricing import pricing_snapshot
 from doc_processing_toolkit.domain.events import AgentStreamEvent
 from doc_processing_toolkit.domain.messages import Message, user_text
 from doc_processing_toolkit.domain.tools.results import DEFAULT_TOOL_RESULT_PREVIEW_CHARS
@@ -381,6 +383,14 @@ class Agent:
             detailed_costs=self.settings.detailed_costs,
             cost_output_dir=self.settings.cost_output_dir,
             built_in_tools_used=list(self._resolution.built_in_tool_names),
+            report_context=ReportContext(
+                provider=self.provider,
+                thinking_config=self.settings.thinking,
+                max_iterations=self.settings.max_iterations,
+                temperature=self.settings.temperature,
+                tools_available=tuple(t.name for t in self._tool_loader.tools),
+                pricing_info=pricing_snapshot(self._resolution.row),
+            ),
         )
 
     async def run(
