@@ -5,6 +5,8 @@
     dpt run "What is 2 + 3?" --model claude-sonnet-4-5 --tool tools.py --stream
     dpt models [--provider anthropic]
     dpt demo [--model claude-sonnet-4-5]
+    dpt config schema | dpt config check agent.yaml
+    dpt cost REPORT.json | dpt cost agent_costs/
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 
 from doc_processing_toolkit.agent import Agent, AgentResult
 from doc_processing_toolkit.agent.tools import is_tool
+from doc_processing_toolkit.cli.config_cost import add_commands
 from doc_processing_toolkit.cli.render import cost_line, stream_run
 
 __all__ = ["main"]
@@ -108,6 +111,7 @@ def _parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="an offline tool-using agent against the local emulator")
     demo.add_argument("--model", default="claude-sonnet-4-5")
     demo.set_defaults(func=_cmd_demo)
+    add_commands(sub)
     return parser
 
 
