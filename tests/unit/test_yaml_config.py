@@ -71,7 +71,9 @@ def test_the_spec_example_loads_and_builds(
 @pytest.mark.parametrize(
     "doc", ["docs/concepts/configuration.md", "examples/agent.yaml"], ids=["docs", "example"]
 )
-def test_documented_yaml_loads(doc: str) -> None:
+def test_documented_yaml_loads(doc: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+    monkeypatch.setenv("SERVICE_TOKEN", CANARY)
     path = ROOT / doc
     blocks = _yaml_blocks(path) if path.suffix == ".md" else [path.read_text()]
     assert blocks
@@ -382,3 +384,14 @@ def test_from_config_of_to_config_is_the_same_agent(model: str, args: dict[str, 
     again = Agent.from_config_string(yaml.safe_dump(config))
     assert again.to_config() == config
     assert again.settings.max_iterations == agent.settings.max_iterations
+
+
+def test_the_from_config_example_runs_offline(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import runpy
+
+    monkeypatch.chdir(ROOT)
+    runpy.run_path(str(ROOT / "examples" / "from_config.py"), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "42" in out and "tool_followup" in out
