@@ -140,8 +140,7 @@ def _summary_rows(title: str, rows: dict[str, list[float]], out: TextIO) -> None
     for key in sorted(rows):
         runs, tokens_in, tokens_out, cost = rows[key]
         print(
-            f"{key:<36.36} {int(runs):>5} {int(tokens_in):>11} {int(tokens_out):>10} "
-            f"{cost:>12.6f}",
+            f"{key:<36.36} {int(runs):>5} {int(tokens_in):>11} {int(tokens_out):>10} {cost:>12.6f}",
             file=out,
         )
 

@@ -44,9 +44,7 @@ def _yaml_blocks(markdown: Path) -> list[str]:
     return re.findall(r"```yaml\n(.*?)```", markdown.read_text(encoding="utf-8"), re.S)
 
 
-def test_the_spec_example_loads_and_builds(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_the_spec_example_loads_and_builds(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
     (tmp_path / "path" / "to").mkdir(parents=True)
     (tmp_path / "path" / "to" / "tools.py").write_text("")
@@ -374,7 +372,10 @@ _constructor_args = st.fixed_dictionaries(
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(model=st.sampled_from(["claude-sonnet-4-5", "gpt-4o", "gemini-2.5-flash"]), args=_constructor_args)
+@given(
+    model=st.sampled_from(["claude-sonnet-4-5", "gpt-4o", "gemini-2.5-flash"]),
+    args=_constructor_args,
+)
 def test_from_config_of_to_config_is_the_same_agent(model: str, args: dict[str, Any]) -> None:
     try:
         agent = Agent(model, log_to_file=False, **args)

@@ -11,8 +11,8 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import PurePath
-from urllib.parse import urlsplit
 from typing import Any
+from urllib.parse import urlsplit
 
 from doc_processing_toolkit.application.config.settings import (
     DEFAULT_MEDIA_MAX_INLINE_BYTES,

@@ -27,8 +27,8 @@ from urllib.parse import urlsplit
 from doc_processing_toolkit.application.config.schema import CONFIG_FIELDS
 from doc_processing_toolkit.application.config.settings import AgentSettings
 from doc_processing_toolkit.application.config.yaml_loader import (
-    interpolate_env,
     default_registry_check,
+    interpolate_env,
     parse_yaml,
 )
 from doc_processing_toolkit.application.config.yaml_validation import (
@@ -166,8 +166,7 @@ def agent_kwargs_from_string(
     data = interpolate_env(data if data is not None else {}, "", sources)
     if not isinstance(data, dict):
         raise ConfigValidationError(
-            f"the configuration must be a mapping of keys, got {type(data).__name__} "
-            f"({source})"
+            f"the configuration must be a mapping of keys, got {type(data).__name__} ({source})"
         )
     merged, passthrough = _apply_overrides(data, overrides, sources)
     validated = validate_config(merged, sources=sources, registry_check=_registry_check(overrides))

@@ -78,8 +78,7 @@ def _entry(
         input_tokens=base.input_tokens + sum(a.input_tokens for a in retries),
         output_tokens=base.output_tokens + sum(a.output_tokens for a in retries),
         reasoning_tokens=base.reasoning_tokens + sum(a.reasoning_tokens for a in retries),
-        cached_input_tokens=base.cached_input_tokens
-        + sum(a.cached_input_tokens for a in retries),
+        cached_input_tokens=base.cached_input_tokens + sum(a.cached_input_tokens for a in retries),
         cache_write_tokens=base.cache_write_tokens,
         cost=base.cost + sum(a.cost for a in retries),
         duration_ms=int(facts.get("duration_ms", 0)),
@@ -152,8 +151,7 @@ def build_detailed_report(
     report = DetailedCostReport(
         run_id=result.run_id or "",
         provider=context.provider,
-        model_name=next((r.served_model for r in facts.records if r.served_model), "")
-        or "",
+        model_name=next((r.served_model for r in facts.records if r.served_model), "") or "",
         thinking_config=dict(context.thinking_config) if context.thinking_config else None,
         max_iterations=context.max_iterations,
         temperature=float(context.temperature or 0.0),
