@@ -41,6 +41,7 @@ from doc_processing_toolkit.application.config.validation import (
 from doc_processing_toolkit.application.costs.builder import ReportContext
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
 from doc_processing_toolkit.application.deps import AgentDeps, default_deps
+from doc_processing_toolkit.application.media.prompt import build_prompt
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.events import EventChannel, EventSink
 from doc_processing_toolkit.application.run.loop import RunLoop, RunOutcome
@@ -55,7 +56,7 @@ from doc_processing_toolkit.application.tools.loader import ToolLoader
 from doc_processing_toolkit.application.tools.planning import RunToolPlanner
 from doc_processing_toolkit.domain.costs.pricing import pricing_snapshot
 from doc_processing_toolkit.domain.events import AgentStreamEvent
-from doc_processing_toolkit.domain.messages import Message, user_text
+from doc_processing_toolkit.domain.messages import Message
 from doc_processing_toolkit.domain.tools.results import DEFAULT_TOOL_RESULT_PREVIEW_CHARS
 from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolChoice
 from doc_processing_toolkit.domain.tools.truncated import TruncatedResultStore
@@ -327,6 +328,7 @@ class Agent:
         output_schema: type[BaseModel] | None,
         history: list[Message] | None = None,
         on_loop: Callable[[RunLoop], None] | None = None,
+        files: list[Any] | None = None,
     ) -> tuple[AgentResult, BaseException | None]:
         if not isinstance(message, str):
             raise TypeError(f"message must be a string, got {type(message).__name__}")
@@ -336,8 +338,18 @@ class Agent:
             raise TypeError("output_schema must be a pydantic BaseModel subclass")
         run_id = uuid.uuid4().hex
         prior = list(history or [])
-        messages = [*prior, user_text(message)]
-        s = self.settings
+        s, res = self.settings, self._resolution
+        prompt = build_prompt(
+            message,
+            files,
+            provider=res.provider,
+            model=s.model,
+            row=res.row,
+            profile=res.profile,
+            on_unsupported_part=s.on_unsupported_part,
+            logger=self.logger,
+        )
+        messages = [*prior, prompt.message]
         channel = EventChannel(sink, None, emit_request_start=s.emit_request_start)
         with log_setup.active_agent_logger(self.logger):
             self.logger.info("run %s started: model=%s", run_id, s.model)
@@ -360,6 +372,7 @@ class Agent:
             outcome.deferred_tools = list(plan.deferred_tools)
             await channel.emit("run_end", None, {"run_id": run_id})
             result = self._result(outcome, run_id)
+            result.dropped_parts = [*prompt.dropped_parts, *result.dropped_parts]
             if outcome.error is not None:
                 self.logger.error(
                     "run %s failed: %s: %s", run_id, type(outcome.error).__name__, result.error
@@ -410,7 +423,9 @@ class Agent:
             StructuredOutputError: when output_schema did not validate.
         """
         check_run_args(files, tool_files, media_resolution_list, anthropic_container_id)
-        result, error = await self._execute(message, sink=None, output_schema=output_schema)
+        result, error = await self._execute(
+            message, sink=None, output_schema=output_schema, files=files
+        )
         if error is not None:
             raise error
         return result
@@ -484,7 +499,7 @@ class Agent:
             sink: EventSink, on_loop: Callable[[RunLoop], None]
         ) -> tuple[AgentResult, BaseException | None]:
             return await self._execute(
-                message, sink=sink, output_schema=output_schema, on_loop=on_loop
+                message, sink=sink, output_schema=output_schema, on_loop=on_loop, files=files
             )
 
         events = stream_run(

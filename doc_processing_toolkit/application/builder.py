@@ -29,7 +29,7 @@ class AgentBuilder(Generic[AgentT]):
 
         agent = (
             Agent.builder()
-            .model("claude-sonnet-4-5")
+            .model("claude-sonnet-5-5")
             .instructions("You are helpful.")
             .add_tool(my_tool)
             .with_thinking(budget_tokens=10000)

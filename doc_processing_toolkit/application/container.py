@@ -251,8 +251,8 @@ def build_history_codec(container: Container, provider: str) -> HistoryCodec | N
 def build_provider_profile(container: Container, provider: str) -> ProviderProfile:
     """The provider's profile: a built-in one, a plug-in's (entry-point group
     ``doc_processing_toolkit.provider_profiles``, a zero-argument factory), else a
-    :class:`BaseProfile` with the provider's name (no id convention, any media, nothing
-    salvaged)."""
+    :class:`BaseProfile` with the provider's name (no id convention, media anywhere
+    but in a model turn, nothing salvaged, keywords passed through)."""
     if provider in container.provider_profiles.providers:
         return cast(ProviderProfile, container.provider_profiles(provider))
     factory = _plugin_factory(provider, PROFILE_ENTRY_POINT_GROUP)

@@ -2,9 +2,9 @@
 
 ::
 
-    dpt run "What is 2 + 3?" --model claude-sonnet-4-5 --tool tools.py --stream
+    dpt run "What is 2 + 3?" --model claude-sonnet-5-5 --tool tools.py --stream
     dpt models [--provider anthropic]
-    dpt demo [--model claude-sonnet-4-5]
+    dpt demo [--model claude-sonnet-5-5]
     dpt config schema | dpt config check agent.yaml
     dpt cost REPORT.json | dpt cost agent_costs/
 """
@@ -49,14 +49,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
     agent = Agent(args.model, args.instructions or "", tools=tools or None, log_to_file=False)
     out = sys.stdout
     if args.stream:
-        final = asyncio.run(stream_run(agent, args.message, out))
+        final = asyncio.run(stream_run(agent, args.message, out, args.file))
         if args.json:
             print(json.dumps(final, indent=2, default=str), file=out)
         else:
             result = AgentResult.from_dict(final)
             print(cost_line(result), file=out)
         return 0 if not final.get("error") else 1
-    result = agent.run_sync(args.message)
+    result = agent.run_sync(args.message, files=args.file)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, default=str), file=out)
     else:
@@ -100,6 +100,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--model", required=True)
     run.add_argument("--tool", action="append", metavar="FILE.py", help="a file of @tool functions")
     run.add_argument("--instructions", default="")
+    run.add_argument(
+        "--file", action="append", metavar="PATH_OR_URL", help="a document, image or URL to send"
+    )
     run.add_argument("--stream", action="store_true", help="stream text and tool calls")
     run.add_argument("--json", action="store_true", help="print the whole result as JSON")
     run.set_defaults(func=_cmd_run)
@@ -109,7 +112,7 @@ def _parser() -> argparse.ArgumentParser:
     models.set_defaults(func=_cmd_models)
 
     demo = sub.add_parser("demo", help="an offline tool-using agent against the local emulator")
-    demo.add_argument("--model", default="claude-sonnet-4-5")
+    demo.add_argument("--model", default="claude-sonnet-5-5")
     demo.set_defaults(func=_cmd_demo)
     add_commands(sub)
     return parser

@@ -57,10 +57,12 @@ def cost_table(result: dict[str, Any] | AgentResult, out: TextIO) -> None:
     )
 
 
-async def stream_run(agent: Agent, message: str, out: TextIO) -> dict[str, Any]:
+async def stream_run(
+    agent: Agent, message: str, out: TextIO, files: list[Any] | None = None
+) -> dict[str, Any]:
     """Stream one run to ``out`` (text, thinking dimmed, tool calls); returns ``complete``."""
     final: dict[str, Any] = {}
-    async for event in agent.stream(message):
+    async for event in agent.stream(message, files=files):
         meta = event.metadata or {}
         if event.event_type == "text_delta":
             print(event.content, end="", flush=True, file=out)

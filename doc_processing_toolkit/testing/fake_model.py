@@ -10,7 +10,7 @@ Example::
     from doc_processing_toolkit.testing import FakeModel, reply, tool_call
 
     fake = FakeModel([tool_call("calculate", {"a": 2, "b": 3}), reply("5")])
-    agent = Agent("claude-sonnet-4-5", tools=[calculate], client=fake)
+    agent = Agent("claude-sonnet-5-5", tools=[calculate], client=fake)
     result = agent.run_sync("What is 2 + 3?")
     assert result.tools_used == ["calculate"]
 """

@@ -92,3 +92,22 @@ def test_dpt_run_against_the_emulator(
 def test_dpt_run_reports_bad_input_clearly(capsys: pytest.CaptureFixture[str]) -> None:
     assert dpt(["run", "hi", "--model", "claude-sonnet-4-5", "--tool", "nope.py"]) == 2
     assert "tool file not found" in capsys.readouterr().err
+
+
+def test_dpt_run_sends_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pdf = tmp_path / "contract.pdf"
+    pdf.write_bytes(b"%PDF-1.4\n%%EOF\n")
+    fake = FakeModel([reply("a contract")])
+    container = default_container()
+    container.model_clients.anthropic.override(providers.Object(fake))
+    try:
+        assert dpt(["run", "What is it?", "--model", "claude-sonnet-4-5", "--file", str(pdf)]) == 0
+    finally:
+        container.model_clients.anthropic.reset_override()
+    assert "a contract" in capsys.readouterr().out
+    [media, text] = fake.requests[0].messages[-1].parts
+    assert getattr(media, "filename", None) == "contract.pdf" and getattr(text, "text", "") == (
+        "What is it?"
+    )
+    assert dpt(["run", "Hi", "--model", "claude-sonnet-4-5", "--file", "/no/such.pdf"]) == 2
+    assert "/no/such.pdf" in capsys.readouterr().err

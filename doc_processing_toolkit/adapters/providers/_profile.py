@@ -49,7 +49,13 @@ class BaseProfile:
         """
         rules = self.options or VendorOptions(self.name)
         known = None if self.options is None else rules.kwargs
-        warnings = keyword_warnings(self.name, options.provider_kwargs, known, PROVIDER_KWARGS)
+        warnings = keyword_warnings(
+            self.name,
+            options.provider_kwargs,
+            known,
+            PROVIDER_KWARGS,
+            options.agent_parameters,
+        )
         warnings += rules.check_kwargs(options.provider_kwargs)
         tier, tier_warning = validate_service_tier(options.service_tier, row)
         if tier_warning:

@@ -18,6 +18,7 @@ from doc_processing_toolkit.application.config.settings import (
     AgentSettings,
     normalize_prompt_caching,
 )
+from doc_processing_toolkit.application.media.validation import validate_on_unsupported_part
 from doc_processing_toolkit.domain.tools.specs import normalize_tool_choice
 
 __all__ = [
@@ -43,7 +44,6 @@ NOT_YET_IMPLEMENTED: dict[str, Any] = {
     "prefix_audit": False,
     "prefix_strip_fallback": False,
     "remove_citations": False,
-    "on_unsupported_part": "drop",
     "media_policy": "auto",
     "media_store": None,
     "media_max_inline_bytes": DEFAULT_MEDIA_MAX_INLINE_BYTES,
@@ -83,6 +83,7 @@ def validate_settings(settings: AgentSettings) -> AgentSettings:
         "truncated_result_read_chars", s.truncated_result_read_chars, optional=True
     )
     normalize_prompt_caching(s.prompt_caching)
+    validate_on_unsupported_part(s.on_unsupported_part)
     defer_predicate(s.defer_tools)
     provider_kwargs = dict(s.provider_kwargs)
     consumed = {

@@ -378,7 +378,11 @@ class RunLoop:
                 )
                 return
             if not calls:
-                outcome.output = self._final_output(response, native_schema is not None)
+                # Path B answered in text instead of calling final_result: the text must
+                # still be the structured result, or the run fails (never unvalidated).
+                outcome.output = self._final_output(
+                    response, native_schema is not None or structured_tool
+                )
                 events_marker = await self._iteration_complete(
                     outcome, iteration, events_marker, [], response
                 )

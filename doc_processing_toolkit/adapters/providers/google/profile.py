@@ -20,7 +20,7 @@ class GoogleProfile(BaseProfile):
     """Google's option rules, key variable, id convention, media and salvage rules."""
 
     name: str = "google"
-    api_key_env: tuple[str, ...] = ("GOOGLE_GEMINI_API_KEY",)
+    api_key_env: tuple[str, ...] = ("GOOGLE_GEMINI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
     call_id_prefix: str | None = None
     payload_artefact: str = "provider_part"
     options: GoogleOptions | None = GOOGLE_OPTIONS
