@@ -365,6 +365,7 @@ _constructor_args = st.fixed_dictionaries(
             max_size=2,
             unique_by=lambda d: d["type"],
         ),
+        "on_unsupported_part": st.sampled_from(["drop", "raise"]),
         "effort_config": st.sampled_from(["low", "high"]),
         "max_pause_turn_iterations": st.integers(1, 20),
     },
