@@ -11,12 +11,13 @@ UV := $(BOOTSTRAP)/bin/uv
 endif
 RUN := $(UV) run --frozen --no-sync
 
-.PHONY: help uv install demo test lint typecheck contracts unit bench clean
+.PHONY: help uv install demo test lint typecheck contracts unit bench docs clean
 
 help:
 	@echo "make demo   - offline demo: a tool-using agent against the local provider emulator"
 	@echo "make test   - ruff, mypy --strict, import-linter contracts, pytest"
 	@echo "make bench  - Agent.run overhead vs the raw SDK against the emulator"
+	@echo "make docs   - the user guide and API reference, built into site/ (mkdocs --strict)"
 
 uv:
 	@$(UV) --version >/dev/null 2>&1 || { \
@@ -50,5 +51,9 @@ test: lint typecheck contracts unit
 bench: install
 	$(RUN) python tests/bench/bench_overhead.py
 
+# Not part of `make test`: CI runs it as its own step.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(RUN) mkdocs build --strict --site-dir site
+
 clean:
-	rm -rf .venv .bootstrap .mypy_cache .ruff_cache logs
+	rm -rf .venv .bootstrap .mypy_cache .ruff_cache logs site

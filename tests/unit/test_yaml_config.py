@@ -67,7 +67,7 @@ def test_the_spec_example_loads_and_builds(monkeypatch: pytest.MonkeyPatch, tmp_
 
 
 @pytest.mark.parametrize(
-    "doc", ["docs/concepts/configuration.md", "examples/agent.yaml"], ids=["docs", "example"]
+    "doc", ["docs/guide/configuration.md", "examples/agent.yaml"], ids=["docs", "example"]
 )
 def test_documented_yaml_loads(doc: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
