@@ -22,7 +22,10 @@ from doc_processing_toolkit.application.config.settings import (
 __all__ = ["export_config"]
 
 _STDIO_TYPES = ("mcp_command", "mcp_script")
-_SECRET_NAME = re.compile(r"key|token|secret|password|header|auth|credential", re.IGNORECASE)
+_SECRET_NAME = re.compile(
+    r"(^|_)(api_?key|key|token|secret|password|headers?|auth|authorization|credentials?)($|_)",
+    re.IGNORECASE,
+)
 """Provider keywords whose values may be credentials: listed, never emitted."""
 
 
