@@ -16,8 +16,8 @@ import contextlib
 import logging
 import os
 import uuid
-from collections.abc import AsyncIterator, Callable
-from typing import Any, NoReturn, Self
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from typing import Any, Self
 
 from pydantic import BaseModel
 
@@ -52,6 +52,7 @@ from doc_processing_toolkit.application.run.streaming import (
     check_run_args,
     stream_run,
 )
+from doc_processing_toolkit.application.session.session import AgentSession
 from doc_processing_toolkit.application.tools.loader import ToolLoader
 from doc_processing_toolkit.application.tools.planning import RunToolPlanner
 from doc_processing_toolkit.domain.costs.pricing import pricing_snapshot
@@ -61,6 +62,7 @@ from doc_processing_toolkit.domain.tools.results import DEFAULT_TOOL_RESULT_PREV
 from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolChoice
 from doc_processing_toolkit.domain.tools.truncated import TruncatedResultStore
 from doc_processing_toolkit.ports.model_client import ModelClient
+from doc_processing_toolkit.ports.session_store import SessionStore
 
 __all__ = ["STREAM_CANCEL_WAIT_SECONDS", "Agent"]
 
@@ -422,13 +424,35 @@ class Agent:
             ProviderError: when the provider failed after retries.
             StructuredOutputError: when output_schema did not validate.
         """
-        check_run_args(files, tool_files, media_resolution_list, anthropic_container_id)
-        result, error = await self._execute(
-            message, sink=None, output_schema=output_schema, files=files
+        result, error = await self._run_turn(
+            message,
+            history=None,
+            files=files,
+            tool_files=tool_files,
+            output_schema=output_schema,
+            media_resolution_list=media_resolution_list,
+            anthropic_container_id=anthropic_container_id,
         )
         if error is not None:
             raise error
         return result
+
+    async def _run_turn(
+        self,
+        message: str,
+        *,
+        history: list[Message] | None,
+        files: list[Any] | None = None,
+        tool_files: list[Any] | None = None,
+        output_schema: type[BaseModel] | None = None,
+        media_resolution_list: list[str | None] | None = None,
+        anthropic_container_id: str | None = None,
+    ) -> tuple[AgentResult, BaseException | None]:
+        """One run after ``history`` (a session's turn): the result and the failure, if any."""
+        check_run_args(files, tool_files, media_resolution_list, anthropic_container_id)
+        return await self._execute(
+            message, sink=None, output_schema=output_schema, history=history, files=files
+        )
 
     def run_sync(
         self,
@@ -488,6 +512,33 @@ class Agent:
         Closing the generator early cancels the run and records what it had spent on
         :attr:`last_abandoned_stream`.
         """
+        events = self._stream_with_history(
+            message,
+            history=None,
+            files=files,
+            tool_files=tool_files,
+            output_schema=output_schema,
+            media_resolution_list=media_resolution_list,
+            anthropic_container_id=anthropic_container_id,
+        )
+        async with contextlib.aclosing(events):
+            async for event in events:
+                yield event
+
+    async def _stream_with_history(
+        self,
+        message: str,
+        *,
+        history: list[Message] | None,
+        files: list[Any] | None = None,
+        tool_files: list[Any] | None = None,
+        output_schema: type[BaseModel] | None = None,
+        media_resolution_list: list[str | None] | None = None,
+        anthropic_container_id: str | None = None,
+        on_result: Callable[[AgentResult, BaseException | None], None] | None = None,
+    ) -> AsyncGenerator[AgentStreamEvent, None]:
+        """:meth:`stream` after ``history`` (a session's turn); ``on_result`` receives the
+        run's result before ``complete`` is yielded."""
         self.last_abandoned_stream = None
 
         def abandoned(outcome: RunOutcome) -> None:
@@ -498,9 +549,17 @@ class Agent:
         async def execute(
             sink: EventSink, on_loop: Callable[[RunLoop], None]
         ) -> tuple[AgentResult, BaseException | None]:
-            return await self._execute(
-                message, sink=sink, output_schema=output_schema, on_loop=on_loop, files=files
+            result, error = await self._execute(
+                message,
+                sink=sink,
+                output_schema=output_schema,
+                history=history,
+                on_loop=on_loop,
+                files=files,
             )
+            if on_result is not None:
+                on_result(result, error)
+            return result, error
 
         events = stream_run(
             execute,
@@ -544,13 +603,42 @@ class Agent:
         reuse_anthropic_container: bool = False,
         late_injection_policy: str = "surface",
         max_follow_up_turns: int = 1,
-    ) -> NoReturn:
-        """Create a new session for multi-turn conversations (not built in this release).
+        *,
+        store: SessionStore | None = None,
+    ) -> AgentSession:
+        """Create a session for multi-turn conversations (see AgentSession).
 
-        Raises:
-            NotImplementedError: always, until AgentSession lands.
+        With ``store`` every completed turn is appended to it; a ``session_id`` the store
+        already holds resumes that session.
         """
-        raise NotImplementedError("Agent.session() (AgentSession) is not implemented yet")
+        return AgentSession(
+            self,
+            session_id=session_id,
+            session_history_config=session_history_config,
+            reuse_anthropic_container=reuse_anthropic_container,
+            late_injection_policy=late_injection_policy,
+            max_follow_up_turns=max_follow_up_turns,
+            store=store,
+        )
+
+    def _tool_surface(self) -> list[dict[str, Any]]:
+        """The tool surface this Agent declares (local schemas, MCP entries by name and
+        format, built-in tools), without connecting anything: the prefix fingerprint's."""
+        local = [
+            {"name": spec.name, "description": spec.description, "parameters": spec.parameters}
+            for spec, _session in self._tool_loader.entries()
+            if spec.server_name is None
+        ]
+        servers = [
+            {"name": config.name, "format": config.format}
+            for config in self._tool_loader.server_configs
+        ]
+        built_in = sorted((self.settings.built_in_tools or {}).keys())
+        return [
+            {"local": sorted(local, key=lambda t: str(t["name"]))},
+            {"servers": servers},
+            {"built_in": built_in},
+        ]
 
     @classmethod
     def from_config(cls, config_path: str, **overrides: Any) -> Self:

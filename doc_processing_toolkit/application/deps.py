@@ -9,6 +9,7 @@ documented entry point (``doc_processing_toolkit.agent.core``) installs with
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -70,6 +71,8 @@ class AgentDeps:
     """The default store for externalised media (None: media stays inline)."""
     archive_sink: ArchiveSink | None = None
     """The default receiver of compaction archives (None: archive files)."""
+    directory_media_store: Callable[[str | os.PathLike[str]], MediaStore] | None = None
+    """Builds the MediaStore of a directory (a ``media_store=`` given as a path)."""
 
 
 DepsFactory = Callable[[], AgentDeps]

@@ -233,19 +233,33 @@ def test_overrides_follow_the_documented_rules() -> None:
         Agent.from_config_string("model: gpt-4o\nprovider_overrides: {max_tokens: 3}\n")
 
 
-def test_unbuilt_features_load_as_data_and_the_agent_refuses_them() -> None:
+def test_unbuilt_features_load_as_data_and_the_agent_refuses_them(tmp_path: Path) -> None:
     text = (
         "model: claude-sonnet-4-5\n"
         "compaction: true\n"
         "compaction_config: {strategy: sliding_window, keep_recent_messages: 4}\n"
-        "session_history_config: {mode: no_reasoning}\n"
-        "media_policy: externalize\n"
-        "media_store: ./media\n"
     )
     config = load_config_from_string(text)
     assert config["compaction_config"]["strategy"] == "sliding_window"
     with pytest.raises(NotImplementedError):
         Agent.from_config_string(text, client=FakeModel([]))
+
+
+def test_session_and_media_settings_build_from_yaml(tmp_path: Path) -> None:
+    text = (
+        "model: claude-sonnet-4-5\n"
+        "session_history_config: {mode: no_reasoning}\n"
+        "media_policy: externalize\n"
+        f"media_store: {tmp_path / 'media'}\n"
+        "media_max_inline_bytes: null\n"
+    )
+    agent = Agent.from_config_string(text, client=FakeModel([]))
+    assert agent.settings.media_policy == "externalize"
+    config = agent.to_config()
+    assert config["media_store"] == str(tmp_path / "media")
+    assert config["media_max_inline_bytes"] is None
+    config.pop("unserialisable")  # the FakeModel client
+    assert Agent.from_config_string(yaml.safe_dump(config)).to_config() == config
 
 
 def test_single_key_validators() -> None:
@@ -366,6 +380,10 @@ _constructor_args = st.fixed_dictionaries(
             unique_by=lambda d: d["type"],
         ),
         "on_unsupported_part": st.sampled_from(["drop", "raise"]),
+        "media_policy": st.sampled_from(["auto", "inline", "externalize", "strip"]),
+        "media_max_inline_bytes": st.none() | st.integers(0, 10**9),
+        "session_history_config": st.none()
+        | st.fixed_dictionaries({"mode": st.sampled_from(["full", "messages_only"])}),
         "effort_config": st.sampled_from(["low", "high"]),
         "max_pause_turn_iterations": st.integers(1, 20),
     },
