@@ -45,6 +45,7 @@ from doc_processing_toolkit.adapters.providers.fireworks.profile import Firework
 from doc_processing_toolkit.adapters.providers.google.client import GoogleModelClient
 from doc_processing_toolkit.adapters.providers.google.dialect import GoogleHistoryCodec
 from doc_processing_toolkit.adapters.providers.google.profile import GoogleProfile
+from doc_processing_toolkit.adapters.providers.native_media import ProviderMediaShapes
 from doc_processing_toolkit.adapters.providers.openai.client import OpenAIModelClient
 from doc_processing_toolkit.adapters.providers.openai.dialect import OpenAIHistoryCodec
 from doc_processing_toolkit.adapters.providers.openai.profile import OpenAIProfile
@@ -231,6 +232,7 @@ def default_deps(container: Container | None = None) -> AgentDeps:
         provider_profiles=functools.partial(build_provider_profile, container),
         tools=tool_loader_wiring(container),
         release_loop_resources=release_loop_resources,
+        native_media=ProviderMediaShapes(),
         directory_media_store=directory_media_store,
     )
 

@@ -21,6 +21,7 @@ from doc_processing_toolkit.ports.archive_sink import ArchiveSink
 from doc_processing_toolkit.ports.dialect import HistoryCodec
 from doc_processing_toolkit.ports.media_store import MediaStore
 from doc_processing_toolkit.ports.model_client import ModelClient
+from doc_processing_toolkit.ports.native_media import NativeMediaShapes
 from doc_processing_toolkit.ports.provider_profile import ProviderProfile
 from doc_processing_toolkit.ports.registry import ModelRegistry
 
@@ -67,6 +68,8 @@ class AgentDeps:
     """The tool-session factories of every tool format."""
     release_loop_resources: Callable[[], Awaitable[None]]
     """Closes the provider clients bound to the running loop (``run_sync`` calls it)."""
+    native_media: NativeMediaShapes
+    """How media sits in provider-native stored messages (session media policy)."""
     media_store: MediaStore | None = None
     """The default store for externalised media (None: media stays inline)."""
     archive_sink: ArchiveSink | None = None

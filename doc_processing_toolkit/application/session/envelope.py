@@ -26,6 +26,7 @@ from doc_processing_toolkit.application.session.media_policy import (
 from doc_processing_toolkit.application.session.metadata import utc_now
 from doc_processing_toolkit.domain.session import ENVELOPE_SCHEMA_VERSION
 from doc_processing_toolkit.ports.media_store import MediaStore
+from doc_processing_toolkit.ports.native_media import NativeMediaShapes
 
 __all__ = [
     "EnvelopeSource",
@@ -52,6 +53,8 @@ class EnvelopeSource:
     media_report: list[dict[str, Any]] = field(default_factory=list)
     session_history_config: dict[str, Any] | None = None
     sdk_distribution: str | None = None
+    shapes: NativeMediaShapes | None = None
+    """How media sits in the stored messages (needed to externalise or strip media)."""
 
 
 def toolkit_version() -> str | None:
@@ -145,10 +148,12 @@ def build_envelope(
     table = copy.deepcopy(source.media_table)
     report = copy.deepcopy(source.media_report)
     _cap_uploads(table, store, max_inline_bytes, report)
-    if policy == "externalize" and store is not None:
-        messages = externalize_messages(messages, store, table)
-    elif policy == "strip":
-        messages = strip_messages(messages, report)
+    if policy in ("externalize", "strip") and source.shapes is None:
+        raise ValueError(f"media={policy!r} needs the stored messages' media shapes")
+    if policy == "externalize" and store is not None and source.shapes is not None:
+        messages = externalize_messages(messages, store, table, source.shapes)
+    elif policy == "strip" and source.shapes is not None:
+        messages = strip_messages(messages, report, source.shapes)
     envelope: dict[str, Any] = {
         "schema_version": ENVELOPE_SCHEMA_VERSION,
         "session_id": source.session_id,

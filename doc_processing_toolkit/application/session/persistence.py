@@ -144,6 +144,7 @@ class SessionPersistence:
             media_report=self._media_report,
             session_history_config=self._history_config,
             sdk_distribution=getattr(profile, "sdk_distribution", None),
+            shapes=self.agent.deps.native_media,
         )
 
     def _store_header(
@@ -204,7 +205,7 @@ class SessionPersistence:
     @property
     def persistence_report(self) -> dict[str, Any]:
         """What :meth:`to_dict` would write, measured (size, counts, media inventory)."""
-        records = list(media_parts(self._messages))
+        records = list(media_parts(self._messages, self.agent.deps.native_media))
         size = len(json.dumps(self.to_dict(media="inline"), ensure_ascii=False).encode())
         return {
             "size_bytes": size,
@@ -260,7 +261,7 @@ class SessionPersistence:
         if input_types is None:
             return messages
         dropped: list[dict[str, Any]] = []
-        for slot in list(iter_slots(messages)):
+        for slot in list(iter_slots(messages, self.agent.deps.native_media)):
             key = registry_key_for_part(slot, self.agent.provider)
             if (
                 key is None
@@ -280,9 +281,8 @@ class SessionPersistence:
                     f"restored message {slot.message_index} holds {key}, which "
                     f"{self.agent.model} does not take"
                 )
-            text = f"[{slot.mime_type or 'media'} not supported by {self.agent.model}]"
-            replacement: dict[str, Any] = (
-                {"text": text} if slot.dialect == "google" else {"type": "text", "text": text}
+            replacement = self.agent.deps.native_media.placeholder(
+                slot, f"not supported by {self.agent.model}"
             )
             replace_slot(messages, slot, replacement)
             dropped.append(record)
@@ -307,7 +307,7 @@ class SessionPersistence:
         store = self._media_store(UNSET if media_store is None else media_store)
         report = copy.deepcopy(env.media_report)
         table = copy.deepcopy(env.media)
-        messages = reinline_messages(messages, table, store, report)
+        messages = reinline_messages(messages, table, store, report, self.agent.deps.native_media)
         source = self._source_dialect(messages, env.provider, metadata)
         conversion = convert_stored_history(
             messages,

@@ -291,6 +291,7 @@ class AgentSession(SessionPersistence):
             added = strip_messages(
                 added,
                 self._media_report,
+                self.agent.deps.native_media,
                 references=True,
                 label="removed from history",
                 source="preserve_media",
