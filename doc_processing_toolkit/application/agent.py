@@ -35,7 +35,6 @@ from doc_processing_toolkit.application.config.settings import (
     SettingView,
 )
 from doc_processing_toolkit.application.config.validation import (
-    defer_predicate,
     validate_settings,
 )
 from doc_processing_toolkit.application.costs.builder import ReportContext
@@ -54,12 +53,11 @@ from doc_processing_toolkit.application.run.streaming import (
 )
 from doc_processing_toolkit.application.session.session import AgentSession
 from doc_processing_toolkit.application.tools.loader import ToolLoader
-from doc_processing_toolkit.application.tools.planning import RunToolPlanner
-from doc_processing_toolkit.domain.costs.pricing import pricing_snapshot
+from doc_processing_toolkit.application.tools.planning import build_tool_planner
 from doc_processing_toolkit.domain.events import AgentStreamEvent
 from doc_processing_toolkit.domain.messages import Message
 from doc_processing_toolkit.domain.tools.results import DEFAULT_TOOL_RESULT_PREVIEW_CHARS
-from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolChoice
+from doc_processing_toolkit.domain.tools.specs import ToolChoice
 from doc_processing_toolkit.domain.tools.truncated import TruncatedResultStore
 from doc_processing_toolkit.ports.model_client import ModelClient
 from doc_processing_toolkit.ports.session_store import SessionStore
@@ -223,7 +221,13 @@ class Agent:
         self._owns_client = False
         self._tool_loader = ToolLoader.from_wiring(deps.tools)
         self._tool_loader.load(list(s.tools))
-        self._tool_planner = self._build_tool_planner()
+        self._tool_planner = build_tool_planner(
+            s,
+            tool_result_cap=self._resolution.tool_result_cap,
+            native_tool_search=self._resolution.native_tool_search,
+            store_session_factory=deps.tools.truncated_session_factory,
+            logger=self.logger,
+        )
         self.logger.debug(
             "Agent created: model=%s provider=%s tools=%d api_key=%s",
             s.model,
@@ -270,39 +274,6 @@ class Agent:
             log_level=s.log_level,
             log_file=s.log_file,
             log_to_file=s.log_to_file,
-        )
-
-    def _build_tool_planner(self) -> RunToolPlanner:
-        s = self.settings
-        read_back = s.read_back_chars > 0
-        if read_back and self._resolution.tool_result_cap == 0:
-            self.logger.warning(
-                "truncated_result_read_chars has no effect with max_tool_result_chars=0: "
-                "nothing is cut"
-            )
-            read_back = False
-        choice = s.resolved_tool_choice
-        if read_back and (isinstance(choice, ForcedTool) or choice == "required"):
-            self.logger.warning(
-                "truncated_result_read_chars has no effect with a tool_choice that forces a "
-                "call: the run ends after one tool round, so the model could not read on"
-            )
-            read_back = False
-        defer = defer_predicate(s.defer_tools)
-        if defer is not None and not self._resolution.native_tool_search:
-            self.logger.warning(
-                "defer_tools has no effect: it needs the provider's native tool search "
-                "(built_in_tools={'tool_search': BuiltInToolConfig(enabled=True)} on an "
-                "Anthropic or OpenAI model whose registry row lists tool_search); every "
-                "tool loads eagerly"
-            )
-            defer = None
-        return RunToolPlanner(
-            auto_inject_skills=bool(s.auto_inject_skills),
-            auto_inject_memory_instructions=bool(s.auto_inject_memory_instructions),
-            read_back=read_back,
-            store_session_factory=self._deps.tools.truncated_session_factory,
-            defer=defer,
         )
 
     def _get_client(self) -> ModelClient:
@@ -398,13 +369,8 @@ class Agent:
             detailed_costs=self.settings.detailed_costs,
             cost_output_dir=self.settings.cost_output_dir,
             built_in_tools_used=list(self._resolution.built_in_tool_names),
-            report_context=ReportContext(
-                provider=self.provider,
-                thinking_config=self.settings.thinking,
-                max_iterations=self.settings.max_iterations,
-                temperature=self.settings.temperature,
-                tools_available=tuple(t.name for t in self._tool_loader.tools),
-                pricing_info=pricing_snapshot(self._resolution.row),
+            report_context=ReportContext.of(
+                self.settings, self.provider, self._resolution.row, self._tool_loader.tools
             ),
         )
 
@@ -622,43 +588,18 @@ class Agent:
         )
 
     def _tool_surface(self) -> list[dict[str, Any]]:
-        """The tool surface this Agent declares (local schemas, MCP entries by name and
-        format, built-in tools), without connecting anything: the prefix fingerprint's."""
-        local = [
-            {"name": spec.name, "description": spec.description, "parameters": spec.parameters}
-            for spec, _session in self._tool_loader.entries()
-            if spec.server_name is None
-        ]
-        servers = [
-            {"name": config.name, "format": config.format}
-            for config in self._tool_loader.server_configs
-        ]
-        built_in = sorted((self.settings.built_in_tools or {}).keys())
-        return [
-            {"local": sorted(local, key=lambda t: str(t["name"]))},
-            {"servers": servers},
-            {"built_in": built_in},
-        ]
+        """The tool surface this Agent declares, without connecting anything (the prefix
+        fingerprint's)."""
+        return self._tool_loader.declared_surface(self.settings.built_in_tools)
 
     @classmethod
     def from_config(cls, config_path: str, **overrides: Any) -> Self:
-        """Create an Agent from a YAML configuration file (see ``agent.config``).
-
-        Raises:
-            FileNotFoundError: the file does not exist.
-            ConfigParseError: the YAML does not parse.
-            ConfigValidationError: the configuration (with the overrides) is invalid.
-        """
+        """Create an Agent from a YAML file (see ``agent.config`` for errors and rules)."""
         return cls(**agent_kwargs_from_file(config_path, overrides))
 
     @classmethod
     def from_config_string(cls, yaml_content: str, **overrides: Any) -> Self:
-        """Create an Agent from a YAML string (overrides as in :meth:`from_config`).
-
-        Raises:
-            ConfigParseError: the YAML does not parse.
-            ConfigValidationError: the configuration (with the overrides) is invalid.
-        """
+        """Create an Agent from a YAML string (overrides as in :meth:`from_config`)."""
         return cls(**agent_kwargs_from_string(yaml_content, overrides))
 
     def to_config(self) -> dict[str, Any]:

@@ -10,18 +10,20 @@ run's cost — and ``total_cost`` is ``AgentResult.cost`` itself, to the cent.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from doc_processing_toolkit.application.config.settings import AgentSettings
 from doc_processing_toolkit.application.costs.report import (
     DetailedCostReport,
     IterationMetrics,
     ToolCallMetrics,
 )
 from doc_processing_toolkit.application.result import AgentResult
-from doc_processing_toolkit.domain.costs.pricing import CostRecord
+from doc_processing_toolkit.domain.costs.pricing import CostRecord, pricing_snapshot
 from doc_processing_toolkit.domain.costs.retry import RetryAttemptCost
+from doc_processing_toolkit.domain.registry import ModelInfo
 
 __all__ = ["ReportContext", "RunCostFacts", "build_detailed_report", "write_detailed_report"]
 
@@ -38,6 +40,20 @@ class ReportContext:
     temperature: float | None = None
     tools_available: tuple[str, ...] = ()
     pricing_info: Mapping[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def of(
+        cls, settings: AgentSettings, provider: str, row: ModelInfo | None, tools: Iterable[Any]
+    ) -> ReportContext:
+        """The context of an Agent with ``settings`` on ``provider`` (``row``: its model)."""
+        return cls(
+            provider=provider,
+            thinking_config=settings.thinking,
+            max_iterations=settings.max_iterations,
+            temperature=settings.temperature,
+            tools_available=tuple(str(getattr(t, "name", t)) for t in tools),
+            pricing_info=pricing_snapshot(row),
+        )
 
 
 @dataclass(frozen=True, slots=True)
