@@ -28,6 +28,7 @@ from doc_processing_toolkit.application.config.from_config import (
     agent_kwargs_from_file,
     agent_kwargs_from_string,
 )
+from doc_processing_toolkit.application.config.reference import AGENT_INIT_DOC
 from doc_processing_toolkit.application.config.resolution import resolve_settings
 from doc_processing_toolkit.application.config.settings import (
     DEFAULT_MEDIA_MAX_INLINE_BYTES,
@@ -145,16 +146,7 @@ class Agent:
         deps: AgentDeps | None = None,
         **provider_kwargs: Any,
     ) -> None:
-        """Initialize an Agent (see the API reference for every parameter).
-
-        Args:
-            client: A ModelClient to use instead of the container's adapter.
-            base_url: The endpoint the container's adapter talks to.
-            deps: The adapters to use; None takes the process default (the container's).
-
-        Raises:
-            ValueError: If model is invalid or parameters are out of range.
-        """
+        """Initialize an Agent (every parameter: ``help(Agent)``, from config/reference.py)."""
         self._settings: AgentSettings = validate_settings(
             AgentSettings(
                 model=model,
@@ -617,3 +609,6 @@ class Agent:
             f"tools={len(self.settings.tools)}, "
             f"api_key={'set' if self.settings.api_key else 'env'})"
         )
+
+
+Agent.__init__.__doc__ = AGENT_INIT_DOC
