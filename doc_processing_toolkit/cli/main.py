@@ -5,6 +5,8 @@
     dpt run "What is 2 + 3?" --model claude-sonnet-5-5 --tool tools.py --stream
     dpt models [--provider anthropic]
     dpt demo [--model claude-sonnet-5-5]
+    dpt config schema | dpt config check agent.yaml
+    dpt cost REPORT.json | dpt cost agent_costs/
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 from doc_processing_toolkit import __version__
 from doc_processing_toolkit.agent import Agent, AgentResult
 from doc_processing_toolkit.agent.tools import is_tool
+from doc_processing_toolkit.cli.config_cost import add_commands
 from doc_processing_toolkit.cli.render import cost_line, held_warnings, stream_run
 
 __all__ = ["main"]
@@ -139,6 +142,7 @@ def _parser() -> argparse.ArgumentParser:
         help="the model the emulator plays (any provider's; default: claude-sonnet-5-5)",
     )
     demo.set_defaults(func=_cmd_demo)
+    add_commands(sub)
     return parser
 
 
