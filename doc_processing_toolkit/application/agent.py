@@ -24,6 +24,10 @@ from pydantic import BaseModel
 from doc_processing_toolkit.application.builder import AgentBuilder
 from doc_processing_toolkit.application.config import log_setup
 from doc_processing_toolkit.application.config.export import export_config
+from doc_processing_toolkit.application.config.from_config import (
+    agent_kwargs_from_file,
+    agent_kwargs_from_string,
+)
 from doc_processing_toolkit.application.config.reference import AGENT_INIT_DOC
 from doc_processing_toolkit.application.config.resolution import resolve_settings
 from doc_processing_toolkit.application.config.settings import (
@@ -35,6 +39,7 @@ from doc_processing_toolkit.application.config.settings import (
 from doc_processing_toolkit.application.config.validation import (
     validate_settings,
 )
+from doc_processing_toolkit.application.costs.builder import ReportContext
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
 from doc_processing_toolkit.application.deps import AgentDeps, default_deps
 from doc_processing_toolkit.application.media.prompt import build_prompt
@@ -376,6 +381,9 @@ class Agent:
             detailed_costs=self.settings.detailed_costs,
             cost_output_dir=self.settings.cost_output_dir,
             built_in_tools_used=list(self._resolution.built_in_tool_names),
+            report_context=ReportContext.of(
+                self.settings, self.provider, self._resolution.row, self._tool_loader.tools
+            ),
         )
 
     async def run(
@@ -599,13 +607,13 @@ class Agent:
 
     @classmethod
     def from_config(cls, config_path: str, **overrides: Any) -> Self:
-        """YAML configuration is not built in this release."""
-        raise NotImplementedError("Agent.from_config() is not implemented yet")
+        """Create an Agent from a YAML file (see ``agent.config`` for errors and rules)."""
+        return cls(**agent_kwargs_from_file(config_path, overrides))
 
     @classmethod
     def from_config_string(cls, yaml_content: str, **overrides: Any) -> Self:
-        """YAML configuration is not built in this release."""
-        raise NotImplementedError("Agent.from_config_string() is not implemented yet")
+        """Create an Agent from a YAML string (overrides as in :meth:`from_config`)."""
+        return cls(**agent_kwargs_from_string(yaml_content, overrides))
 
     def to_config(self) -> dict[str, Any]:
         """The data half of this agent's constructor, in the YAML shape from_config reads.

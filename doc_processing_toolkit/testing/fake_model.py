@@ -164,6 +164,7 @@ class FakeModel:
             reasoning_tokens=step.reasoning_tokens,
             cached_input_tokens=step.cache_read_tokens,
             cache_write_tokens=step.cache_write_tokens,
+            cache_write_1h_tokens=step.cache_write_1h_tokens,
         )
         yield ModelResponse(
             message=Message("assistant", tuple(parts), provider=self.provider),

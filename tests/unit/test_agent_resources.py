@@ -229,3 +229,21 @@ def test_third_party_records_are_redacted_at_any_level() -> None:
     assert len(seen) == 6
     assert not any(SECRET in line for line in seen)
     assert any("Traceback" in line for line in seen)
+
+
+def test_timeouts_have_yaml_keys_and_round_trip() -> None:
+    yaml_text = (
+        "model: claude-sonnet-5-5\n"
+        "connect_timeout: 4\nrequest_timeout: 90\nstream_idle_timeout: 20\ntool_timeout: 7.5\n"
+    )
+    agent = Agent.from_config_string(yaml_text)
+    s = agent.settings
+    assert (s.connect_timeout, s.request_timeout, s.stream_idle_timeout, s.tool_timeout) == (
+        4.0,
+        90.0,
+        20.0,
+        7.5,
+    )
+    config = agent.to_config()
+    assert config["stream_idle_timeout"] == 20.0 and config["tool_timeout"] == 7.5
+    assert "stream_idle_timeout" not in Agent(MODEL, client=FakeModel()).to_config()

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from dependency_injector import providers
 
+import doc_processing_toolkit
 from doc_processing_toolkit import Agent, tool
 from doc_processing_toolkit.application.container import build_model_client, default_container
 from doc_processing_toolkit.cli.main import main as dpt
@@ -111,3 +112,33 @@ def test_dpt_run_sends_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     )
     assert dpt(["run", "Hi", "--model", "claude-sonnet-4-5", "--file", "/no/such.pdf"]) == 2
     assert "/no/such.pdf" in capsys.readouterr().err
+
+
+def test_dpt_version_and_unknown_provider(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        dpt(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.strip() == f"dpt {doc_processing_toolkit.__version__}"
+    assert dpt(["models", "--provider", "opnai"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown provider 'opnai'" in err and "anthropic, fireworks, google, openai" in err
+
+
+def test_dpt_stream_keeps_warnings_off_the_answer_and_fails_with_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with ProviderEmulator([reply("Streamed answer.")]) as emulator:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", emulator.anthropic_base_url)
+        # A retired model warns at construction: the warning must come after the answer.
+        code = dpt(["run", "hi", "--model", "claude-sonnet-4-5", "--stream"])
+        assert code == 0
+        captured = capsys.readouterr()
+        assert captured.out.startswith("Streamed answer.")  # no leading blank line
+        assert "WARNING" not in captured.out and "retired" not in captured.out
+        assert "dpt: warning: model claude-sonnet-4-5 retired" in captured.err
+
+        emulator.reset()  # nothing scripted: the emulator answers with an error
+        assert dpt(["run", "hi", "--model", "claude-sonnet-5-5", "--stream"]) == 1
+        err = capsys.readouterr().err
+        errors = [line for line in err.splitlines() if not line.startswith("dpt: warning:")]
+        assert len(errors) == 1 and errors[0].startswith("dpt: the run failed: ")

@@ -28,6 +28,7 @@ from doc_processing_toolkit.domain.tools.specs import normalize_tool_choice
 __all__ = [
     "DEFAULT_MEDIA_MAX_INLINE_BYTES",
     "NOT_YET_IMPLEMENTED",
+    "check_arguments",
     "check_not_implemented",
     "defer_predicate",
     "validate_non_negative_int",
@@ -126,6 +127,21 @@ def validate_timeout(name: str, value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
         raise ValueError(f"{name} must be a positive number of seconds or None, got {value!r}")
     return float(value)
+
+
+def check_arguments(arguments: dict[str, Any]) -> None:
+    """Validate some of the constructor's keyword arguments as the constructor does.
+
+    Used by AgentBuilder, so each builder method fails where the constructor would, with
+    the same message.
+
+    Raises:
+        ValueError, TypeError, NotImplementedError: as :func:`validate_settings`.
+    """
+    values = dict(arguments)
+    if "tools" in values:
+        values["tools"] = tuple(values["tools"] or ())
+    validate_settings(AgentSettings(model=values.pop("model", "model-placeholder"), **values))
 
 
 def check_session_settings(s: AgentSettings) -> None:

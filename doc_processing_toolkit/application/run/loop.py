@@ -111,6 +111,11 @@ class RunOutcome:
     """Tools stamped defer_loading on this run's wire tools (set by the Agent)."""
     error: BaseException | None = None
     """Set when the run failed; the partial state above is still valid."""
+    request_facts: list[dict[str, Any]] = field(default_factory=list)
+    """Per ledger record: ``retries_before`` (retry attempts recorded before it),
+    ``duration_ms`` and ``thinking`` - what the detailed cost report needs."""
+    tool_call_facts: list[dict[str, Any]] = field(default_factory=list)
+    """Per executed tool call: name, id, iteration, success, duration and sizes."""
 
     @property
     def reasoning_content(self) -> str | None:
@@ -150,12 +155,17 @@ class RunLoop:
         """The live outcome of the current run (readable while it runs)."""
 
     # ------------------------------------------------------------------ pricing
+    @property
+    def _cache_ttl(self) -> str:
+        return str((self._settings.prompt_caching or {}).get("ttl", "5m"))
+
     def _price(self, usage: Usage, served_tier: str | None = None) -> tuple[float, bool]:
         record = price_request(
             usage,
             self._settings.row,
             requested_tier=self._settings.service_tier,
             served_tier=served_tier,
+            cache_ttl=self._cache_ttl,
         )
         return record.cost, record.cost_estimated
 
@@ -235,6 +245,7 @@ class RunLoop:
                 },
             )
 
+        started = time.monotonic()
         response = await stream_with_retry(
             self._client,
             request,
@@ -249,6 +260,7 @@ class RunLoop:
             s.row,
             requested_tier=s.service_tier,
             served_tier=response.served_tier,
+            cache_ttl=self._cache_ttl,
             served_model=response.model,
             purpose=request.purpose,
             iteration=iteration,
@@ -262,6 +274,15 @@ class RunLoop:
         if not record.price_known:
             self._unpriced(self._log)
         outcome.ledger.record(record)
+        outcome.request_facts.append(
+            {
+                "retries_before": len(outcome.accumulator.attempts),
+                "duration_ms": int((time.monotonic() - started) * 1000),
+                "thinking": bool(request.thinking)
+                and (request.thinking or {}).get("type") != "disabled",
+                "stop_reason": response.stop_reason,
+            }
+        )
         outcome.last_response = response
         for name in response.built_in_tools_invoked:
             if name not in outcome.built_in_tools_invoked:
@@ -511,6 +532,18 @@ class RunLoop:
             meta["tool_reported_cost"] = spend.usd
             meta["tool_reported_cost_estimated"] = spend.estimated
         await self._channel.emit("tool_call_result", None, meta)
+        outcome.tool_call_facts.append(
+            {
+                **base,
+                "success": not tool_outcome.is_error,
+                "duration_ms": duration_ms,
+                "error": full_text[:500] if tool_outcome.is_error else None,
+                "input_size": len(json.dumps(call.arguments, default=str)),
+                "output_size": len(full_text),
+                "tool_reported_cost": spend.usd if spend is not None else 0.0,
+                "tool_reported_cost_estimated": bool(spend.estimated) if spend else False,
+            }
+        )
         return ToolResultPart(call.id, call.name, tuple(capped.content), tool_outcome.is_error)
 
 
