@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import dataclasses
 import logging
 import os
 import uuid
@@ -36,7 +37,14 @@ from doc_processing_toolkit.application.config.validation import (
 )
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
 from doc_processing_toolkit.application.deps import AgentDeps, default_deps
+from doc_processing_toolkit.application.media.outputs import download_output_files
 from doc_processing_toolkit.application.media.prompt import build_prompt
+from doc_processing_toolkit.application.media.tool_files import (
+    check_tool_files,
+    container_to_reuse,
+    upload_tool_files,
+    with_code_execution,
+)
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.events import EventChannel, EventSink
 from doc_processing_toolkit.application.run.loop import RunLoop, RunOutcome
@@ -323,6 +331,8 @@ class Agent:
         history: list[Message] | None = None,
         on_loop: Callable[[RunLoop], None] | None = None,
         files: list[Any] | None = None,
+        tool_files: list[Any] | None = None,
+        container_id: str | None = None,
     ) -> tuple[AgentResult, BaseException | None]:
         if not isinstance(message, str):
             raise TypeError(f"message must be a string, got {type(message).__name__}")
@@ -343,19 +353,36 @@ class Agent:
             on_unsupported_part=s.on_unsupported_part,
             logger=self.logger,
         )
-        messages = [*prior, prompt.message]
+        tool_parts = check_tool_files(tool_files)
+        client = self._get_client()
+        reuse = container_to_reuse(client, container_id, provider=res.provider, logger=self.logger)
         channel = EventChannel(sink, None, emit_request_start=s.emit_request_start)
         with log_setup.active_agent_logger(self.logger):
             self.logger.info("run %s started: model=%s", run_id, s.model)
             store = TruncatedResultStore() if self._tool_planner.read_back else None
             await self._tool_loader.connect_mcp_servers()
             plan = await self._tool_planner.plan(self._tool_loader, s.instructions, store)
+            uploaded = await upload_tool_files(
+                client, tool_parts, provider=res.provider, logger=self.logger
+            )
+            user_turn = prompt.message
+            if uploaded.prompt_parts:
+                user_turn = Message("user", (*uploaded.prompt_parts, *user_turn.parts))
+            messages = [*prior, user_turn]
+            run_settings = derive_run_settings(
+                s, self._resolution, system=plan.system, output_schema=output_schema
+            )
+            code_execution = bool(uploaded.uploads) or reuse is not None
+            if code_execution:
+                run_settings = dataclasses.replace(
+                    run_settings,
+                    built_in_tools=with_code_execution(run_settings.built_in_tools, reuse),
+                    code_execution_file_ids=tuple(uploaded.file_ids),
+                )
             loop = RunLoop(
-                self._get_client(),
+                client,
                 plan.tools,
-                derive_run_settings(
-                    s, self._resolution, system=plan.system, output_schema=output_schema
-                ),
+                run_settings,
                 channel,
                 truncated_results=store if plan.read_back else None,
                 unpriced_warning=self._unpriced,
@@ -367,6 +394,17 @@ class Agent:
             await channel.emit("run_end", None, {"run_id": run_id})
             result = self._result(outcome, run_id)
             result.dropped_parts = [*prompt.dropped_parts, *result.dropped_parts]
+            if code_execution and "code_execution" not in result.built_in_tools_used:
+                result.built_in_tools_used.append("code_execution")
+            written = await download_output_files(
+                client,
+                outcome.response_metadata.get("code_execution_files", []),
+                provider=res.provider,
+                output_dir=s.code_execution_output_dir,
+                logger=self.logger,
+            )
+            result.files_created = [*result.files_created, *written.files_created]
+            result.downloaded_files = written.downloaded_files
             if outcome.error is not None:
                 self.logger.error(
                     "run %s failed: %s: %s", run_id, type(outcome.error).__name__, result.error
@@ -410,7 +448,12 @@ class Agent:
         """
         check_run_args(files, tool_files, media_resolution_list, anthropic_container_id)
         result, error = await self._execute(
-            message, sink=None, output_schema=output_schema, files=files
+            message,
+            sink=None,
+            output_schema=output_schema,
+            files=files,
+            tool_files=tool_files,
+            container_id=anthropic_container_id,
         )
         if error is not None:
             raise error
@@ -485,7 +528,13 @@ class Agent:
             sink: EventSink, on_loop: Callable[[RunLoop], None]
         ) -> tuple[AgentResult, BaseException | None]:
             return await self._execute(
-                message, sink=sink, output_schema=output_schema, on_loop=on_loop, files=files
+                message,
+                sink=sink,
+                output_schema=output_schema,
+                on_loop=on_loop,
+                files=files,
+                tool_files=tool_files,
+                container_id=anthropic_container_id,
             )
 
         events = stream_run(

@@ -36,7 +36,6 @@ NOT_YET_IMPLEMENTED: dict[str, Any] = {
     "compaction": False,
     "compaction_config": None,
     "session_history_config": None,
-    "code_execution_output_dir": None,
     "hooks": None,
     "anthropic_block_binding": None,
     "strict_prefix_binding": False,

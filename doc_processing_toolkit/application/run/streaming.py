@@ -33,17 +33,13 @@ RunExecutor = Callable[
 def check_run_args(
     files: Any, tool_files: Any, media_resolution_list: Any, anthropic_container_id: Any
 ) -> None:
-    """Refuse the run() arguments whose features are not built yet (``files`` is built:
-    the media room checks it).
+    """Refuse the run() arguments whose features are not built yet (``files``,
+    ``tool_files`` and ``anthropic_container_id`` are built: the media room checks them).
 
     Raises:
         NotImplementedError: naming the first one that is set.
     """
-    for name, value in (
-        ("tool_files", tool_files),
-        ("media_resolution_list", media_resolution_list),
-        ("anthropic_container_id", anthropic_container_id),
-    ):
+    for name, value in (("media_resolution_list", media_resolution_list),):
         if value is not None:
             raise NotImplementedError(f"run({name}=...) is not implemented yet in this release")
 
