@@ -179,7 +179,7 @@ def test_tool_files_are_filtered_on_fireworks_with_a_log_line(
 
 def test_a_missing_tool_file_raises_before_any_request(emulator: ProviderEmulator) -> None:
     emulator.reset([reply("never")])
-    with pytest.raises(FileNotFoundError, match="nope.csv"):
+    with pytest.raises(FileNotFoundError, match=r"nope\.csv"):
         _agent(emulator, "anthropic").run_sync("x", tool_files=["nope.csv"])
     assert emulator.request_count == 0
 
