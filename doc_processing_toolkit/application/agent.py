@@ -37,14 +37,8 @@ from doc_processing_toolkit.application.config.validation import (
 )
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
 from doc_processing_toolkit.application.deps import AgentDeps, default_deps
-from doc_processing_toolkit.application.media.outputs import download_output_files
 from doc_processing_toolkit.application.media.prompt import build_prompt
-from doc_processing_toolkit.application.media.tool_files import (
-    check_tool_files,
-    container_to_reuse,
-    upload_tool_files,
-    with_code_execution,
-)
+from doc_processing_toolkit.application.media.run_media import RunMedia
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.events import EventChannel, EventSink
 from doc_processing_toolkit.application.run.loop import RunLoop, RunOutcome
@@ -333,6 +327,7 @@ class Agent:
         files: list[Any] | None = None,
         tool_files: list[Any] | None = None,
         container_id: str | None = None,
+        media_resolutions: list[str | None] | None = None,
     ) -> tuple[AgentResult, BaseException | None]:
         if not isinstance(message, str):
             raise TypeError(f"message must be a string, got {type(message).__name__}")
@@ -353,32 +348,28 @@ class Agent:
             on_unsupported_part=s.on_unsupported_part,
             logger=self.logger,
         )
-        tool_parts = check_tool_files(tool_files)
         client = self._get_client()
-        reuse = container_to_reuse(client, container_id, provider=res.provider, logger=self.logger)
+        media = RunMedia.check(
+            client,
+            provider=res.provider,
+            logger=self.logger,
+            tool_files=tool_files,
+            container_id=container_id,
+            media_resolutions=media_resolutions,
+        )
         channel = EventChannel(sink, None, emit_request_start=s.emit_request_start)
         with log_setup.active_agent_logger(self.logger):
             self.logger.info("run %s started: model=%s", run_id, s.model)
             store = TruncatedResultStore() if self._tool_planner.read_back else None
             await self._tool_loader.connect_mcp_servers()
             plan = await self._tool_planner.plan(self._tool_loader, s.instructions, store)
-            uploaded = await upload_tool_files(
-                client, tool_parts, provider=res.provider, logger=self.logger
-            )
-            user_turn = prompt.message
-            if uploaded.prompt_parts:
-                user_turn = Message("user", (*uploaded.prompt_parts, *user_turn.parts))
-            messages = [*prior, user_turn]
+            messages = [*prior, await media.user_turn(prompt.message)]
             run_settings = derive_run_settings(
                 s, self._resolution, system=plan.system, output_schema=output_schema
             )
-            code_execution = bool(uploaded.uploads) or reuse is not None
-            if code_execution:
-                run_settings = dataclasses.replace(
-                    run_settings,
-                    built_in_tools=with_code_execution(run_settings.built_in_tools, reuse),
-                    code_execution_file_ids=tuple(uploaded.file_ids),
-                )
+            run_settings = dataclasses.replace(
+                run_settings, **media.overrides(run_settings.built_in_tools)
+            )
             loop = RunLoop(
                 client,
                 plan.tools,
@@ -394,17 +385,7 @@ class Agent:
             await channel.emit("run_end", None, {"run_id": run_id})
             result = self._result(outcome, run_id)
             result.dropped_parts = [*prompt.dropped_parts, *result.dropped_parts]
-            if code_execution and "code_execution" not in result.built_in_tools_used:
-                result.built_in_tools_used.append("code_execution")
-            written = await download_output_files(
-                client,
-                outcome.response_metadata.get("code_execution_files", []),
-                provider=res.provider,
-                output_dir=s.code_execution_output_dir,
-                logger=self.logger,
-            )
-            result.files_created = [*result.files_created, *written.files_created]
-            result.downloaded_files = written.downloaded_files
+            await media.finish(result, outcome.response_metadata, s.code_execution_output_dir)
             if outcome.error is not None:
                 self.logger.error(
                     "run %s failed: %s: %s", run_id, type(outcome.error).__name__, result.error
@@ -454,6 +435,7 @@ class Agent:
             files=files,
             tool_files=tool_files,
             container_id=anthropic_container_id,
+            media_resolutions=media_resolution_list,
         )
         if error is not None:
             raise error
@@ -535,6 +517,7 @@ class Agent:
                 files=files,
                 tool_files=tool_files,
                 container_id=anthropic_container_id,
+                media_resolutions=media_resolution_list,
             )
 
         events = stream_run(

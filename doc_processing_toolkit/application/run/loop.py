@@ -321,6 +321,7 @@ class RunLoop:
                 remote_mcp_servers=s.remote_mcp_servers,
                 purpose=purpose,
                 code_execution_file_ids=s.code_execution_file_ids,
+                media_resolutions=s.media_resolutions,
             )
             response = await self._send(request, outcome, iteration)
             outcome.messages.append(response.message)
