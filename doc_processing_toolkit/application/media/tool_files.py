@@ -79,7 +79,8 @@ async def upload_tool_files(
         return out
     if not isinstance(client, CodeExecutionFiles):
         logger.warning(
-            "tool_files: %s has no Files API for code execution; %d file(s) not sent",
+            "tool_files: the %s client does not upload files for code execution; %d file(s) "
+            "not sent",
             provider,
             len(parts),
         )
