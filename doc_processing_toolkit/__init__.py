@@ -13,6 +13,7 @@ from doc_processing_toolkit.agent import (
     DetailedCostReport,
     tool,
 )
+from doc_processing_toolkit.agent.session import AgentSession
 from doc_processing_toolkit.agent.tools import get_tool_metadata, is_tool
 from doc_processing_toolkit.domain.errors import (
     AuthenticationError,
@@ -48,6 +49,7 @@ __all__ = [
     "AgentAborted",
     "AgentBuilder",
     "AgentResult",
+    "AgentSession",
     "AgentStreamEvent",
     "AuthenticationError",
     "BadRequestError",

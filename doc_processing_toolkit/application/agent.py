@@ -17,14 +17,15 @@ import dataclasses
 import logging
 import os
 import uuid
-from collections.abc import AsyncIterator, Callable
-from typing import Any, NoReturn, Self
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from typing import Any, Self
 
 from pydantic import BaseModel
 
 from doc_processing_toolkit.application.builder import AgentBuilder
 from doc_processing_toolkit.application.config import log_setup
 from doc_processing_toolkit.application.config.export import export_config
+from doc_processing_toolkit.application.config.reference import AGENT_INIT_DOC
 from doc_processing_toolkit.application.config.resolution import resolve_settings
 from doc_processing_toolkit.application.config.settings import (
     DEFAULT_MEDIA_MAX_INLINE_BYTES,
@@ -32,7 +33,6 @@ from doc_processing_toolkit.application.config.settings import (
     SettingView,
 )
 from doc_processing_toolkit.application.config.validation import (
-    defer_predicate,
     validate_settings,
 )
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
@@ -49,14 +49,16 @@ from doc_processing_toolkit.application.run.streaming import (
     check_run_args,
     stream_run,
 )
+from doc_processing_toolkit.application.session.session import AgentSession
 from doc_processing_toolkit.application.tools.loader import ToolLoader
-from doc_processing_toolkit.application.tools.planning import RunToolPlanner
+from doc_processing_toolkit.application.tools.planning import build_tool_planner
 from doc_processing_toolkit.domain.events import AgentStreamEvent
 from doc_processing_toolkit.domain.messages import Message
 from doc_processing_toolkit.domain.tools.results import DEFAULT_TOOL_RESULT_PREVIEW_CHARS
-from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolChoice
+from doc_processing_toolkit.domain.tools.specs import ToolChoice
 from doc_processing_toolkit.domain.tools.truncated import TruncatedResultStore
 from doc_processing_toolkit.ports.model_client import ModelClient
+from doc_processing_toolkit.ports.session_store import SessionStore
 
 __all__ = ["STREAM_CANCEL_WAIT_SECONDS", "Agent"]
 
@@ -141,16 +143,7 @@ class Agent:
         deps: AgentDeps | None = None,
         **provider_kwargs: Any,
     ) -> None:
-        """Initialize an Agent (see the API reference for every parameter).
-
-        Args:
-            client: A ModelClient to use instead of the container's adapter.
-            base_url: The endpoint the container's adapter talks to.
-            deps: The adapters to use; None takes the process default (the container's).
-
-        Raises:
-            ValueError: If model is invalid or parameters are out of range.
-        """
+        """Initialize an Agent (every parameter: ``help(Agent)``, from config/reference.py)."""
         self._settings: AgentSettings = validate_settings(
             AgentSettings(
                 model=model,
@@ -217,7 +210,13 @@ class Agent:
         self._owns_client = False
         self._tool_loader = ToolLoader.from_wiring(deps.tools)
         self._tool_loader.load(list(s.tools))
-        self._tool_planner = self._build_tool_planner()
+        self._tool_planner = build_tool_planner(
+            s,
+            tool_result_cap=self._resolution.tool_result_cap,
+            native_tool_search=self._resolution.native_tool_search,
+            store_session_factory=deps.tools.truncated_session_factory,
+            logger=self.logger,
+        )
         self.logger.debug(
             "Agent created: model=%s provider=%s tools=%d api_key=%s",
             s.model,
@@ -264,39 +263,6 @@ class Agent:
             log_level=s.log_level,
             log_file=s.log_file,
             log_to_file=s.log_to_file,
-        )
-
-    def _build_tool_planner(self) -> RunToolPlanner:
-        s = self.settings
-        read_back = s.read_back_chars > 0
-        if read_back and self._resolution.tool_result_cap == 0:
-            self.logger.warning(
-                "truncated_result_read_chars has no effect with max_tool_result_chars=0: "
-                "nothing is cut"
-            )
-            read_back = False
-        choice = s.resolved_tool_choice
-        if read_back and (isinstance(choice, ForcedTool) or choice == "required"):
-            self.logger.warning(
-                "truncated_result_read_chars has no effect with a tool_choice that forces a "
-                "call: the run ends after one tool round, so the model could not read on"
-            )
-            read_back = False
-        defer = defer_predicate(s.defer_tools)
-        if defer is not None and not self._resolution.native_tool_search:
-            self.logger.warning(
-                "defer_tools has no effect: it needs the provider's native tool search "
-                "(built_in_tools={'tool_search': BuiltInToolConfig(enabled=True)} on an "
-                "Anthropic or OpenAI model whose registry row lists tool_search); every "
-                "tool loads eagerly"
-            )
-            defer = None
-        return RunToolPlanner(
-            auto_inject_skills=bool(s.auto_inject_skills),
-            auto_inject_memory_instructions=bool(s.auto_inject_memory_instructions),
-            read_back=read_back,
-            store_session_factory=self._deps.tools.truncated_session_factory,
-            defer=defer,
         )
 
     def _get_client(self) -> ModelClient:
@@ -427,19 +393,42 @@ class Agent:
             ProviderError: when the provider failed after retries.
             StructuredOutputError: when output_schema did not validate.
         """
+        result, error = await self._run_turn(
+            message,
+            history=None,
+            files=files,
+            tool_files=tool_files,
+            output_schema=output_schema,
+            media_resolution_list=media_resolution_list,
+            anthropic_container_id=anthropic_container_id,
+        )
+        if error is not None:
+            raise error
+        return result
+
+    async def _run_turn(
+        self,
+        message: str,
+        *,
+        history: list[Message] | None,
+        files: list[Any] | None = None,
+        tool_files: list[Any] | None = None,
+        output_schema: type[BaseModel] | None = None,
+        media_resolution_list: list[str | None] | None = None,
+        anthropic_container_id: str | None = None,
+    ) -> tuple[AgentResult, BaseException | None]:
+        """One run after ``history`` (a session's turn): the result and the failure, if any."""
         check_run_args(files, tool_files, media_resolution_list, anthropic_container_id)
-        result, error = await self._execute(
+        return await self._execute(
             message,
             sink=None,
             output_schema=output_schema,
+            history=history,
             files=files,
             tool_files=tool_files,
             container_id=anthropic_container_id,
             media_resolutions=media_resolution_list,
         )
-        if error is not None:
-            raise error
-        return result
 
     def run_sync(
         self,
@@ -499,6 +488,33 @@ class Agent:
         Closing the generator early cancels the run and records what it had spent on
         :attr:`last_abandoned_stream`.
         """
+        events = self._stream_with_history(
+            message,
+            history=None,
+            files=files,
+            tool_files=tool_files,
+            output_schema=output_schema,
+            media_resolution_list=media_resolution_list,
+            anthropic_container_id=anthropic_container_id,
+        )
+        async with contextlib.aclosing(events):
+            async for event in events:
+                yield event
+
+    async def _stream_with_history(
+        self,
+        message: str,
+        *,
+        history: list[Message] | None,
+        files: list[Any] | None = None,
+        tool_files: list[Any] | None = None,
+        output_schema: type[BaseModel] | None = None,
+        media_resolution_list: list[str | None] | None = None,
+        anthropic_container_id: str | None = None,
+        on_result: Callable[[AgentResult, BaseException | None], None] | None = None,
+    ) -> AsyncGenerator[AgentStreamEvent, None]:
+        """:meth:`stream` after ``history`` (a session's turn); ``on_result`` receives the
+        run's result before ``complete`` is yielded."""
         self.last_abandoned_stream = None
 
         def abandoned(outcome: RunOutcome) -> None:
@@ -509,16 +525,20 @@ class Agent:
         async def execute(
             sink: EventSink, on_loop: Callable[[RunLoop], None]
         ) -> tuple[AgentResult, BaseException | None]:
-            return await self._execute(
+            result, error = await self._execute(
                 message,
                 sink=sink,
                 output_schema=output_schema,
+                history=history,
                 on_loop=on_loop,
                 files=files,
                 tool_files=tool_files,
                 container_id=anthropic_container_id,
                 media_resolutions=media_resolution_list,
             )
+            if on_result is not None:
+                on_result(result, error)
+            return result, error
 
         events = stream_run(
             execute,
@@ -562,13 +582,28 @@ class Agent:
         reuse_anthropic_container: bool = False,
         late_injection_policy: str = "surface",
         max_follow_up_turns: int = 1,
-    ) -> NoReturn:
-        """Create a new session for multi-turn conversations (not built in this release).
+        *,
+        store: SessionStore | None = None,
+    ) -> AgentSession:
+        """Create a session for multi-turn conversations (see AgentSession).
 
-        Raises:
-            NotImplementedError: always, until AgentSession lands.
+        With ``store`` every completed turn is appended to it; a ``session_id`` the store
+        already holds resumes that session.
         """
-        raise NotImplementedError("Agent.session() (AgentSession) is not implemented yet")
+        return AgentSession(
+            self,
+            session_id=session_id,
+            session_history_config=session_history_config,
+            reuse_anthropic_container=reuse_anthropic_container,
+            late_injection_policy=late_injection_policy,
+            max_follow_up_turns=max_follow_up_turns,
+            store=store,
+        )
+
+    def _tool_surface(self) -> list[dict[str, Any]]:
+        """The tool surface this Agent declares, without connecting anything (the prefix
+        fingerprint's)."""
+        return self._tool_loader.declared_surface(self.settings.built_in_tools)
 
     @classmethod
     def from_config(cls, config_path: str, **overrides: Any) -> Self:
@@ -595,3 +630,6 @@ class Agent:
             f"tools={len(self.settings.tools)}, "
             f"api_key={'set' if self.settings.api_key else 'env'})"
         )
+
+
+Agent.__init__.__doc__ = AGENT_INIT_DOC

@@ -40,6 +40,10 @@ class BaseProfile:
     payload_artefact: str = "provider_part"
     options: VendorOptions | None = None
     """The vendor's option rules; None (a plug-in): keywords pass unchecked."""
+    sdk_distribution: str | None = None
+    """The provider SDK's distribution name (a session envelope records its version)."""
+    code_execution_containers: bool = False
+    """Whether a code-execution container id can be reused across runs (sessions ask)."""
 
     def check_options(self, options: ProviderOptions, row: ModelInfo | None) -> OptionReport:
         """Check provider keywords, service tier, built-in tools and provider-run MCP.

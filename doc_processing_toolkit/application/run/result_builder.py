@@ -14,6 +14,7 @@ from doc_processing_toolkit.application.costs.report import DetailedCostReport
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.loop import RunOutcome
 from doc_processing_toolkit.domain.costs.ledger import price_request
+from doc_processing_toolkit.domain.costs.pricing import round_usd
 from doc_processing_toolkit.domain.errors import AgentAborted, ProviderError
 from doc_processing_toolkit.domain.messages import MESSAGES_ADAPTER
 from doc_processing_toolkit.domain.registry import ModelInfo
@@ -93,9 +94,9 @@ def build_result(
         cache_write_tokens=sum(r.cache_write_tokens for r in ledger.records),
         request_cost_records=records,
         tier_downgraded=bool(ledger.tier_downgraded),
-        cost=cost,
+        cost=round_usd(cost),
         cost_estimated=estimated,
-        tool_reported_cost=tool_reported,
+        tool_reported_cost=round_usd(tool_reported),
         tool_reported_costs=tool_costs,
         tool_costs_estimated=tool_estimated,
         deferred_tools=list(outcome.deferred_tools),
@@ -108,7 +109,7 @@ def build_result(
         built_in_tools_used=list(built_in_tools_used or []),
         built_in_tools_invoked=list(outcome.built_in_tools_invoked),
         retry_count=len(attempts.attempts),
-        retry_cost=float(attempts.total_cost),
+        retry_cost=round_usd(attempts.total_cost),
         retry_input_tokens=attempts.total_input_tokens,
         retry_output_tokens=attempts.total_output_tokens,
     )

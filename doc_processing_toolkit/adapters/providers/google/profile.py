@@ -24,6 +24,7 @@ class GoogleProfile(BaseProfile):
     call_id_prefix: str | None = None
     payload_artefact: str = "provider_part"
     options: GoogleOptions | None = GOOGLE_OPTIONS
+    sdk_distribution: str | None = "google-genai"
 
     def accepts_media(self, mime_type: str, position: Position, *, has_bytes: bool) -> bool:
         """Any media anywhere, a model turn included."""
