@@ -205,7 +205,3 @@ def test_unique_names() -> None:
     assert unique_name("report.xlsx", taken) == "report (3).xlsx"
     assert unique_name("README", {"README"}) == "README (2)"
 
-
-def test_anthropic_skills_are_refused_until_built() -> None:
-    with pytest.raises(NotImplementedError, match="skills"):
-        Agent(MODELS["anthropic"], api_key="offline-test-key", skills=["xlsx"])

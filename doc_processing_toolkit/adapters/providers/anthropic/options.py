@@ -250,17 +250,11 @@ class AnthropicOptions(VendorOptions):
         )
 
     def check_kwargs(self, kwargs: Mapping[str, Any]) -> list[str]:
-        """``max_pause_turn_iterations`` is a positive integer; ``skills`` is not built yet.
+        """``max_pause_turn_iterations`` is a positive integer.
 
         Raises:
             ValueError: when it is not.
-            NotImplementedError: ``skills`` is set.
         """
-        if kwargs.get("skills") is not None:
-            raise NotImplementedError(
-                "Agent(skills=...) (Anthropic Agent Skills) is not implemented yet in this "
-                "release; leave it unset"
-            )
         pauses = kwargs.get("max_pause_turn_iterations")
         if pauses is not None and (
             isinstance(pauses, bool) or not isinstance(pauses, int) or pauses < 1
