@@ -204,4 +204,3 @@ def test_unique_names() -> None:
     taken = {"report.xlsx", "report (2).xlsx"}
     assert unique_name("report.xlsx", taken) == "report (3).xlsx"
     assert unique_name("README", {"README"}) == "README (2)"
-
