@@ -36,6 +36,8 @@ from doc_processing_toolkit.application.config.validation import (
 )
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
 from doc_processing_toolkit.application.deps import AgentDeps, default_deps
+from doc_processing_toolkit.application.hooks.control import RunControl, RunHandles
+from doc_processing_toolkit.application.hooks.handle import RunHandle
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.events import EventChannel, EventSink
 from doc_processing_toolkit.application.run.loop import RunLoop, RunOutcome
@@ -203,6 +205,7 @@ class Agent:
         """Wire the settings to the adapters: logger, resolution, secrets, tools."""
         s, deps = self.settings, self._deps
         self.last_abandoned_stream: dict[str, Any] | None = None
+        self._run_handles = RunHandles()
         self._agent_id = uuid.uuid4().hex[:8]
         self.logger, self.log_file = self._build_logger()
         self._resolution = resolve_settings(s, deps, self.logger)
@@ -243,6 +246,13 @@ class Agent:
     def tools(self) -> list[Any]:
         """The tools entries as given (a copy)."""
         return list(self.settings.tools)
+
+    @property
+    def run_handle(self) -> RunHandle | None:
+        """The running run's RunHandle (pause, resume, abort, inject; any thread); None
+        between runs. Inside a run (a hook) it is that run's own; from outside, the newest
+        active run's."""
+        return self._run_handles.current
 
     @property
     def deps(self) -> AgentDeps:
@@ -332,8 +342,21 @@ class Agent:
         prior = list(history or [])
         messages = [*prior, user_text(message)]
         s = self.settings
-        channel = EventChannel(sink, None, emit_request_start=s.emit_request_start)
-        with log_setup.active_agent_logger(self.logger):
+        control = RunControl(
+            hooks=s.hooks,
+            emit_request_start=s.emit_request_start,
+            model=s.model,
+            provider=self.provider,
+            sink=sink,
+            logger=self.logger,
+        )
+        control.runner.bind()
+        channel = EventChannel(sink, control.runner, emit_request_start=s.emit_request_start)
+        with (
+            log_setup.active_agent_logger(self.logger),
+            self._run_handles.active(control.handle),
+            contextlib.closing(control),
+        ):
             self.logger.info("run %s started: model=%s", run_id, s.model)
             store = TruncatedResultStore() if self._tool_planner.read_back else None
             await self._tool_loader.connect_mcp_servers()
@@ -347,6 +370,8 @@ class Agent:
                 channel,
                 truncated_results=store if plan.read_back else None,
                 unpriced_warning=self._unpriced,
+                hooks=control.runner,
+                request_start=control.request_start,
             )
             if on_loop is not None:
                 on_loop(loop)
@@ -354,6 +379,7 @@ class Agent:
             outcome.deferred_tools = list(plan.deferred_tools)
             await channel.emit("run_end", None, {"run_id": run_id})
             result = self._result(outcome, run_id)
+            control.finish(result, outcome.error)
             if outcome.error is not None:
                 self.logger.error(
                     "run %s failed: %s: %s", run_id, type(outcome.error).__name__, result.error
@@ -461,10 +487,21 @@ class Agent:
         """
         self.last_abandoned_stream = None
 
-        def abandoned(outcome: RunOutcome) -> None:
-            spent = self._result(outcome, "abandoned").to_dict()
+        async def abandoned(loop: RunLoop) -> None:
+            assert loop.outcome is not None
+            result = self._result(loop.outcome, "abandoned")
+            if loop.hooks is not None:
+                result.injected_messages = list(loop.hooks.consumed_injections)
+                result.undelivered_injections = [*loop.hooks.undelivered]
+            spent = result.to_dict()
             spent["abandoned"] = True
             self.last_abandoned_stream = spent
+            if loop.hooks is not None:  # observation only, and bounded
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(
+                        loop.hooks.observe(AgentStreamEvent("run_end", None, dict(spent))),
+                        STREAM_CANCEL_WAIT_SECONDS,
+                    )
 
         async def execute(
             sink: EventSink, on_loop: Callable[[RunLoop], None]

@@ -7,6 +7,7 @@ with exactly one :class:`ModelResponse`. Nothing here knows a provider's wire fo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeAlias
 
@@ -111,6 +112,10 @@ class ModelRequest:
     """Provider-run remote MCP server configs (tool format 7), as the user gave them."""
     purpose: str = "generation"
     """Why this request is made (the request_start vocabulary)."""
+    on_usage: Callable[[Usage], None] | None = field(default=None, compare=False, repr=False)
+    """Receives the usage the provider reports while the response is still streaming
+    (Anthropic's ``message_start``), so a request cancelled mid-stream still reports what
+    it had billed. Adapters call it when they learn usage early; it never alters the wire."""
 
     def with_messages(self, messages: tuple[Message, ...]) -> ModelRequest:
         """A copy with another conversation."""

@@ -18,6 +18,7 @@ from doc_processing_toolkit.application.config.settings import (
     AgentSettings,
     normalize_prompt_caching,
 )
+from doc_processing_toolkit.application.hooks.runner import validate_hooks
 from doc_processing_toolkit.domain.tools.specs import normalize_tool_choice
 
 __all__ = [
@@ -36,7 +37,6 @@ NOT_YET_IMPLEMENTED: dict[str, Any] = {
     "compaction_config": None,
     "session_history_config": None,
     "code_execution_output_dir": None,
-    "hooks": None,
     "anthropic_block_binding": None,
     "strict_prefix_binding": False,
     "prefix_audit": False,
@@ -74,6 +74,7 @@ def validate_settings(settings: AgentSettings) -> AgentSettings:
     if s.thinking is not None and not isinstance(s.thinking, dict):
         raise ValueError(f"thinking must be a dict or None, got {type(s.thinking).__name__}")
     normalize_tool_choice(s.tool_choice)
+    validate_hooks(s.hooks)
     max_chars = validate_non_negative_int(
         "max_tool_result_chars", s.max_tool_result_chars, optional=True
     )

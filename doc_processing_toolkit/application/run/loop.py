@@ -24,7 +24,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from pydantic import BaseModel, ValidationError
@@ -46,7 +46,7 @@ from doc_processing_toolkit.domain.costs.ledger import (
     price_request,
 )
 from doc_processing_toolkit.domain.errors import StructuredOutputError
-from doc_processing_toolkit.domain.messages import Message, ToolCallPart, ToolResultPart
+from doc_processing_toolkit.domain.messages import Message, ToolCallPart, ToolResultPart, user_text
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import (
     ModelRequest,
@@ -65,6 +65,10 @@ from doc_processing_toolkit.domain.tools.truncated import (
     TruncatedResultStore,
 )
 from doc_processing_toolkit.ports.model_client import ModelClient
+
+if TYPE_CHECKING:
+    from doc_processing_toolkit.application.hooks.request_start import RequestStartEmitter
+    from doc_processing_toolkit.application.hooks.runner import HookRunner
 
 __all__ = [
     "DECLINED_TOOL_TEXT",
@@ -111,6 +115,9 @@ class RunOutcome:
     """Tools stamped defer_loading on this run's wire tools (set by the Agent)."""
     error: BaseException | None = None
     """Set when the run failed; the partial state above is still valid."""
+    in_flight_usage: Usage | None = None
+    """Usage the provider reported for a request still streaming (cleared when it ends):
+    what a run cancelled mid-request had already been billed."""
 
     @property
     def reasoning_content(self) -> str | None:
@@ -134,11 +141,17 @@ class RunLoop:
         logger: Any = None,
         truncated_results: TruncatedResultStore | None = None,
         unpriced_warning: UnpricedModelWarning | None = None,
+        hooks: HookRunner | None = None,
+        request_start: RequestStartEmitter | None = None,
     ) -> None:
         """Args:
         unpriced_warning: The owner's one-shot "no known price" warning (an Agent passes
             its own, so the warning comes once per Agent); None: once per run.
+        hooks: The run's HookRunner (injections drained at each turn boundary).
+        request_start: Announces every provider send (``emit_request_start=True``).
         """
+        self.hooks = hooks
+        self._request_start = request_start
         self._client = client
         self._tools = tools
         self._truncated = truncated_results
@@ -222,6 +235,12 @@ class RunLoop:
 
         async def before_send(attempt: int) -> None:
             outcome.request_count += 1
+            outcome.in_flight_usage = None
+            if self._request_start is not None:
+                await self._request_start.emit(
+                    iteration=iteration, attempt=attempt, purpose=request.purpose
+                )
+                return
             await self._channel.emit(
                 "request_start",
                 None,
@@ -235,15 +254,24 @@ class RunLoop:
                 },
             )
 
-        response = await stream_with_retry(
-            self._client,
-            request,
-            on_delta=on_delta,
-            accumulator=outcome.accumulator,
-            price=self._price,
-            policy=s.retry_policy,
-            before_send=before_send,
-        )
+        def on_usage(usage: Usage) -> None:
+            outcome.in_flight_usage = usage
+
+        try:
+            response = await stream_with_retry(
+                self._client,
+                replace(request, on_usage=on_usage),
+                on_delta=on_delta,
+                accumulator=outcome.accumulator,
+                price=self._price,
+                policy=s.retry_policy,
+                before_send=before_send,
+            )
+        except Exception:
+            # A failure's partial usage travels on the error (or a retried attempt's cost).
+            outcome.in_flight_usage = None
+            raise
+        outcome.in_flight_usage = None
         record = price_request(
             response.usage,
             s.row,
@@ -297,13 +325,17 @@ class RunLoop:
             if s.output_schema is not None and not structured_tool
             else None
         )
-        events_marker = 0
+        events_marker = (0, 0)
         purpose = "generation"
         iteration = 0
         while iteration < s.max_iterations:
             iteration += 1
             outcome.iterations = iteration
             await self._channel.emit("iteration_start", None, {"iteration": iteration})
+            if self.hooks is not None:
+                # The turn boundary: after the previous round's tool results, before the
+                # next request (a message never sits between a call and its result).
+                outcome.messages.extend(user_text(t) for t in self.hooks.drain_injections())
             request = ModelRequest(
                 model=s.model,
                 messages=tuple(outcome.messages),
@@ -407,24 +439,32 @@ class RunLoop:
         self,
         outcome: RunOutcome,
         iteration: int,
-        marker: int,
+        marker: tuple[int, int],
         tools_called: list[str],
         response: ModelResponse,
-    ) -> int:
-        records = outcome.ledger.records[marker:]
-        retry_attempts = outcome.accumulator.attempts
+    ) -> tuple[int, int]:
+        """Emit iteration_complete with everything billed since the previous event: the
+        requests and the failed-and-retried attempts, so the events sum to the run."""
+        records = outcome.ledger.records[marker[0] :]
+        retried = outcome.accumulator.attempts[marker[1] :]
+        tokens_in = sum(r.input_tokens for r in records) + sum(a.input_tokens for a in retried)
+        tokens_out = sum(r.output_tokens for r in records) + sum(a.output_tokens for a in retried)
+        cost = sum(r.cost for r in records) + sum(a.cost for a in retried)
         meta = {
             "iteration": iteration,
-            "input_tokens": sum(r.input_tokens for r in records),
-            "output_tokens": sum(r.output_tokens for r in records),
-            "cost": sum(r.cost for r in records),
+            "input_tokens": tokens_in,
+            "output_tokens": tokens_out,
+            "cost": cost,
             "tools_called": tools_called,
             "stop_reason": response.stop_reason,
-            "retry_attempts": len(retry_attempts),
+            "retry_attempts": len(retried),
         }
         outcome.iteration_records.append(dict(meta))
+        if self.hooks is not None:
+            self.hooks.track_usage(tokens_in, tokens_out, cost)
+        next_marker = (len(outcome.ledger.records), len(outcome.accumulator.attempts))
         await self._channel.emit("iteration_complete", None, meta)
-        return len(outcome.ledger.records)
+        return next_marker
 
     async def _run_tools(
         self, calls: list[ToolCallPart], iteration: int, outcome: RunOutcome

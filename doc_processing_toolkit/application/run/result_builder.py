@@ -65,6 +65,15 @@ def build_result(
         elif not records:
             token_source = "unknown"
 
+    in_flight = outcome.in_flight_usage
+    if in_flight is not None:  # a request cut off mid-stream (a closed stream): still billed
+        record = price_request(in_flight, row)
+        input_tokens += in_flight.input_tokens
+        output_tokens += in_flight.output_tokens
+        cost += record.cost
+        estimated = estimated or record.cost_estimated
+        token_source = "stream_partial"
+
     tool_costs = [dict(r) for r in outcome.tool_reported_costs]
     tool_reported = float(sum(r["usd"] for r in tool_costs))
     cost += tool_reported

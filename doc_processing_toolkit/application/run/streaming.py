@@ -8,13 +8,14 @@ Closing the generator early cancels the run (waiting at most
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 
 from doc_processing_toolkit.application.config.log_setup import redact
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.events import EventSink
-from doc_processing_toolkit.application.run.loop import RunLoop, RunOutcome
+from doc_processing_toolkit.application.run.loop import RunLoop
 from doc_processing_toolkit.application.run.result_builder import failure_metadata
 from doc_processing_toolkit.domain.events import AgentStreamEvent
 
@@ -22,6 +23,15 @@ __all__ = ["STREAM_CANCEL_WAIT_SECONDS", "RunExecutor", "check_run_args", "strea
 
 STREAM_CANCEL_WAIT_SECONDS = 5.0
 """How long closing a stream() generator waits for the cancelled run to unwind."""
+
+_DETACHED: set[asyncio.Task[None]] = set()
+"""Runs left going after their stream closed (DPT_STREAM_CANCEL_ON_CLOSE=off)."""
+
+
+def cancel_on_close() -> bool:
+    """False when DPT_STREAM_CANCEL_ON_CLOSE=off (a closed stream's run goes on, unbanked)."""
+    return os.environ.get("DPT_STREAM_CANCEL_ON_CLOSE", "").strip().lower() not in ("off", "0")
+
 
 RunExecutor = Callable[
     [EventSink, Callable[[RunLoop], None]],
@@ -52,14 +62,15 @@ async def stream_run(
     execute: RunExecutor,
     *,
     structured: bool,
-    on_abandoned: Callable[[RunOutcome], None],
+    on_abandoned: Callable[[RunLoop], Awaitable[None]],
     check: Callable[[], None] | None = None,
 ) -> AsyncGenerator[AgentStreamEvent, None]:
     """Yield the events of ``execute``'s run as they come; never raise.
 
     Args:
         structured: The run has an output_schema (``complete`` then carries ``output``).
-        on_abandoned: Receives the live outcome when the consumer closed the stream early.
+        on_abandoned: Receives the live RunLoop when the consumer closed the stream early
+            (after the run was cancelled; not under DPT_STREAM_CANCEL_ON_CLOSE=off).
         check: Argument checks run inside the run (a failure is ``error`` + ``complete``).
     """
     queue: asyncio.Queue[AgentStreamEvent | None] = asyncio.Queue()
@@ -97,7 +108,10 @@ async def stream_run(
                 break
             yield event
     finally:
-        if not finished and not task.done():
+        if not finished and not task.done() and not cancel_on_close():
+            _DETACHED.add(task)
+            task.add_done_callback(_DETACHED.discard)
+        elif not finished and not task.done():
             task.cancel()
             try:
                 await asyncio.wait_for(
@@ -108,4 +122,4 @@ async def stream_run(
                 pass
             loop = holder.get("loop")
             if loop is not None and loop.outcome is not None:
-                on_abandoned(loop.outcome)
+                await on_abandoned(loop)
