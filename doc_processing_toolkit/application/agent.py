@@ -348,7 +348,6 @@ class Agent:
             model=s.model,
             provider=self.provider,
             sink=sink,
-            logger=self.logger,
         )
         control.runner.bind()
         channel = EventChannel(sink, control.runner, emit_request_start=s.emit_request_start)

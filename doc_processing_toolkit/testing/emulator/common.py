@@ -6,14 +6,23 @@ A dialect is a set of routes (:class:`DialectRoute`) whose handlers take an
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import secrets
 import string
 import threading
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import (
+    AsyncIterable,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from starlette.requests import Request
@@ -29,6 +38,7 @@ __all__ = [
     "EmulatorState",
     "Handler",
     "RecordedRequest",
+    "StreamRecord",
     "chunk_text",
     "install_disconnect_log_filter",
     "new_id",
@@ -73,6 +83,20 @@ class RecordedRequest:
     """The decoded JSON body ({} when there was none)."""
 
 
+@dataclass(slots=True)
+class StreamRecord:
+    """How one streamed response went (mutable: the server thread updates it)."""
+
+    path: str
+    """The URL path of the request."""
+    chunks_sent: int = 0
+    """Body chunks (SSE events) handed to the connection."""
+    completed: bool = False
+    """The body ran to its end."""
+    closed_by_client: bool = False
+    """The client went away (closed the connection) before the body ended."""
+
+
 class EmulatorState:
     """The script and the request log, shared between the server thread and the test."""
 
@@ -80,6 +104,7 @@ class EmulatorState:
         self._lock = threading.Lock()
         self._script: deque[ScriptStep] = deque(script)
         self._requests: list[RecordedRequest] = []
+        self._streams: list[StreamRecord] = []
         self.default = default
 
     def next_step(self) -> ScriptStep | None:
@@ -105,6 +130,33 @@ class EmulatorState:
         with self._lock:
             return list(self._requests)
 
+    def track(self, path: str, body: AsyncIterable[Any]) -> AsyncIterator[Any]:
+        """Wrap a streaming body so its fate lands in :attr:`streams`."""
+        record = StreamRecord(path)
+        with self._lock:
+            self._streams.append(record)
+
+        async def tracked() -> AsyncIterator[Any]:
+            try:
+                async for chunk in body:
+                    with self._lock:
+                        record.chunks_sent += 1
+                    yield chunk
+            except (GeneratorExit, asyncio.CancelledError, OSError):
+                with self._lock:
+                    record.closed_by_client = True
+                raise
+            with self._lock:
+                record.completed = True
+
+        return tracked()
+
+    @property
+    def streams(self) -> list[StreamRecord]:
+        """Every streamed response so far, in order (copies)."""
+        with self._lock:
+            return [replace(r) for r in self._streams]
+
     @property
     def remaining(self) -> int:
         """Script steps not yet consumed."""
@@ -116,6 +168,7 @@ class EmulatorState:
         with self._lock:
             self._script = deque(script)
             self._requests.clear()
+            self._streams.clear()
 
 
 @dataclass(frozen=True, slots=True)
