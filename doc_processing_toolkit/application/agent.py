@@ -486,8 +486,10 @@ class Agent:
         """
         self.last_abandoned_stream = None
 
-        async def abandoned(loop: RunLoop) -> None:
-            assert loop.outcome is not None
+        async def abandoned(loop: RunLoop | None) -> None:
+            if loop is None or loop.outcome is None:  # closed before the loop began
+                self.last_abandoned_stream = {**AgentResult().to_dict(), "abandoned": True}
+                return
             result = self._result(loop.outcome, "abandoned")
             if loop.hooks is not None:
                 result.injected_messages = list(loop.hooks.consumed_injections)

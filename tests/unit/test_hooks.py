@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -564,3 +565,134 @@ def test_hook_directive_and_confirm_validation() -> None:
     with pytest.raises(ValueError):
         ConfirmAfterNToolCalls(0)
     assert "paused=False" in repr(RunHandle())
+
+
+# ---------------------------------------------------------------------------- the soak
+
+
+class _Resumer(threading.Thread):
+    """A host thread: pauses active runs now and then, and resumes every parked one."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(daemon=True)
+        self.agent: Agent | None = None
+        self.stop = threading.Event()
+        self._rng = random.Random(seed)
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            agent = self.agent
+            handle = agent.run_handle if agent is not None else None
+            if handle is not None:
+                if handle.parked:
+                    handle.resume()
+                elif self._rng.random() < 0.05:
+                    handle.pause()
+            time.sleep(0.0005)
+
+
+def _random_hook(rng: random.Random) -> Callable[[AgentStreamEvent], HookDirective | None]:
+    choices: list[tuple[str, HookDirective | None]] = [
+        ("before_tool_call", HookDirective("skip_tool", message="no")),
+        ("tool_call_result", HookDirective("inject_message", message="steer")),
+        ("iteration_complete", HookDirective("inject_message", message="late")),
+        ("tool_call_result", HookDirective("pause", reason="confirm")),
+        ("iteration_start", HookDirective("pause")),
+        ("request_start", HookDirective("abort", reason="ignored")),
+        ("iteration_complete", HookDirective("abort", reason="stop")),
+        ("tool_call_start", HookDirective("abort", reason="stop")),
+        ("run_start", None),
+    ]
+    picks = rng.sample(choices, k=rng.randint(0, 3))
+    odds = rng.choice([0.2, 0.5, 1.0])
+
+    def hook(event: AgentStreamEvent) -> HookDirective | None:
+        for when, directive in picks:
+            if event.event_type == when and rng.random() < odds:
+                return directive
+        return None
+
+    return hook
+
+
+def _random_script(rng: random.Random) -> list[Reply | Fault]:
+    script: list[Reply | Fault] = []
+    for _ in range(rng.randint(0, 3)):
+        if rng.random() < 0.3:
+            script.append(Fault(status=503, retry_after=0.0))
+        script.append(tool_call("calculate", {"a": rng.randint(0, 9), "b": 1}))
+    if rng.random() < 0.05:  # billed, then retried after a (short) backoff
+        script.append(Fault(kind="stream_error", input_tokens=7, error_type="overloaded_error"))
+    script.append(Reply(text="done " * rng.randint(1, 20), chunk_size=3, input_tokens=11))
+    return script
+
+
+@pytest.mark.anyio
+async def test_soak_random_directives_pauses_and_stream_closes() -> None:
+    rng = random.Random(20261201)
+    baseline = len(asyncio.all_tasks())
+    resumer = _Resumer(seed=7)
+    resumer.start()
+    outcomes: dict[str, int] = {}
+    try:
+        for _ in range(200):
+            fake = FakeModel(_random_script(rng))
+            agent = make_agent(
+                fake,
+                hooks=_random_hook(rng),
+                emit_request_start=rng.random() < 0.5,
+                log_to_file=False,
+            )
+            resumer.agent = agent
+            mode = rng.choice(["run", "stream", "close"])
+            kind = await asyncio.wait_for(_one_run(agent, mode, rng), WAIT)
+            outcomes[kind] = outcomes.get(kind, 0) + 1
+            assert agent.run_handle is None
+    finally:
+        resumer.stop.set()
+        resumer.join(WAIT)
+    for _ in range(100):
+        if len(asyncio.all_tasks()) <= baseline:
+            break
+        await asyncio.sleep(0.01)
+    assert len(asyncio.all_tasks()) <= baseline
+    assert set(outcomes) >= {"clean", "aborted", "abandoned"}, outcomes
+
+
+async def _one_run(agent: Agent, mode: str, rng: random.Random) -> str:
+    if mode == "run":
+        try:
+            result = await agent.run("go")
+        except AgentAborted as exc:
+            assert exc.partial["cost"] >= 0 and exc.partial["iterations"] >= 0
+            return "aborted"
+        except Exception:
+            return "failed"
+        done = sum(r["cost"] for r in [])  # iteration records are not on run(): see stream
+        assert result.cost >= done
+        return "clean"
+    events: list[AgentStreamEvent] = []
+    stop_at = rng.randint(0, 12) if mode == "close" else None
+    async with contextlib.aclosing(agent.stream("go")) as stream:
+        async for event in stream:
+            events.append(event)
+            if stop_at is not None and len(events) > stop_at:
+                break
+    spent = [e.metadata or {} for e in events if e.event_type == "iteration_complete"]
+    kinds = [e.event_type for e in events]
+    if "complete" not in kinds:
+        abandoned = agent.last_abandoned_stream
+        if abandoned is None:
+            return "finished_unread"  # the run had completed; its complete went unread
+        assert abandoned["abandoned"] is True
+        assert abandoned["cost"] >= sum(s["cost"] for s in spent) - 1e-12
+        return "abandoned"
+    assert kinds.count("complete") == 1 and kinds[-1] == "complete"
+    complete = events[-1].metadata or {}
+    if complete["error"] is None:
+        assert sum(s["cost"] for s in spent) == pytest.approx(complete["cost"])
+        return "clean"
+    error = events[kinds.index("error")].metadata or {}
+    assert error["cost"] == pytest.approx(complete["cost"])
+    assert complete["cost"] >= sum(s["cost"] for s in spent) - 1e-12
+    return "aborted" if error["aborted"] else "failed"

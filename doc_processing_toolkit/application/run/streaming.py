@@ -62,15 +62,16 @@ async def stream_run(
     execute: RunExecutor,
     *,
     structured: bool,
-    on_abandoned: Callable[[RunLoop], Awaitable[None]],
+    on_abandoned: Callable[[RunLoop | None], Awaitable[None]],
     check: Callable[[], None] | None = None,
 ) -> AsyncGenerator[AgentStreamEvent, None]:
     """Yield the events of ``execute``'s run as they come; never raise.
 
     Args:
         structured: The run has an output_schema (``complete`` then carries ``output``).
-        on_abandoned: Receives the live RunLoop when the consumer closed the stream early
-            (after the run was cancelled; not under DPT_STREAM_CANCEL_ON_CLOSE=off).
+        on_abandoned: Receives the live RunLoop (None: the run had not reached the loop)
+            when the consumer closed the stream while the run was still going, after the
+            run was cancelled (not under DPT_STREAM_CANCEL_ON_CLOSE=off).
         check: Argument checks run inside the run (a failure is ``error`` + ``complete``).
     """
     queue: asyncio.Queue[AgentStreamEvent | None] = asyncio.Queue()
@@ -120,6 +121,4 @@ async def stream_run(
                 )
             except (TimeoutError, asyncio.CancelledError):
                 pass
-            loop = holder.get("loop")
-            if loop is not None and loop.outcome is not None:
-                await on_abandoned(loop)
+            await on_abandoned(holder.get("loop"))
