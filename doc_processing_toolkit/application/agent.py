@@ -41,6 +41,7 @@ from doc_processing_toolkit.application.hooks.handle import RunHandle
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.events import EventChannel, EventSink
 from doc_processing_toolkit.application.run.loop import RunLoop, RunOutcome
+from doc_processing_toolkit.application.run.offloop import OffLoopModelClient, offloop_enabled
 from doc_processing_toolkit.application.run.result_builder import build_result
 from doc_processing_toolkit.application.run.settings import derive_run_settings
 from doc_processing_toolkit.application.run.streaming import (
@@ -360,8 +361,11 @@ class Agent:
             store = TruncatedResultStore() if self._tool_planner.read_back else None
             await self._tool_loader.connect_mcp_servers()
             plan = await self._tool_planner.plan(self._tool_loader, s.instructions, store)
+            client = self._get_client()
+            if sink is not None and offloop_enabled() and not await plan.tools.specs():
+                client = OffLoopModelClient(client, self._deps.release_loop_resources)
             loop = RunLoop(
-                self._get_client(),
+                client,
                 plan.tools,
                 derive_run_settings(
                     s, self._resolution, system=plan.system, output_schema=output_schema

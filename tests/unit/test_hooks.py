@@ -696,3 +696,38 @@ async def _one_run(agent: Agent, mode: str, rng: random.Random) -> str:
     assert error["cost"] == pytest.approx(complete["cost"])
     assert complete["cost"] >= sum(s["cost"] for s in spent) - 1e-12
     return "aborted" if error["aborted"] else "failed"
+
+
+# ---------------------------------------------------------------------------- off-loop
+
+
+class _ThreadRecordingClient:
+    """A ModelClient around FakeModel that records which thread made each call."""
+
+    def __init__(self, inner: FakeModel) -> None:
+        self.inner = inner
+        self.provider = inner.provider
+        self.threads: list[int] = []
+
+    async def stream(self, request: Any) -> Any:
+        self.threads.append(threading.get_ident())
+        async for item in self.inner.stream(request):
+            yield item
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("setting", ["", "off"])
+async def test_a_streamed_run_without_tools_calls_the_provider_off_the_loop(
+    setting: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DPT_STREAM_STRUCTURED_OFFLOOP", setting)
+    client = _ThreadRecordingClient(FakeModel([reply("streamed text", chunk_size=2)]))
+    agent = Agent("claude-sonnet-4-5", client=client, log_to_file=False)  # type: ignore[arg-type]
+    events = [e async for e in agent.stream("hi")]
+    text = "".join(e.content for e in events if e.event_type == "text_delta")
+    assert text == "streamed text"
+    (thread,) = client.threads
+    assert (thread != threading.get_ident()) is (setting != "off")
