@@ -47,11 +47,13 @@ def test_confirm_pauses_with_no_request_sent_and_resume_completes(
     seen_while_paused: list[int] = []
 
     def host() -> None:
-        wait_until(lambda: (h := agent.run_handle) is not None and h.parked, "the pause")
-        seen_while_paused.append(emu.request_count)
-        handle = agent.run_handle
-        assert handle is not None
-        handle.resume()
+        try:
+            wait_until(lambda: (h := agent.run_handle) is not None and h.parked, "the pause")
+            seen_while_paused.append(emu.request_count)
+        finally:  # never leave the run parked, whatever went wrong here
+            handle = agent.run_handle
+            assert handle is not None
+            handle.resume()
 
     thread = threading.Thread(target=host)
     thread.start()

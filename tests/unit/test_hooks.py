@@ -246,13 +246,23 @@ def test_confirm_after_n_pauses_and_resume_from_another_thread_completes() -> No
     resumed: list[int] = []
 
     def host() -> None:
-        for _ in range(2):
-            wait_until(lambda: (h := agent.run_handle) is not None and h.parked, "a pause")
-            resumed.append(len(fake.requests))  # nothing is sent while paused
-            handle = agent.run_handle
-            assert handle is not None and handle.paused
-            handle.resume()
-            wait_until(lambda: (h := agent.run_handle) is None or not h.parked, "resumed")
+        try:
+            for sent in (1, 2):  # the n-th pause comes after the n-th request
+                wait_until(
+                    lambda sent=sent: (
+                        (h := agent.run_handle) is not None  # type: ignore[misc]
+                        and h.parked
+                        and len(fake.requests) >= sent
+                    ),
+                    "a pause",
+                )
+                resumed.append(len(fake.requests))  # nothing is sent while paused
+                handle = agent.run_handle
+                assert handle is not None and handle.paused
+                handle.resume()
+        finally:  # never leave the run parked, whatever went wrong here
+            if (h := agent.run_handle) is not None and len(resumed) < 2:
+                h.abort("the host thread failed")
 
     thread = threading.Thread(target=host)
     thread.start()
@@ -285,10 +295,12 @@ def test_abort_from_another_thread_unblocks_a_pause() -> None:
     agent = make_agent(fake, hooks=ConfirmAfterNToolCalls(1))
 
     def host() -> None:
-        wait_until(lambda: (h := agent.run_handle) is not None and h.parked, "a pause")
-        handle = agent.run_handle
-        assert handle is not None
-        handle.abort("no answer")
+        try:
+            wait_until(lambda: (h := agent.run_handle) is not None and h.parked, "a pause")
+        finally:  # never leave the run parked
+            handle = agent.run_handle
+            assert handle is not None
+            handle.abort("no answer")
 
     thread = threading.Thread(target=host)
     thread.start()
@@ -336,7 +348,7 @@ async def test_stream_reports_an_abort_as_error_then_one_complete() -> None:
     error = events[-2].metadata or {}
     assert error["aborted"] is True and error["reason"] == "enough"
     assert error["input_tokens"] == 10 and error["cost"] > 0
-    assert error["token_source"] == "api_response" or error["token_source"] == "stream_partial"
+    assert error["token_source"] == "stream_partial" and error["iterations"] == 1
     assert error["undelivered_injections"] == ["queued"]
     complete = events[-1].metadata or {}
     assert complete["error"] and complete["undelivered_injections"] == ["queued"]
@@ -668,8 +680,7 @@ async def _one_run(agent: Agent, mode: str, rng: random.Random) -> str:
             return "aborted"
         except Exception:
             return "failed"
-        done = sum(r["cost"] for r in [])  # iteration records are not on run(): see stream
-        assert result.cost >= done
+        assert result.success and result.cost > 0
         return "clean"
     events: list[AgentStreamEvent] = []
     stop_at = rng.randint(0, 12) if mode == "close" else None
@@ -725,7 +736,7 @@ async def test_a_streamed_run_without_tools_calls_the_provider_off_the_loop(
 ) -> None:
     monkeypatch.setenv("DPT_STREAM_STRUCTURED_OFFLOOP", setting)
     client = _ThreadRecordingClient(FakeModel([reply("streamed text", chunk_size=2)]))
-    agent = Agent("claude-sonnet-4-5", client=client, log_to_file=False)  # type: ignore[arg-type]
+    agent = Agent("claude-sonnet-4-5", client=client, log_to_file=False)
     events = [e async for e in agent.stream("hi")]
     text = "".join(e.content for e in events if e.event_type == "text_delta")
     assert text == "streamed text"

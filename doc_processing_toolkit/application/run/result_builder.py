@@ -212,8 +212,9 @@ def failure_metadata(result: AgentResult, error: BaseException) -> dict[str, Any
         "output_tokens": result.output_tokens,
         "cost": result.cost,
         "iterations": result.iterations,
-        "token_source": result.token_source
-        if result.token_source in ("stream_partial", "api_response")
+        # What the failed run had spent is partial data, whatever the records' source.
+        "token_source": "stream_partial"
+        if result.input_tokens or result.output_tokens or result.cost
         else "unknown",
         "error_type": type(error).__name__,
         "aborted": aborted,
