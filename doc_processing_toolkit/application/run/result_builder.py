@@ -207,7 +207,7 @@ def _model_of(outcome: RunOutcome) -> str:
 def failure_metadata(result: AgentResult, error: BaseException) -> dict[str, Any]:
     """The ``error`` stream event's metadata for a failed run."""
     aborted = isinstance(error, AgentAborted)
-    meta = {
+    meta: dict[str, Any] = {
         "input_tokens": result.input_tokens,
         "output_tokens": result.output_tokens,
         "cost": result.cost,
