@@ -1,21 +1,31 @@
-# Works on a fresh machine with only Python 3.11 and pip: uv is installed with pip
-# when it is missing, .venv is created from uv.lock (uv sync --frozen), then the target runs.
+# Works on a fresh machine with only Python 3.11+ and its pip, including a distribution's
+# own Python that refuses system-wide installs (PEP 668, "externally-managed-environment"):
+# when uv is not on PATH it is installed with pip into a private bootstrap environment
+# (.bootstrap/), never into the system Python. Then .venv is created from uv.lock
+# (uv sync --frozen) and the target runs.
 PYTHON ?= python3
+BOOTSTRAP := .bootstrap
 UV := $(shell command -v uv 2>/dev/null)
 ifeq ($(UV),)
-UV := $(PYTHON) -m uv
+UV := $(BOOTSTRAP)/bin/uv
 endif
 RUN := $(UV) run --frozen --no-sync
 
-.PHONY: help uv install demo test lint typecheck contracts unit bench clean
+.PHONY: help uv install demo test lint typecheck contracts unit bench docs clean
 
 help:
 	@echo "make demo   - offline demo: a tool-using agent against the local provider emulator"
 	@echo "make test   - ruff, mypy --strict, import-linter contracts, pytest"
 	@echo "make bench  - Agent.run overhead vs the raw SDK against the emulator"
+	@echo "make docs   - the user guide and API reference, built into site/ (mkdocs --strict)"
 
 uv:
-	@$(UV) --version >/dev/null 2>&1 || $(PYTHON) -m pip install --quiet uv
+	@$(UV) --version >/dev/null 2>&1 || { \
+		echo "uv not found: installing it into $(BOOTSTRAP)/ with $(PYTHON)'s pip"; \
+		$(PYTHON) -m venv $(BOOTSTRAP) 2>/dev/null || $(PYTHON) -m venv --without-pip $(BOOTSTRAP); \
+		if [ -x $(BOOTSTRAP)/bin/pip ]; then $(BOOTSTRAP)/bin/pip install --quiet uv; \
+		else $(PYTHON) -m pip --python $(BOOTSTRAP)/bin/python install --quiet uv; fi; \
+	}
 
 install: uv
 	@$(UV) sync --frozen --all-extras --python $(PYTHON) --quiet
@@ -41,5 +51,9 @@ test: lint typecheck contracts unit
 bench: install
 	$(RUN) python tests/bench/bench_overhead.py
 
+# Not part of `make test`: CI runs it as its own step.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(RUN) mkdocs build --strict --site-dir site
+
 clean:
-	rm -rf .venv .mypy_cache .ruff_cache logs
+	rm -rf .venv .bootstrap .mypy_cache .ruff_cache logs site

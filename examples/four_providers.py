@@ -12,7 +12,7 @@ from __future__ import annotations
 from doc_processing_toolkit import Agent, tool
 from doc_processing_toolkit.testing import ProviderEmulator, reply, tool_call
 
-MODELS = ["claude-sonnet-4-5", "gpt-4o", "gemini-2.5-flash", "kimi-k3"]
+MODELS = ["claude-sonnet-5-5", "gpt-4o", "gemini-2.5-flash", "kimi-k2p6"]
 
 
 @tool

@@ -21,14 +21,14 @@ def calculate(a: int, b: int) -> int:
 
 def main() -> None:
     if os.environ.get("DPT_EXAMPLE_LIVE") == "1":
-        agent = Agent("claude-sonnet-4-5", "You are a helpful math assistant.", tools=[calculate])
+        agent = Agent("claude-sonnet-5-5", "You are a helpful math assistant.", tools=[calculate])
         print(agent.run_sync("What is 2 + 3?"))
         return
     script = [tool_call("calculate", {"a": 2, "b": 3}), reply("The sum of 2 and 3 is 5.")]
     with ProviderEmulator(script) as emulator:
         os.environ["ANTHROPIC_BASE_URL"] = emulator.anthropic_base_url
         agent = Agent(
-            "claude-sonnet-4-5",
+            "claude-sonnet-5-5",
             "You are a helpful math assistant.",
             tools=[calculate],
             api_key="offline-example",

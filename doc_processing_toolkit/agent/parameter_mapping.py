@@ -81,7 +81,7 @@ def detect_provider(model_name: str) -> str:
     models.
 
     Args:
-        model_name: Model name (e.g. "claude-sonnet-4-5", "gpt-4o").
+        model_name: Model name (e.g. "claude-sonnet-5-5", "gpt-4o").
 
     Returns:
         The provider name ("anthropic", "openai", "google", "fireworks").

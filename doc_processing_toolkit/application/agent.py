@@ -16,14 +16,19 @@ import contextlib
 import logging
 import os
 import uuid
-from collections.abc import AsyncIterator, Callable
-from typing import Any, NoReturn, Self
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from typing import Any, Self
 
 from pydantic import BaseModel
 
 from doc_processing_toolkit.application.builder import AgentBuilder
 from doc_processing_toolkit.application.config import log_setup
 from doc_processing_toolkit.application.config.export import export_config
+from doc_processing_toolkit.application.config.from_config import (
+    agent_kwargs_from_file,
+    agent_kwargs_from_string,
+)
+from doc_processing_toolkit.application.config.reference import AGENT_INIT_DOC
 from doc_processing_toolkit.application.config.resolution import resolve_settings
 from doc_processing_toolkit.application.config.settings import (
     DEFAULT_MEDIA_MAX_INLINE_BYTES,
@@ -31,17 +36,22 @@ from doc_processing_toolkit.application.config.settings import (
     SettingView,
 )
 from doc_processing_toolkit.application.config.validation import (
-    defer_predicate,
     validate_settings,
 )
+from doc_processing_toolkit.application.costs.builder import ReportContext
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
 from doc_processing_toolkit.application.deps import AgentDeps, default_deps
-from doc_processing_toolkit.application.hooks.control import RunControl, RunHandles
+from doc_processing_toolkit.application.hooks.control import (
+    RunControl,
+    RunHandles,
+    report_abandoned,
+)
 from doc_processing_toolkit.application.hooks.handle import RunHandle
+from doc_processing_toolkit.application.media.prompt import build_prompt
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.events import EventChannel, EventSink
 from doc_processing_toolkit.application.run.loop import RunLoop, RunOutcome
-from doc_processing_toolkit.application.run.offloop import OffLoopModelClient, offloop_enabled
+from doc_processing_toolkit.application.run.offloop import client_for_run
 from doc_processing_toolkit.application.run.result_builder import build_result
 from doc_processing_toolkit.application.run.settings import derive_run_settings
 from doc_processing_toolkit.application.run.streaming import (
@@ -49,14 +59,16 @@ from doc_processing_toolkit.application.run.streaming import (
     check_run_args,
     stream_run,
 )
+from doc_processing_toolkit.application.session.session import AgentSession
 from doc_processing_toolkit.application.tools.loader import ToolLoader
-from doc_processing_toolkit.application.tools.planning import RunToolPlanner
+from doc_processing_toolkit.application.tools.planning import build_tool_planner
 from doc_processing_toolkit.domain.events import AgentStreamEvent
-from doc_processing_toolkit.domain.messages import Message, user_text
+from doc_processing_toolkit.domain.messages import Message
 from doc_processing_toolkit.domain.tools.results import DEFAULT_TOOL_RESULT_PREVIEW_CHARS
-from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolChoice
+from doc_processing_toolkit.domain.tools.specs import ToolChoice
 from doc_processing_toolkit.domain.tools.truncated import TruncatedResultStore
 from doc_processing_toolkit.ports.model_client import ModelClient
+from doc_processing_toolkit.ports.session_store import SessionStore
 
 __all__ = ["STREAM_CANCEL_WAIT_SECONDS", "Agent"]
 
@@ -141,16 +153,7 @@ class Agent:
         deps: AgentDeps | None = None,
         **provider_kwargs: Any,
     ) -> None:
-        """Initialize an Agent (see the API reference for every parameter).
-
-        Args:
-            client: A ModelClient to use instead of the container's adapter.
-            base_url: The endpoint the container's adapter talks to.
-            deps: The adapters to use; None takes the process default (the container's).
-
-        Raises:
-            ValueError: If model is invalid or parameters are out of range.
-        """
+        """Initialize an Agent (every parameter: ``help(Agent)``, from config/reference.py)."""
         self._settings: AgentSettings = validate_settings(
             AgentSettings(
                 model=model,
@@ -218,7 +221,13 @@ class Agent:
         self._owns_client = False
         self._tool_loader = ToolLoader.from_wiring(deps.tools)
         self._tool_loader.load(list(s.tools))
-        self._tool_planner = self._build_tool_planner()
+        self._tool_planner = build_tool_planner(
+            s,
+            tool_result_cap=self._resolution.tool_result_cap,
+            native_tool_search=self._resolution.native_tool_search,
+            store_session_factory=deps.tools.truncated_session_factory,
+            logger=self.logger,
+        )
         self.logger.debug(
             "Agent created: model=%s provider=%s tools=%d api_key=%s",
             s.model,
@@ -250,9 +259,7 @@ class Agent:
 
     @property
     def run_handle(self) -> RunHandle | None:
-        """The running run's RunHandle (pause, resume, abort, inject; any thread); None
-        between runs. Inside a run (a hook) it is that run's own; from outside, the newest
-        active run's."""
+        """The running run's RunHandle (any thread); None between runs."""
         return self._run_handles.current
 
     @property
@@ -272,39 +279,6 @@ class Agent:
             log_level=s.log_level,
             log_file=s.log_file,
             log_to_file=s.log_to_file,
-        )
-
-    def _build_tool_planner(self) -> RunToolPlanner:
-        s = self.settings
-        read_back = s.read_back_chars > 0
-        if read_back and self._resolution.tool_result_cap == 0:
-            self.logger.warning(
-                "truncated_result_read_chars has no effect with max_tool_result_chars=0: "
-                "nothing is cut"
-            )
-            read_back = False
-        choice = s.resolved_tool_choice
-        if read_back and (isinstance(choice, ForcedTool) or choice == "required"):
-            self.logger.warning(
-                "truncated_result_read_chars has no effect with a tool_choice that forces a "
-                "call: the run ends after one tool round, so the model could not read on"
-            )
-            read_back = False
-        defer = defer_predicate(s.defer_tools)
-        if defer is not None and not self._resolution.native_tool_search:
-            self.logger.warning(
-                "defer_tools has no effect: it needs the provider's native tool search "
-                "(built_in_tools={'tool_search': BuiltInToolConfig(enabled=True)} on an "
-                "Anthropic or OpenAI model whose registry row lists tool_search); every "
-                "tool loads eagerly"
-            )
-            defer = None
-        return RunToolPlanner(
-            auto_inject_skills=bool(s.auto_inject_skills),
-            auto_inject_memory_instructions=bool(s.auto_inject_memory_instructions),
-            read_back=read_back,
-            store_session_factory=self._deps.tools.truncated_session_factory,
-            defer=defer,
         )
 
     def _get_client(self) -> ModelClient:
@@ -332,6 +306,7 @@ class Agent:
         output_schema: type[BaseModel] | None,
         history: list[Message] | None = None,
         on_loop: Callable[[RunLoop], None] | None = None,
+        files: list[Any] | None = None,
     ) -> tuple[AgentResult, BaseException | None]:
         if not isinstance(message, str):
             raise TypeError(f"message must be a string, got {type(message).__name__}")
@@ -341,16 +316,19 @@ class Agent:
             raise TypeError("output_schema must be a pydantic BaseModel subclass")
         run_id = uuid.uuid4().hex
         prior = list(history or [])
-        messages = [*prior, user_text(message)]
-        s = self.settings
-        control = RunControl(
-            hooks=s.hooks,
-            emit_request_start=s.emit_request_start,
+        s, res = self.settings, self._resolution
+        prompt = build_prompt(
+            message,
+            files,
+            provider=res.provider,
             model=s.model,
-            provider=self.provider,
-            sink=sink,
+            row=res.row,
+            profile=res.profile,
+            on_unsupported_part=s.on_unsupported_part,
+            logger=self.logger,
         )
-        control.runner.bind()
+        messages = [*prior, prompt.message]
+        control = RunControl.start(s, provider=self.provider, sink=sink)
         channel = EventChannel(sink, control.runner, emit_request_start=s.emit_request_start)
         with (
             log_setup.active_agent_logger(self.logger),
@@ -361,11 +339,10 @@ class Agent:
             store = TruncatedResultStore() if self._tool_planner.read_back else None
             await self._tool_loader.connect_mcp_servers()
             plan = await self._tool_planner.plan(self._tool_loader, s.instructions, store)
-            client = self._get_client()
-            if sink is not None and offloop_enabled() and not await plan.tools.specs():
-                client = OffLoopModelClient(client, self._deps.release_loop_resources)
             loop = RunLoop(
-                client,
+                await client_for_run(
+                    self._get_client(), plan.tools, self._deps, streamed=sink is not None
+                ),
                 plan.tools,
                 derive_run_settings(
                     s, self._resolution, system=plan.system, output_schema=output_schema
@@ -383,6 +360,7 @@ class Agent:
             await channel.emit("run_end", None, {"run_id": run_id})
             result = self._result(outcome, run_id)
             control.finish(result, outcome.error)
+            result.dropped_parts = [*prompt.dropped_parts, *result.dropped_parts]
             if outcome.error is not None:
                 self.logger.error(
                     "run %s failed: %s: %s", run_id, type(outcome.error).__name__, result.error
@@ -406,6 +384,9 @@ class Agent:
             detailed_costs=self.settings.detailed_costs,
             cost_output_dir=self.settings.cost_output_dir,
             built_in_tools_used=list(self._resolution.built_in_tool_names),
+            report_context=ReportContext.of(
+                self.settings, self.provider, self._resolution.row, self._tool_loader.tools
+            ),
         )
 
     async def run(
@@ -424,11 +405,35 @@ class Agent:
             ProviderError: when the provider failed after retries.
             StructuredOutputError: when output_schema did not validate.
         """
-        check_run_args(files, tool_files, media_resolution_list, anthropic_container_id)
-        result, error = await self._execute(message, sink=None, output_schema=output_schema)
+        result, error = await self._run_turn(
+            message,
+            history=None,
+            files=files,
+            tool_files=tool_files,
+            output_schema=output_schema,
+            media_resolution_list=media_resolution_list,
+            anthropic_container_id=anthropic_container_id,
+        )
         if error is not None:
             raise error
         return result
+
+    async def _run_turn(
+        self,
+        message: str,
+        *,
+        history: list[Message] | None,
+        files: list[Any] | None = None,
+        tool_files: list[Any] | None = None,
+        output_schema: type[BaseModel] | None = None,
+        media_resolution_list: list[str | None] | None = None,
+        anthropic_container_id: str | None = None,
+    ) -> tuple[AgentResult, BaseException | None]:
+        """One run after ``history`` (a session's turn): the result and the failure, if any."""
+        check_run_args(files, tool_files, media_resolution_list, anthropic_container_id)
+        return await self._execute(
+            message, sink=None, output_schema=output_schema, history=history, files=files
+        )
 
     def run_sync(
         self,
@@ -488,32 +493,52 @@ class Agent:
         Closing the generator early cancels the run and records what it had spent on
         :attr:`last_abandoned_stream`.
         """
+        events = self._stream_with_history(
+            message,
+            history=None,
+            files=files,
+            tool_files=tool_files,
+            output_schema=output_schema,
+            media_resolution_list=media_resolution_list,
+            anthropic_container_id=anthropic_container_id,
+        )
+        async with contextlib.aclosing(events):
+            async for event in events:
+                yield event
+
+    async def _stream_with_history(
+        self,
+        message: str,
+        *,
+        history: list[Message] | None,
+        files: list[Any] | None = None,
+        tool_files: list[Any] | None = None,
+        output_schema: type[BaseModel] | None = None,
+        media_resolution_list: list[str | None] | None = None,
+        anthropic_container_id: str | None = None,
+        on_result: Callable[[AgentResult, BaseException | None], None] | None = None,
+    ) -> AsyncGenerator[AgentStreamEvent, None]:
+        """:meth:`stream` after ``history`` (a session's turn); ``on_result`` receives the
+        run's result before ``complete`` is yielded."""
         self.last_abandoned_stream = None
 
         async def abandoned(loop: RunLoop | None) -> None:
-            if loop is None or loop.outcome is None:  # closed before the loop began
-                self.last_abandoned_stream = {**AgentResult().to_dict(), "abandoned": True}
-                return
-            result = self._result(loop.outcome, "abandoned")
-            if loop.hooks is not None:
-                result.injected_messages = list(loop.hooks.consumed_injections)
-                result.undelivered_injections = [*loop.hooks.undelivered]
-            spent = result.to_dict()
-            spent["abandoned"] = True
-            self.last_abandoned_stream = spent
-            if loop.hooks is not None:  # observation only, and bounded
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(
-                        loop.hooks.observe(AgentStreamEvent("run_end", None, dict(spent))),
-                        STREAM_CANCEL_WAIT_SECONDS,
-                    )
+            self.last_abandoned_stream = await report_abandoned(loop, self._result)
 
         async def execute(
             sink: EventSink, on_loop: Callable[[RunLoop], None]
         ) -> tuple[AgentResult, BaseException | None]:
-            return await self._execute(
-                message, sink=sink, output_schema=output_schema, on_loop=on_loop
+            result, error = await self._execute(
+                message,
+                sink=sink,
+                output_schema=output_schema,
+                history=history,
+                on_loop=on_loop,
+                files=files,
             )
+            if on_result is not None:
+                on_result(result, error)
+            return result, error
 
         events = stream_run(
             execute,
@@ -557,23 +582,38 @@ class Agent:
         reuse_anthropic_container: bool = False,
         late_injection_policy: str = "surface",
         max_follow_up_turns: int = 1,
-    ) -> NoReturn:
-        """Create a new session for multi-turn conversations (not built in this release).
+        *,
+        store: SessionStore | None = None,
+    ) -> AgentSession:
+        """Create a session for multi-turn conversations (see AgentSession).
 
-        Raises:
-            NotImplementedError: always, until AgentSession lands.
+        With ``store`` every completed turn is appended to it; a ``session_id`` the store
+        already holds resumes that session.
         """
-        raise NotImplementedError("Agent.session() (AgentSession) is not implemented yet")
+        return AgentSession(
+            self,
+            session_id=session_id,
+            session_history_config=session_history_config,
+            reuse_anthropic_container=reuse_anthropic_container,
+            late_injection_policy=late_injection_policy,
+            max_follow_up_turns=max_follow_up_turns,
+            store=store,
+        )
+
+    def _tool_surface(self) -> list[dict[str, Any]]:
+        """The tool surface this Agent declares, without connecting anything (the prefix
+        fingerprint's)."""
+        return self._tool_loader.declared_surface(self.settings.built_in_tools)
 
     @classmethod
     def from_config(cls, config_path: str, **overrides: Any) -> Self:
-        """YAML configuration is not built in this release."""
-        raise NotImplementedError("Agent.from_config() is not implemented yet")
+        """Create an Agent from a YAML file (see ``agent.config`` for errors and rules)."""
+        return cls(**agent_kwargs_from_file(config_path, overrides))
 
     @classmethod
     def from_config_string(cls, yaml_content: str, **overrides: Any) -> Self:
-        """YAML configuration is not built in this release."""
-        raise NotImplementedError("Agent.from_config_string() is not implemented yet")
+        """Create an Agent from a YAML string (overrides as in :meth:`from_config`)."""
+        return cls(**agent_kwargs_from_string(yaml_content, overrides))
 
     def to_config(self) -> dict[str, Any]:
         """The data half of this agent's constructor, in the YAML shape from_config reads.
@@ -590,3 +630,6 @@ class Agent:
             f"tools={len(self.settings.tools)}, "
             f"api_key={'set' if self.settings.api_key else 'env'})"
         )
+
+
+Agent.__init__.__doc__ = AGENT_INIT_DOC

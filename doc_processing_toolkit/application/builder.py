@@ -1,9 +1,10 @@
 """AgentBuilder: a fluent way to collect Agent keyword arguments.
 
-Each method records one keyword and returns the builder; :meth:`AgentBuilder.build`
-calls the agent class it was made for (``Agent.builder()`` passes ``Agent``) with them,
-so the Agent's own validation (and its NotImplementedError for features not built yet)
-applies unchanged. The builder knows the Agent only as that callable, so ``agent.py``
+Each method validates its keyword as the constructor does (the same checks, the same
+messages, the NotImplementedError for features not built yet), records it and returns the
+builder; :meth:`AgentBuilder.build` calls the agent class it was made for
+(``Agent.builder()`` passes ``Agent``) with them, so the result is the Agent the direct
+constructor call builds. The builder knows the Agent only as that callable, so ``agent.py``
 imports this module and never the other way round.
 """
 
@@ -12,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
+from doc_processing_toolkit.application.config.validation import check_arguments
+from doc_processing_toolkit.application.tools.formats import detect_format
 from doc_processing_toolkit.ports.model_client import ModelClient
 
 __all__ = ["AgentBuilder"]
@@ -26,7 +29,7 @@ class AgentBuilder(Generic[AgentT]):
 
         agent = (
             Agent.builder()
-            .model("claude-sonnet-4-5")
+            .model("claude-sonnet-5-5")
             .instructions("You are helpful.")
             .add_tool(my_tool)
             .with_thinking(budget_tokens=10000)
@@ -44,11 +47,17 @@ class AgentBuilder(Generic[AgentT]):
         self._tools: list[Any] = []
 
     def _set(self, key: str, value: Any) -> AgentBuilder[AgentT]:
+        check_arguments({key: value})
         self._kwargs[key] = value
         return self
 
     def model(self, model_name: str) -> AgentBuilder[AgentT]:
-        """Set the model name."""
+        """Set the model name.
+
+        Raises:
+            ValueError: an empty or non-string name.
+        """
+        check_arguments({"model": model_name})
         self._model = model_name
         return self
 
@@ -57,7 +66,12 @@ class AgentBuilder(Generic[AgentT]):
         return self._set("instructions", instructions)
 
     def add_tool(self, tool: Any) -> AgentBuilder[AgentT]:
-        """Add a tool."""
+        """Add a tool (any of the nine formats).
+
+        Raises:
+            TypeError, FileNotFoundError, ToolDefinitionError: as the constructor would.
+        """
+        detect_format(tool)
         self._tools.append(tool)
         return self
 
@@ -83,9 +97,11 @@ class AgentBuilder(Generic[AgentT]):
 
     def with_compaction(self, enabled: bool = True, **config: Any) -> AgentBuilder[AgentT]:
         """Configure compaction."""
-        self._kwargs["compaction"] = enabled
+        arguments: dict[str, Any] = {"compaction": enabled}
         if config:
-            self._kwargs["compaction_config"] = dict(config)
+            arguments["compaction_config"] = dict(config)
+        check_arguments(arguments)
+        self._kwargs.update(arguments)
         return self
 
     def auto_inject_skills(self, enabled: bool = True) -> AgentBuilder[AgentT]:

@@ -24,6 +24,7 @@ zero-argument factory under ``doc_processing_toolkit.history_codecs`` the same w
 from __future__ import annotations
 
 import functools
+import os
 import threading
 from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
@@ -44,6 +45,7 @@ from doc_processing_toolkit.adapters.providers.fireworks.profile import Firework
 from doc_processing_toolkit.adapters.providers.google.client import GoogleModelClient
 from doc_processing_toolkit.adapters.providers.google.dialect import GoogleHistoryCodec
 from doc_processing_toolkit.adapters.providers.google.profile import GoogleProfile
+from doc_processing_toolkit.adapters.providers.native_media import ProviderMediaShapes
 from doc_processing_toolkit.adapters.providers.openai.client import OpenAIModelClient
 from doc_processing_toolkit.adapters.providers.openai.dialect import OpenAIHistoryCodec
 from doc_processing_toolkit.adapters.providers.openai.profile import OpenAIProfile
@@ -52,6 +54,7 @@ from doc_processing_toolkit.application.deps import AgentDeps
 from doc_processing_toolkit.application.tools.wiring import ToolWiring
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.ports.dialect import HistoryCodec
+from doc_processing_toolkit.ports.media_store import MediaStore
 from doc_processing_toolkit.ports.model_client import ModelClient
 from doc_processing_toolkit.ports.provider_profile import ProviderProfile
 from doc_processing_toolkit.ports.registry import ModelRegistry
@@ -229,7 +232,16 @@ def default_deps(container: Container | None = None) -> AgentDeps:
         provider_profiles=functools.partial(build_provider_profile, container),
         tools=tool_loader_wiring(container),
         release_loop_resources=release_loop_resources,
+        native_media=ProviderMediaShapes(),
+        directory_media_store=directory_media_store,
     )
+
+
+def directory_media_store(directory: str | os.PathLike[str]) -> MediaStore:
+    """The bundled :class:`DirectoryMediaStore` of ``directory``."""
+    from doc_processing_toolkit.adapters.media_stores.directory import DirectoryMediaStore
+
+    return DirectoryMediaStore(directory)
 
 
 async def release_loop_resources() -> None:
@@ -251,8 +263,8 @@ def build_history_codec(container: Container, provider: str) -> HistoryCodec | N
 def build_provider_profile(container: Container, provider: str) -> ProviderProfile:
     """The provider's profile: a built-in one, a plug-in's (entry-point group
     ``doc_processing_toolkit.provider_profiles``, a zero-argument factory), else a
-    :class:`BaseProfile` with the provider's name (no id convention, any media, nothing
-    salvaged)."""
+    :class:`BaseProfile` with the provider's name (no id convention, media anywhere
+    but in a model turn, nothing salvaged, keywords passed through)."""
     if provider in container.provider_profiles.providers:
         return cast(ProviderProfile, container.provider_profiles(provider))
     factory = _plugin_factory(provider, PROFILE_ENTRY_POINT_GROUP)

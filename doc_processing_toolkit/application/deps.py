@@ -9,6 +9,7 @@ documented entry point (``doc_processing_toolkit.agent.core``) installs with
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from doc_processing_toolkit.ports.archive_sink import ArchiveSink
 from doc_processing_toolkit.ports.dialect import HistoryCodec
 from doc_processing_toolkit.ports.media_store import MediaStore
 from doc_processing_toolkit.ports.model_client import ModelClient
+from doc_processing_toolkit.ports.native_media import NativeMediaShapes
 from doc_processing_toolkit.ports.provider_profile import ProviderProfile
 from doc_processing_toolkit.ports.registry import ModelRegistry
 
@@ -66,10 +68,14 @@ class AgentDeps:
     """The tool-session factories of every tool format."""
     release_loop_resources: Callable[[], Awaitable[None]]
     """Closes the provider clients bound to the running loop (``run_sync`` calls it)."""
+    native_media: NativeMediaShapes
+    """How media sits in provider-native stored messages (session media policy)."""
     media_store: MediaStore | None = None
     """The default store for externalised media (None: media stays inline)."""
     archive_sink: ArchiveSink | None = None
     """The default receiver of compaction archives (None: archive files)."""
+    directory_media_store: Callable[[str | os.PathLike[str]], MediaStore] | None = None
+    """Builds the MediaStore of a directory (a ``media_store=`` given as a path)."""
 
 
 DepsFactory = Callable[[], AgentDeps]

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 from typing import Any, TextIO
 
 from doc_processing_toolkit.agent import Agent
 from doc_processing_toolkit.agent.tools import tool
-from doc_processing_toolkit.cli.render import cost_table, stream_run
+from doc_processing_toolkit.cli.render import cost_table, held_warnings, stream_run
 from doc_processing_toolkit.testing.script import Reply, ToolCall
 
 __all__ = ["run_demo"]
@@ -60,22 +61,27 @@ def run_demo(model: str, out: TextIO) -> int:
         if base_url is None:
             print(f"dpt demo: the emulator does not speak {provider!r} yet", file=out)
             return 2
-        agent = Agent(
-            model,
-            "You are a helpful math assistant.",
-            tools=[calculate],
-            api_key=os.environ.get("DPT_DEMO_API_KEY", "demo-key-offline"),
-            base_url=base_url,
-            log_to_file=False,
-        )
-        print(f"model: {model} ({agent.provider})  endpoint: {emulator.url}\n", file=out)
-        print("user: What is 2 + 3?\n", file=out)
+        with held_warnings(sys.stderr) as logger:
+            agent = Agent(
+                model,
+                "You are a helpful math assistant.",
+                tools=[calculate],
+                api_key=os.environ.get("DPT_DEMO_API_KEY", "demo-key-offline"),
+                base_url=base_url,
+                logger=logger,
+            )
+            print(f"model: {model} ({agent.provider})  endpoint: {emulator.url}\n", file=out)
+            print("user: What is 2 + 3?\n", file=out)
 
-        async def demo() -> dict[str, Any]:
-            async with agent:
-                return await stream_run(agent, "What is 2 + 3?", out)
+            async def demo() -> dict[str, Any]:
+                async with agent:
+                    return await stream_run(agent, "What is 2 + 3?", out)
 
-        final = asyncio.run(demo())
+            final = asyncio.run(demo())
+    if final.get("error"):
+        # e.g. a core install without the provider's SDK: one line, no empty cost table.
+        print(f"dpt demo: the run failed: {final['error']}", file=sys.stderr)
+        return 1
     print(file=out)
     cost_table(final, out)
     print(f"\ntools used: {', '.join(final.get('tools_used') or []) or 'none'}", file=out)

@@ -2,9 +2,11 @@
 
 ::
 
-    dpt run "What is 2 + 3?" --model claude-sonnet-4-5 --tool tools.py --stream
+    dpt run "What is 2 + 3?" --model claude-sonnet-5-5 --tool tools.py --stream
     dpt models [--provider anthropic]
-    dpt demo [--model claude-sonnet-4-5]
+    dpt demo [--model claude-sonnet-5-5]
+    dpt config schema | dpt config check agent.yaml
+    dpt cost REPORT.json | dpt cost agent_costs/
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from doc_processing_toolkit import __version__
 from doc_processing_toolkit.agent import Agent, AgentResult
 from doc_processing_toolkit.agent.tools import is_tool
-from doc_processing_toolkit.cli.render import cost_line, stream_run
+from doc_processing_toolkit.cli.config_cost import add_commands
+from doc_processing_toolkit.cli.render import cost_line, held_warnings, stream_run
 
 __all__ = ["main"]
 
@@ -43,22 +47,27 @@ def _cmd_run(args: argparse.Namespace) -> int:
     tools: list[Any] = []
     for path in args.tool or []:
         tools.extend(_load_tool_file(path))
-    agent = Agent(args.model, args.instructions or "", tools=tools or None, log_to_file=False)
+    for item in args.file or []:
+        if "://" not in item and not Path(item).exists():
+            raise FileNotFoundError(f"file not found: {item}")
     out = sys.stdout
-    if args.stream:
-        final = asyncio.run(stream_run(agent, args.message, out))
-        if args.json:
-            print(json.dumps(final, indent=2, default=str), file=out)
-        else:
-            result = AgentResult.from_dict(final)
-            print(cost_line(result), file=out)
-        return 0 if not final.get("error") else 1
-    result = agent.run_sync(args.message)
+    # Warnings go to stderr after the answer, never into the middle of it.
+    with held_warnings(sys.stderr) as logger:
+        agent = Agent(args.model, args.instructions or "", tools=tools or None, logger=logger)
+        progress = None if args.stream or args.json else sys.stderr
+        final = asyncio.run(
+            stream_run(agent, args.message, out if args.stream else None, args.file, progress)
+        )
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2, default=str), file=out)
+        print(json.dumps(final, indent=2, default=str), file=out)
     else:
-        print(result.output, file=out)
+        result = AgentResult.from_dict(final)
+        if not args.stream and not final.get("error"):
+            print(result.output, file=out)
         print(cost_line(result), file=out)
+    if final.get("error"):
+        print(f"dpt: the run failed: {final['error']}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -71,6 +80,11 @@ def _cmd_models(args: argparse.Namespace) -> int:
 
     rows = registry().models()
     if args.provider:
+        known = sorted({r.provider for r in rows})
+        if args.provider not in known:
+            raise UsageError(
+                f"unknown provider {args.provider!r}; the registry knows {', '.join(known)}"
+            )
         rows = [r for r in rows if r.provider == args.provider]
     print(f"{'model':<36} {'provider':<10} {'window':>9} {'in $/M':>8} {'out $/M':>8}")
     for row in rows:
@@ -88,26 +102,47 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(args.model, sys.stdout)
 
 
+class UsageError(Exception):
+    """A command line the user should change (exit code 2)."""
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="dpt", description="doc-processing-toolkit agents")
+    parser = argparse.ArgumentParser(
+        prog="dpt",
+        description="doc-processing-toolkit: run agents over Anthropic, OpenAI, Gemini and "
+        "Fireworks. Exit codes: 0 success, 1 the run failed, 2 a usage or input error.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="run an agent on one message")
-    run.add_argument("message")
-    run.add_argument("--model", required=True)
+    run.add_argument("message", help="the user message")
+    run.add_argument(
+        "--model", required=True, help="a registry model name (see `dpt models`), e.g. gpt-4o"
+    )
     run.add_argument("--tool", action="append", metavar="FILE.py", help="a file of @tool functions")
-    run.add_argument("--instructions", default="")
+    run.add_argument("--instructions", default="", help="the system prompt (default: none)")
+    run.add_argument(
+        "--file", action="append", metavar="PATH_OR_URL", help="a document, image or URL to send"
+    )
     run.add_argument("--stream", action="store_true", help="stream text and tool calls")
     run.add_argument("--json", action="store_true", help="print the whole result as JSON")
     run.set_defaults(func=_cmd_run)
 
     models = sub.add_parser("models", help="list registry models with windows and prices")
-    models.add_argument("--provider")
+    models.add_argument(
+        "--provider", help="only this provider's rows (anthropic, openai, google, fireworks)"
+    )
     models.set_defaults(func=_cmd_models)
 
     demo = sub.add_parser("demo", help="an offline tool-using agent against the local emulator")
-    demo.add_argument("--model", default="claude-sonnet-4-5")
+    demo.add_argument(
+        "--model",
+        default="claude-sonnet-5-5",
+        help="the model the emulator plays (any provider's; default: claude-sonnet-5-5)",
+    )
     demo.set_defaults(func=_cmd_demo)
+    add_commands(sub)
     return parser
 
 
@@ -116,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return int(args.func(args))
-    except (ValueError, FileNotFoundError, NotImplementedError) as exc:
+    except (UsageError, ValueError, FileNotFoundError, NotImplementedError) as exc:
         print(f"dpt: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:

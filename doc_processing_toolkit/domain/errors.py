@@ -24,18 +24,18 @@ The tree::
     │   │   │   ├── ServerError                      5xx                              [retryable]
     │   │   │   └── OverloadedError                  529                              [retryable]
     │   │   └── StreamInterruptedError               the stream broke after it began  [retryable]
-    │   └── ToolExecutionError                       a tool raised (becomes an error result)
-    ├── ConfigParseError                             YAML could not be parsed
-    ├── ConfigValidationError                        configuration is invalid (names the key)
-    ├── AgentAborted                                 a hook aborted the run
-    ├── SessionCompatibilityError (also ValueError)  a history cannot move to another provider
-    ├── StructuredOutputError (also ValueError)      the output does not match output_schema
-    └── UnsupportedPartError                         a prompt part the model cannot take
+    │   ├── ToolExecutionError                       a tool raised (becomes an error result)
+    │   ├── ConfigParseError                         YAML could not be parsed
+    │   ├── ConfigValidationError                    configuration is invalid (names the key)
+    │   ├── AgentAborted                             a hook aborted the run
+    │   ├── UnsupportedPartError                     a prompt part the model cannot take
+    │   ├── SessionCompatibilityError (also ValueError)  a history cannot move providers
+    │   └── StructuredOutputError (also ValueError)  the output does not match output_schema
 
-``ConfigParseError``, ``ConfigValidationError``, ``AgentAborted`` and
-``UnsupportedPartError`` derive from ``Exception`` directly, and
-``SessionCompatibilityError`` and ``StructuredOutputError`` from ``ValueError``, as the
-API reference documents.
+Every exception the library raises derives from :class:`DocProcessingToolkitError`, so one
+``except DocProcessingToolkitError`` catches them all; where the API reference names
+another base (``ValueError`` for SessionCompatibilityError and StructuredOutputError), the
+class has both.
 
 Every :class:`ProviderError` carries what the retry layer and the ledger need:
 ``retryable``, ``retry_after`` (seconds, from retry-after / retry-after-ms),
@@ -215,15 +215,15 @@ def status_error_class(status_code: int | None) -> type[ProviderStatusError]:
             return ProviderStatusError
 
 
-class ConfigParseError(Exception):
+class ConfigParseError(DocProcessingToolkitError):
     """Raised when YAML parsing fails."""
 
 
-class ConfigValidationError(Exception):
+class ConfigValidationError(DocProcessingToolkitError):
     """Raised when configuration validation fails."""
 
 
-class AgentAborted(Exception):
+class AgentAborted(DocProcessingToolkitError):
     """Raised when a hook directs the run to abort.
 
     Attributes:
@@ -250,7 +250,7 @@ class AgentAborted(Exception):
         self.undelivered_injections: list[str] = list(undelivered_injections or [])
 
 
-class SessionCompatibilityError(ValueError):
+class SessionCompatibilityError(DocProcessingToolkitError, ValueError):
     """A stored history cannot be converted for the target provider.
 
     Raised for an open tool round (calls with no results), a tool call with no name or a
@@ -275,9 +275,9 @@ class SessionCompatibilityError(ValueError):
         """The stored message at fault, when one is."""
 
 
-class StructuredOutputError(ValueError):
+class StructuredOutputError(DocProcessingToolkitError, ValueError):
     """The model's structured output did not validate against output_schema."""
 
 
-class UnsupportedPartError(Exception):
+class UnsupportedPartError(DocProcessingToolkitError):
     """A prompt part the model cannot accept, under on_unsupported_part="raise"."""

@@ -89,7 +89,7 @@ HookAction: TypeAlias = Literal["continue", "skip_tool", "inject_message", "paus
 class AgentStreamEvent:
     """A single event emitted during ``Agent.stream()`` (and delivered to hooks)."""
 
-    event_type: str
+    event_type: EventType
     """One of :data:`EventType`."""
     content: Any = None
     """The text chunk for deltas, the message for ``error``; None otherwise."""

@@ -5,7 +5,8 @@ Pure tables and predicates used by
 a media part either crosses as it is, or is replaced by a text placeholder and reported.
 What one dialect's wire format carries is not decided here: it comes in as an
 :class:`AcceptsMedia` (a provider profile's ``accepts_media``). Also the lenient decoders
-(base64 in any spelling, ``data:`` URLs) that reading stored media needs.
+(base64 in any spelling, ``data:`` URLs) that reading stored media needs, and the
+:class:`MediaSlot` a saved session's media policy rewrites (with its ``$media:`` markers).
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
+import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeAlias
 
 from doc_processing_toolkit.domain.messages import (
@@ -25,14 +28,20 @@ from doc_processing_toolkit.domain.messages import (
 )
 
 __all__ = [
+    "MARKER_PREFIX",
     "NEUTRAL",
     "AcceptsMedia",
     "MediaLookup",
+    "MediaSlot",
     "Position",
     "accepts_input_type",
+    "base64_payload_size",
+    "data_url_payload",
     "decode_base64",
     "decode_data_url",
+    "is_marker",
     "map_media",
+    "marker_ref",
     "media_drop_reason",
     "media_key",
     "no_media_in_model_turns",
@@ -199,3 +208,83 @@ def decode_data_url(url: Any) -> tuple[str, bytes] | None:
     mime, _, encoding = head.partition(";")
     raw = decode_base64(payload) if sep and encoding == "base64" else None
     return (mime or "application/octet-stream", raw) if raw is not None else None
+
+
+# -- media in stored (provider-native) histories: slots and store markers ----------------
+
+MARKER_PREFIX = "$media:"
+"""A slot holding ``$media:<ref>`` has its bytes in a MediaStore under ``ref``."""
+
+_DATA_URL = re.compile(r"^data:(?P<mime>[^;,]+)?(?:;[^;,]+)*;base64,(?P<data>.*)$", re.DOTALL)
+
+
+@dataclass
+class MediaSlot:
+    """One media part found in a stored history, with the way to rewrite it."""
+
+    kind: str
+    """``base64`` (bytes in the envelope) or ``google_file_uri`` / ``provider_file`` / ``url``."""
+    dialect: str
+    """``anthropic``, ``openai``, ``fireworks``, ``google`` or ``openai_generated``."""
+    slot: str | None
+    """``base64`` (a bare base64 string) or ``data_url``; None for references."""
+    mime_type: str | None
+    """The declared MIME type, if any."""
+    payload: str | None
+    """The base64 payload (or a ``$media:`` marker) for ``kind == "base64"``."""
+    ref: str | None
+    """The reference for a reference kind (URI, file id, URL)."""
+    message_index: int
+    """Index of the message the part belongs to."""
+    role: Any
+    """The message's role."""
+    part: dict[str, Any]
+    """The part dict itself."""
+    alphabet: str = "standard"
+    """The base64 alphabet of the payload slot (``standard`` or ``urlsafe``)."""
+
+    @property
+    def size_bytes(self) -> int:
+        """Decoded size of an inline payload (0 for a reference or a marker)."""
+        if self.kind != "base64" or self.payload is None or is_marker(self.payload):
+            return 0
+        return base64_payload_size(self.payload)
+
+    def record(self) -> dict[str, Any]:
+        """The inventory record ``persistence_report`` lists."""
+        return {
+            "message_index": self.message_index,
+            "role": self.role,
+            "kind": self.kind,
+            "mime_type": self.mime_type,
+            "size_bytes": self.size_bytes,
+            "ref": self.ref if self.kind != "base64" else None,
+        }
+
+
+def is_marker(value: Any) -> bool:
+    """Whether ``value`` is a ``$media:<ref>`` store reference."""
+    return isinstance(value, str) and value.startswith(MARKER_PREFIX) and len(value) > 7
+
+
+def marker_ref(value: str) -> str:
+    """The reference inside a marker string."""
+    return value[len(MARKER_PREFIX) :]
+
+
+def data_url_payload(value: Any) -> tuple[str | None, str] | None:
+    """``(mime_type, base64_payload)`` for a ``data:`` URL, else None."""
+    if not isinstance(value, str):
+        return None
+    match = _DATA_URL.match(value)
+    if match is None:
+        return None
+    return match.group("mime"), match.group("data")
+
+
+def base64_payload_size(data: Any) -> int:
+    """Decoded size in bytes of a base64 string (0 for anything else)."""
+    if not isinstance(data, str) or is_marker(data):
+        return 0
+    stripped = data.strip().rstrip("=")
+    return (len(stripped) * 3) // 4

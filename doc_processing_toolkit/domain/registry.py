@@ -10,6 +10,7 @@ as models.
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -18,6 +19,7 @@ __all__ = [
     "PROVIDERS",
     "ModelInfo",
     "Pricing",
+    "closest_model_names",
     "is_metadata_key",
 ]
 
@@ -111,8 +113,28 @@ class ModelInfo(BaseModel):
     built_in_tools: tuple[str, ...] = ()
     """Provider-run tools the row offers (web_search, code_execution, tool_search)."""
     deprecated: bool = False
+    """The provider has announced the model's retirement."""
+    retirement_date: str | None = None
+    """The day (YYYY-MM-DD) the provider retires the model, when announced."""
+    replacement: str | None = None
+    """The model the provider recommends instead."""
     release_date: str | None = None
     notes: str | None = None
+
+    def lifecycle_warning(self, today: str) -> str | None:
+        """The WARNING for a deprecated or retired row on ``today`` (YYYY-MM-DD); None if
+        the row is current. The provider decides whether it still serves the model."""
+        retired = self.retirement_date is not None and self.retirement_date <= today
+        if not (self.deprecated or retired):
+            return None
+        if retired:
+            state = f"retired on {self.retirement_date}"
+        elif self.retirement_date is not None:
+            state = f"is deprecated and retires on {self.retirement_date}"
+        else:
+            state = "is deprecated"
+        instead = f"; use {self.replacement} instead" if self.replacement else ""
+        return f"model {self.model} {state} (its registry row says so){instead}"
 
     def flag(self, name: str, default: Any = None) -> Any:
         """A capability flag by name, declared or extra."""
@@ -120,6 +142,11 @@ class ModelInfo(BaseModel):
             return getattr(self, name)
         extra = self.model_extra or {}
         return extra.get(name, default)
+
+
+def closest_model_names(name: str, known: list[str], *, limit: int = 3) -> list[str]:
+    """Registry names within a small edit distance of ``name`` (for "did you mean")."""
+    return difflib.get_close_matches(name.strip().lower(), known, n=limit, cutoff=0.85)
 
 
 def is_metadata_key(key: str) -> bool:

@@ -40,6 +40,8 @@ class ProviderOptions:
     """The requested service tier (None or "standard": the default)."""
     has_custom_tools: bool = False
     """Whether the Agent has tools of its own besides provider-run ones."""
+    agent_parameters: tuple[str, ...] = ()
+    """The Agent's own parameter names, for a "did you mean" on a mistyped keyword."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ Example::
     from doc_processing_toolkit.testing import FakeModel, reply, tool_call
 
     fake = FakeModel([tool_call("calculate", {"a": 2, "b": 3}), reply("5")])
-    agent = Agent("claude-sonnet-4-5", tools=[calculate], client=fake)
+    agent = Agent("claude-sonnet-5-5", tools=[calculate], client=fake)
     result = agent.run_sync("What is 2 + 3?")
     assert result.tools_used == ["calculate"]
 """
@@ -171,6 +171,7 @@ class FakeModel:
             reasoning_tokens=step.reasoning_tokens,
             cached_input_tokens=step.cache_read_tokens,
             cache_write_tokens=step.cache_write_tokens,
+            cache_write_1h_tokens=step.cache_write_1h_tokens,
         )
         yield ModelResponse(
             message=Message("assistant", tuple(parts), provider=self.provider),

@@ -16,6 +16,7 @@ from doc_processing_toolkit.adapters.providers.fireworks.client import DEFAULT_B
 from doc_processing_toolkit.domain.errors import (
     AuthenticationError,
     BadRequestError,
+    ConfigurationError,
     RateLimitError,
     ServerError,
     StreamInterruptedError,
@@ -431,7 +432,8 @@ async def test_missing_key_fails_before_any_request(
     emu: ProviderEmulator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("FIREWORKS_API_KEY")
-    with pytest.raises(AuthenticationError, match="FIREWORKS_API_KEY"):
+    # The same error as on every provider (issue 14): a ConfigurationError naming the key.
+    with pytest.raises(ConfigurationError, match="FIREWORKS_API_KEY"):
         await collect(_client(emu), _request())
     assert emu.request_count == 0
 

@@ -84,7 +84,6 @@ def test_unknown_model_is_a_clear_error() -> None:
     ("name", "value"),
     [
         ("compaction", True),
-        ("on_unsupported_part", "raise"),
     ],
 )
 def test_features_not_built_yet_raise_not_implemented(name: str, value: object) -> None:
@@ -92,12 +91,17 @@ def test_features_not_built_yet_raise_not_implemented(name: str, value: object) 
         Agent("claude-sonnet-4-5", **{name: value})  # type: ignore[arg-type]
 
 
+def test_on_unsupported_part_takes_drop_or_raise() -> None:
+    with pytest.raises(ValueError, match="on_unsupported_part"):
+        Agent("claude-sonnet-4-5", on_unsupported_part="ignore")
+    assert Agent("claude-sonnet-4-5", on_unsupported_part="raise").settings.on_unsupported_part
+
+
 def test_not_yet_built_run_args_raise() -> None:
     agent = Agent("claude-sonnet-4-5", client=FakeModel([reply("x")]))
-    with pytest.raises(NotImplementedError, match="files"):
-        agent.run_sync("hi", files=["a.png"])
-    with pytest.raises(NotImplementedError, match="session"):
-        agent.session()
+    with pytest.raises(NotImplementedError, match="tool_files"):
+        agent.run_sync("hi", tool_files=["a.png"])
+    assert agent.session().session_id  # sessions are built (tests/unit/test_session.py)
 
 
 def test_undecorated_function_is_refused() -> None:
@@ -245,3 +249,16 @@ def test_provider_run_mcp_is_checked_at_construction() -> None:
     fake = FakeModel([reply("ok")])
     Agent("claude-sonnet-4-5", tools=[server], client=fake).run_sync("hi")
     assert fake.requests[0].remote_mcp_servers == (server,)
+
+
+def test_an_unwritable_log_file_falls_back_to_the_console(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DPT_AGENT_LOG_TO_FILE")
+    (tmp_path / "logs").write_text("a file where the logs directory would go")
+    agent = Agent("claude-sonnet-5-5", client=FakeModel([reply("fine")]))
+    assert agent.run_sync("hi").output == "fine"
+    assert agent.log_file is None
+    warnings = [line for line in capfd.readouterr().err.splitlines() if "log file" in line]
+    assert len(warnings) == 1 and "logging to the console only" in warnings[0]

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from dependency_injector import providers
 
+import doc_processing_toolkit
 from doc_processing_toolkit import Agent, tool
 from doc_processing_toolkit.application.container import build_model_client, default_container
 from doc_processing_toolkit.cli.main import main as dpt
@@ -92,3 +93,52 @@ def test_dpt_run_against_the_emulator(
 def test_dpt_run_reports_bad_input_clearly(capsys: pytest.CaptureFixture[str]) -> None:
     assert dpt(["run", "hi", "--model", "claude-sonnet-4-5", "--tool", "nope.py"]) == 2
     assert "tool file not found" in capsys.readouterr().err
+
+
+def test_dpt_run_sends_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pdf = tmp_path / "contract.pdf"
+    pdf.write_bytes(b"%PDF-1.4\n%%EOF\n")
+    fake = FakeModel([reply("a contract")])
+    container = default_container()
+    container.model_clients.anthropic.override(providers.Object(fake))
+    try:
+        assert dpt(["run", "What is it?", "--model", "claude-sonnet-4-5", "--file", str(pdf)]) == 0
+    finally:
+        container.model_clients.anthropic.reset_override()
+    assert "a contract" in capsys.readouterr().out
+    [media, text] = fake.requests[0].messages[-1].parts
+    assert getattr(media, "filename", None) == "contract.pdf" and getattr(text, "text", "") == (
+        "What is it?"
+    )
+    assert dpt(["run", "Hi", "--model", "claude-sonnet-4-5", "--file", "/no/such.pdf"]) == 2
+    assert "/no/such.pdf" in capsys.readouterr().err
+
+
+def test_dpt_version_and_unknown_provider(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        dpt(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.strip() == f"dpt {doc_processing_toolkit.__version__}"
+    assert dpt(["models", "--provider", "opnai"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown provider 'opnai'" in err and "anthropic, fireworks, google, openai" in err
+
+
+def test_dpt_stream_keeps_warnings_off_the_answer_and_fails_with_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with ProviderEmulator([reply("Streamed answer.")]) as emulator:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", emulator.anthropic_base_url)
+        # A retired model warns at construction: the warning must come after the answer.
+        code = dpt(["run", "hi", "--model", "claude-sonnet-4-5", "--stream"])
+        assert code == 0
+        captured = capsys.readouterr()
+        assert captured.out.startswith("Streamed answer.")  # no leading blank line
+        assert "WARNING" not in captured.out and "retired" not in captured.out
+        assert "dpt: warning: model claude-sonnet-4-5 retired" in captured.err
+
+        emulator.reset()  # nothing scripted: the emulator answers with an error
+        assert dpt(["run", "hi", "--model", "claude-sonnet-5-5", "--stream"]) == 1
+        err = capsys.readouterr().err
+        errors = [line for line in err.splitlines() if not line.startswith("dpt: warning:")]
+        assert len(errors) == 1 and errors[0].startswith("dpt: the run failed: ")

@@ -471,3 +471,11 @@ def test_ledger_total_is_the_sum_of_record_costs(
     assert ledger.total_cost == math.fsum(costs)
     exact = sum((Decimal(repr(cost)) for cost in costs), Decimal(0))
     assert abs(Decimal(repr(ledger.total_cost)) - exact) < Decimal("1e-12")
+
+
+def test_result_costs_are_rounded_to_the_nano_dollar() -> None:
+    from doc_processing_toolkit.domain.costs.pricing import round_usd
+
+    assert round_usd(9.999999999999999e-05) == 0.0001
+    assert repr(round_usd(0.1 + 0.2)) == "0.3"
+    assert round_usd(0.0000000014) == 0.000000001

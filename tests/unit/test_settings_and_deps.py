@@ -67,7 +67,11 @@ def test_the_constructor_validates_into_one_frozen_settings_object() -> None:
         s.max_tokens = 5  # type: ignore[misc]
     with pytest.raises(AttributeError, match="read-only"):
         agent.max_tokens = 5
-    assert agent.to_config()["provider_overrides"] == {"effort_config": "high"}
+    # The consumed provider keyword is exported too, so from_config rebuilds the agent.
+    assert agent.to_config()["provider_overrides"] == {
+        "effort_config": "high",
+        "max_pause_turn_iterations": 3,
+    }
 
 
 def test_client_and_base_url_are_keyword_parameters_not_provider_kwargs() -> None:

@@ -6,7 +6,7 @@ SDK-bundled FastMCP) or a standalone ``fastmcp`` ``FastMCP`` (fastmcp 3/4), bare
 :class:`~doc_processing_toolkit.adapters.mcp.filtered.AllowedToolsSession`). Tools are
 listed and called through the server's public async ``list_tools()`` / ``call_tool()``.
 
-How the two switches map onto today's SDKs (see ``docs/concepts/mcp.md``):
+How the two switches map onto today's SDKs (see ``docs/design/mcp.md``):
 
 * ``DPT_FASTMCP_VALIDATED_CALL`` (default on): arguments are validated and coerced as the
   server does over stdio. On: the server's own ``call_tool``. Off, on ``MCPServer`` only:

@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 
 from doc_processing_toolkit._logging import get_logger, redact, register_secret
 from doc_processing_toolkit.domain.errors import (
+    ConfigurationError,
     ProviderConnectionError,
     ProviderError,
     ProviderTimeoutError,
@@ -352,6 +353,25 @@ class SdkModelClient:
             shared=self._api_key is None,
         )
 
+    def _require_api_key(self) -> str:
+        """The key this client sends: its own, else the first of :attr:`API_KEY_ENVS` set.
+
+        Raises:
+            ConfigurationError: when there is none, naming the variables, before any
+                network attempt (the same error on every provider).
+        """
+        key = self._api_key or next(
+            (os.environ[name] for name in self.API_KEY_ENVS if os.environ.get(name)), None
+        )
+        if not key:
+            first, *fallbacks = self.API_KEY_ENVS or ("an API key variable",)
+            also = f" ({' and '.join(fallbacks)} are read as fallbacks)" if fallbacks else ""
+            raise ConfigurationError(
+                f"{self.provider}: no API key: set {first}{also} or pass Agent(api_key=...)"
+            )
+        register_secret(key)
+        return key
+
     def _own_or_shared_client(
         self, shared: LoopClientCache, new: Callable[[str | None, str | None], Any]
     ) -> Any:
@@ -360,6 +380,7 @@ class SdkModelClient:
         the key itself). ``new(api_key, base_url)`` builds a client."""
         base_url, source = self._endpoint()
         self._log_endpoint(base_url, source)
+        self._require_api_key()
         if self._api_key is not None:
             return self._own.get(None, lambda: new(self._api_key, base_url))
         sdk_env = self.SDK_BASE_URL_ENV

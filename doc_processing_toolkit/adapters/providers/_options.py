@@ -16,6 +16,7 @@ back as warnings.
 from __future__ import annotations
 
 import copy
+import difflib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -169,6 +170,28 @@ def check_effort(
     return True
 
 
+DEFAULT_EFFORT = "medium"
+"""The effort an effort-keyed request (OpenAI, Fireworks) carries when the caller names none."""
+
+
+def requested_effort(
+    config: Mapping[str, Any], known: frozenset[str], provider: str, label: str, hint: str
+) -> tuple[str, list[str]]:
+    """The effort an effort-keyed provider reasons at, and the warnings to log.
+
+    ``{"effort": ...}`` is taken as given; an off value (``disabled``) is not one on
+    ``label`` and reasons at :data:`DEFAULT_EFFORT`, with a warning ending in ``hint``.
+    """
+    warnings = ignored_thinking_keys(config, known, provider)
+    given = config.get("effort")
+    if given is None and str(config.get("type")) in OFF_TYPES:
+        warnings.append(
+            f"thinking={{'type': {config['type']!r}}} is not an off value on {label}: the "
+            f"request reasons at effort {DEFAULT_EFFORT!r}; {hint}"
+        )
+    return (str(given) if given is not None else DEFAULT_EFFORT), warnings
+
+
 def ignored_thinking_keys(
     config: Mapping[str, Any], known: frozenset[str], provider: str
 ) -> list[str]:
@@ -265,8 +288,12 @@ def keyword_warnings(
     kwargs: Mapping[str, Any],
     known: frozenset[str] | None,
     owners: Mapping[str, frozenset[str]],
+    agent_parameters: Sequence[str] = (),
 ) -> list[str]:
     """One warning per keyword the Agent supplies itself or ``provider`` does not take.
+
+    A keyword within a small edit distance of an Agent parameter or a documented keyword
+    gets a "did you mean" in its warning.
 
     Args:
         provider: The provider name, for the message.
@@ -274,8 +301,12 @@ def keyword_warnings(
         known: The provider's documented keywords (COMMON ones are added); None takes
             every keyword (a plug-in without rules: only Agent-owned ones warn).
         owners: Provider name -> its documented keywords, to say whose keyword it is.
+        agent_parameters: The Agent's parameter names (suggested as ``Agent(name=...)``).
     """
     warnings: list[str] = []
+    documented = sorted(
+        (known or frozenset()) | COMMON_PROVIDER_KWARGS | frozenset().union(*owners.values())
+    )
     for key in kwargs:
         if key in AGENT_OWNED_KWARGS:
             instead = AGENT_OWNED_KWARGS[key]
@@ -287,11 +318,22 @@ def keyword_warnings(
         elif known is not None and key not in known | COMMON_PROVIDER_KWARGS:
             others = [p for p, names in owners.items() if key in names]
             where = f" (it is a {'/'.join(others)} keyword)" if others else ""
+            if not others:
+                where = _did_you_mean(key, agent_parameters, documented)
             warnings.append(
                 f"provider keyword {key!r} is not accepted by {provider}{where} "
                 "(passed through anyway)"
             )
     return warnings
+
+
+def _did_you_mean(key: str, agent_parameters: Sequence[str], documented: Sequence[str]) -> str:
+    """``"; did you mean Agent(temperature=...)?"`` for a near miss, else ``""``."""
+    agent = difflib.get_close_matches(key, list(agent_parameters), n=1, cutoff=0.8)
+    if agent:
+        return f"; did you mean Agent({agent[0]}=...)?"
+    keyword = difflib.get_close_matches(key, list(documented), n=1, cutoff=0.8)
+    return f"; did you mean {keyword[0]!r}?" if keyword else ""
 
 
 def validate_service_tier(tier: str | None, row: ModelInfo | None) -> tuple[str | None, str | None]:

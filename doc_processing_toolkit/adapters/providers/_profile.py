@@ -40,6 +40,10 @@ class BaseProfile:
     payload_artefact: str = "provider_part"
     options: VendorOptions | None = None
     """The vendor's option rules; None (a plug-in): keywords pass unchecked."""
+    sdk_distribution: str | None = None
+    """The provider SDK's distribution name (a session envelope records its version)."""
+    code_execution_containers: bool = False
+    """Whether a code-execution container id can be reused across runs (sessions ask)."""
 
     def check_options(self, options: ProviderOptions, row: ModelInfo | None) -> OptionReport:
         """Check provider keywords, service tier, built-in tools and provider-run MCP.
@@ -49,7 +53,13 @@ class BaseProfile:
         """
         rules = self.options or VendorOptions(self.name)
         known = None if self.options is None else rules.kwargs
-        warnings = keyword_warnings(self.name, options.provider_kwargs, known, PROVIDER_KWARGS)
+        warnings = keyword_warnings(
+            self.name,
+            options.provider_kwargs,
+            known,
+            PROVIDER_KWARGS,
+            options.agent_parameters,
+        )
         warnings += rules.check_kwargs(options.provider_kwargs)
         tier, tier_warning = validate_service_tier(options.service_tier, row)
         if tier_warning:

@@ -1,7 +1,7 @@
 """The model registry read from ``model_information.json``.
 
 The file maps provider -> model name -> row (see ``registry/model_information.schema.json``
-and ``docs/concepts/registry.md``). Keys starting with ``_`` are metadata at every level
+and ``docs/design/registry.md``). Keys starting with ``_`` are metadata at every level
 and never resolve as models. The file is read once, on first use, and the parsed rows
 are kept for the life of the instance; :func:`default_registry` shares one instance per
 process.

@@ -8,15 +8,25 @@ never emitted. No secret is ever part of the result.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import PurePath
 from typing import Any
+from urllib.parse import urlsplit
 
-from doc_processing_toolkit.application.config.settings import AgentSettings
+from doc_processing_toolkit.application.config.settings import (
+    DEFAULT_MEDIA_MAX_INLINE_BYTES,
+    AgentSettings,
+)
 
 __all__ = ["export_config"]
 
 _STDIO_TYPES = ("mcp_command", "mcp_script")
+_SECRET_NAME = re.compile(
+    r"(^|_)(api_?key|key|token|secret|password|headers?|auth|authorization|credentials?)($|_)",
+    re.IGNORECASE,
+)
+"""Provider keywords whose values may be credentials: listed, never emitted."""
 
 
 def _name_of(obj: Any) -> str:
@@ -100,13 +110,22 @@ def export_config(settings: AgentSettings) -> dict[str, Any]:
     logging = {"level": s.log_level, "file": s.log_file, "to_file": s.log_to_file}
     config["logging"] = {k: v for k, v in logging.items() if v is not None}
     overrides: dict[str, Any] = {}
-    for key, value in s.provider_kwargs.items():
+    provider_keywords = dict(s.provider_kwargs)
+    if s.max_pause_turn_iterations != 10:
+        provider_keywords["max_pause_turn_iterations"] = s.max_pause_turn_iterations
+    if s.mcp_remote_servers:
+        provider_keywords["mcp_remote_servers"] = [dict(m) for m in s.mcp_remote_servers]
+    for key, value in provider_keywords.items():
+        if _SECRET_NAME.search(key):
+            unserialisable.setdefault("provider_overrides", []).append(key)
+            continue
         try:
             overrides[key] = _plain(value)
         except TypeError:
             unserialisable.setdefault("provider_overrides", []).append(key)
     if overrides:
         config["provider_overrides"] = overrides
+    _export_live_settings(s, config, unserialisable)
     if s.api_key is not None:
         unserialisable["api_key"] = "set (supply it again; never exported)"
     if s.logger is not None:
@@ -144,6 +163,35 @@ def _settings_section(s: AgentSettings) -> dict[str, Any]:
         "on_unsupported_part": s.on_unsupported_part,
         "media_policy": s.media_policy,
         "emit_request_start": s.emit_request_start or None,
+        "estimate_input_tokens": (
+            None if s.estimate_input_tokens == "lazy" else s.estimate_input_tokens
+        ),
+        "defer_tools": s.defer_tools,
         "detailed_costs": s.detailed_costs or None,
         "cost_output_dir": s.cost_output_dir,
     }
+
+
+def _export_live_settings(
+    s: AgentSettings, config: dict[str, Any], unserialisable: dict[str, Any]
+) -> None:
+    """The settings that are data only in some forms: a media store, a URL, a client."""
+    if s.media_max_inline_bytes != DEFAULT_MEDIA_MAX_INLINE_BYTES:
+        config["media_max_inline_bytes"] = s.media_max_inline_bytes  # None lifts the cap
+    store = s.media_store
+    if isinstance(store, str | PurePath):
+        config["media_store"] = os.fspath(store)
+    elif store is not None:
+        directory = getattr(store, "directory", None) or getattr(store, "root", None)
+        if type(store).__name__ == "DirectoryMediaStore" and directory is not None:
+            config["media_store"] = os.fspath(directory)
+        else:
+            unserialisable["media_store"] = type(store).__name__
+    if s.base_url is not None:
+        parts = urlsplit(s.base_url)
+        if parts.username or parts.password or parts.query:
+            unserialisable["base_url"] = "holds credentials or a query (supply it again)"
+        else:
+            config["base_url"] = s.base_url
+    if s.client is not None:
+        unserialisable["client"] = type(s.client).__name__

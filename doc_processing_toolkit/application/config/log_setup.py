@@ -132,12 +132,25 @@ def build_agent_logger(
         else:
             stamp = datetime.now().strftime("%Y%m%d_%H%M%S")
             path = str(Path("logs") / f"Agent-{safe_model}_{stamp}.log")
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        file_handler = logging.FileHandler(path, encoding="utf-8", delay=True)
-        file_handler.setLevel(level)
-        file_handler.setFormatter(formatter)
-        file_handler.addFilter(RedactingFilter())
-        logger.addHandler(file_handler)
+        try:
+            # Open it now (then close): a log file that cannot be written must not break
+            # the Agent, and must not surface later as a traceback from inside a run.
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "a", encoding="utf-8"):
+                pass
+        except OSError as exc:
+            logger.warning(
+                "cannot write the log file %s (%s): logging to the console only",
+                path,
+                exc.strerror or type(exc).__name__,
+            )
+            path = None
+        else:
+            file_handler = logging.FileHandler(path, encoding="utf-8", delay=True)
+            file_handler.setLevel(level)
+            file_handler.setFormatter(formatter)
+            file_handler.addFilter(RedactingFilter())
+            logger.addHandler(file_handler)
     elif log_file:
         logger.warning("log_file=%s ignored: logging to file is off", log_file)
     return logger, path

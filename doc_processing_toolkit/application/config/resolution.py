@@ -6,12 +6,14 @@ Belongs here because it turns settings into facts about this model; it runs no r
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 import logging
 from dataclasses import dataclass
 
 from doc_processing_toolkit.application.config.settings import AgentSettings
 from doc_processing_toolkit.application.deps import AgentDeps
-from doc_processing_toolkit.domain.registry import ModelInfo
+from doc_processing_toolkit.domain.registry import ModelInfo, closest_model_names
 from doc_processing_toolkit.domain.tools.results import resolve_cap
 from doc_processing_toolkit.ports.provider_profile import ProviderOptions, ProviderProfile
 
@@ -38,6 +40,12 @@ class AgentResolution:
     """Characters of a tool result the model is shown (0: no cap)."""
 
 
+_AGENT_PARAMETERS = tuple(
+    f.name for f in dataclasses.fields(AgentSettings) if f.name != "provider_kwargs"
+)
+"""The Agent's own parameter names, for a "did you mean" on a mistyped provider keyword."""
+
+
 def resolve_settings(
     settings: AgentSettings, deps: AgentDeps, logger: logging.Logger
 ) -> AgentResolution:
@@ -53,7 +61,13 @@ def resolve_settings(
     row = deps.registry.row(settings.model)
     if row is None:
         # The missing price is warned about once, at the first request it leaves unpriced.
-        logger.warning("model %s has no registry row: default limits apply", settings.model)
+        close = closest_model_names(settings.model, [r.model for r in deps.registry.models()])
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        logger.warning("model %s has no registry row: default limits apply%s", settings.model, hint)
+    else:
+        lifecycle = row.lifecycle_warning(datetime.date.today().isoformat())
+        if lifecycle is not None:
+            logger.warning(lifecycle)
     profile = deps.provider_profiles(provider)
     report = profile.check_options(
         ProviderOptions(
@@ -63,6 +77,7 @@ def resolve_settings(
             provider_kwargs=settings.provider_kwargs,
             service_tier=settings.service_tier,
             has_custom_tools=settings.has_custom_tools,
+            agent_parameters=_AGENT_PARAMETERS,
         ),
         row,
     )

@@ -10,6 +10,7 @@ default — it never silently does nothing.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -19,11 +20,16 @@ from doc_processing_toolkit.application.config.settings import (
     normalize_prompt_caching,
 )
 from doc_processing_toolkit.application.hooks.runner import validate_hooks
+from doc_processing_toolkit.application.media.validation import validate_on_unsupported_part
+from doc_processing_toolkit.application.session.history_config import validate_history_config
+from doc_processing_toolkit.application.session.media_policy import validate_max_inline_bytes
+from doc_processing_toolkit.domain.session import MEDIA_POLICIES
 from doc_processing_toolkit.domain.tools.specs import normalize_tool_choice
 
 __all__ = [
     "DEFAULT_MEDIA_MAX_INLINE_BYTES",
     "NOT_YET_IMPLEMENTED",
+    "check_arguments",
     "check_not_implemented",
     "defer_predicate",
     "validate_non_negative_int",
@@ -35,17 +41,12 @@ __all__ = [
 NOT_YET_IMPLEMENTED: dict[str, Any] = {
     "compaction": False,
     "compaction_config": None,
-    "session_history_config": None,
     "code_execution_output_dir": None,
     "anthropic_block_binding": None,
     "strict_prefix_binding": False,
     "prefix_audit": False,
     "prefix_strip_fallback": False,
     "remove_citations": False,
-    "on_unsupported_part": "drop",
-    "media_policy": "auto",
-    "media_store": None,
-    "media_max_inline_bytes": DEFAULT_MEDIA_MAX_INLINE_BYTES,
     "estimate_input_tokens": "lazy",
 }
 """Agent parameters whose features are not built yet, with their defaults."""
@@ -83,7 +84,9 @@ def validate_settings(settings: AgentSettings) -> AgentSettings:
         "truncated_result_read_chars", s.truncated_result_read_chars, optional=True
     )
     normalize_prompt_caching(s.prompt_caching)
+    validate_on_unsupported_part(s.on_unsupported_part)
     defer_predicate(s.defer_tools)
+    check_session_settings(s)
     provider_kwargs = dict(s.provider_kwargs)
     consumed = {
         k: provider_kwargs.pop(k) for k in _CONSUMED_PROVIDER_KWARGS if k in provider_kwargs
@@ -111,6 +114,44 @@ def validate_settings(settings: AgentSettings) -> AgentSettings:
         mcp_remote_servers=tuple(dict(server) for server in remote),
         provider_kwargs=provider_kwargs,
     )
+
+
+def check_arguments(arguments: dict[str, Any]) -> None:
+    """Validate some of the constructor's keyword arguments as the constructor does.
+
+    Used by AgentBuilder, so each builder method fails where the constructor would, with
+    the same message.
+
+    Raises:
+        ValueError, TypeError, NotImplementedError: as :func:`validate_settings`.
+    """
+    values = dict(arguments)
+    if "tools" in values:
+        values["tools"] = tuple(values["tools"] or ())
+    validate_settings(AgentSettings(model=values.pop("model", "model-placeholder"), **values))
+
+
+def check_session_settings(s: AgentSettings) -> None:
+    """The session and media-policy parameters: known names and values.
+
+    Raises:
+        ValueError: an unknown history mode or key, media policy, or a bad inline cap.
+        TypeError: a media_store that is neither a path nor a MediaStore.
+    """
+    if s.session_history_config is not None:
+        validate_history_config(s.session_history_config, "the Agent's")
+    if s.media_policy not in MEDIA_POLICIES:
+        raise ValueError(
+            f"media_policy must be one of {', '.join(MEDIA_POLICIES)}, got {s.media_policy!r}"
+        )
+    validate_max_inline_bytes(s.media_max_inline_bytes)
+    store = s.media_store
+    if store is not None and not isinstance(store, str | os.PathLike):
+        if not (callable(getattr(store, "put", None)) and callable(getattr(store, "get", None))):
+            raise TypeError(
+                "media_store must be None, a directory path or an object with put() and "
+                f"get(), got {type(store).__name__}"
+            )
 
 
 def check_not_implemented(values: dict[str, Any]) -> None:

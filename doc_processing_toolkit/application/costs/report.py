@@ -41,6 +41,20 @@ CONTINUATION_PURPOSES: frozenset[str] = frozenset(
 """Purposes whose request continues the previous entry's iteration (same number)."""
 
 
+def _fsync_directory(directory: str) -> None:
+    """Make a rename in ``directory`` durable (a no-op where directories cannot be opened)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat()
 
@@ -380,7 +394,10 @@ class DetailedCostReport:
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(payload)
+                handle.flush()
+                os.fsync(handle.fileno())
             os.replace(tmp_path, path)
+            _fsync_directory(directory)
         except BaseException:
             if os.path.exists(tmp_path):
                 os.unlink(tmp_path)

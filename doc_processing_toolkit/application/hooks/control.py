@@ -8,21 +8,26 @@ handle, the calling run's own first (a ContextVar), else the newest active run's
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, Self
 
+from doc_processing_toolkit.application.config.settings import AgentSettings
 from doc_processing_toolkit.application.hooks.handle import RunHandle
 from doc_processing_toolkit.application.hooks.request_start import RequestStartEmitter
 from doc_processing_toolkit.application.hooks.runner import HookRunner
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.events import EventSink
+from doc_processing_toolkit.application.run.loop import RunLoop
+from doc_processing_toolkit.application.run.outcome import RunOutcome
+from doc_processing_toolkit.application.run.streaming import STREAM_CANCEL_WAIT_SECONDS
 from doc_processing_toolkit.domain.errors import AgentAborted
-from doc_processing_toolkit.domain.events import AgentStreamEvent
+from doc_processing_toolkit.domain.events import AgentStreamEvent, EventType
 
-__all__ = ["RunControl", "RunHandles"]
+__all__ = ["RunControl", "RunHandles", "report_abandoned"]
 
 
 class RunHandles:
@@ -80,6 +85,19 @@ class RunControl:
                 hooks_runner=self.runner,
             )
 
+    @classmethod
+    def start(cls, settings: AgentSettings, *, provider: str, sink: EventSink | None) -> Self:
+        """The control of a run starting now, bound to the running loop."""
+        control = cls(
+            hooks=settings.hooks,
+            emit_request_start=settings.emit_request_start,
+            model=settings.model,
+            provider=provider,
+            sink=sink,
+        )
+        control.runner.bind()
+        return control
+
     def close(self) -> None:
         """End of the run however it ended: the queue refuses further injections."""
         self.runner.close_injections()
@@ -99,8 +117,30 @@ class RunControl:
             error.undelivered_injections = list(result.undelivered_injections)
 
 
+async def report_abandoned(
+    loop: RunLoop | None, result_of: Callable[[RunOutcome, str], AgentResult]
+) -> dict[str, Any]:
+    """The complete-style record (``"abandoned": True``) of a run whose stream was closed,
+    also delivered to its hooks as an observation-only ``run_end`` (bounded wait)."""
+    if loop is None or loop.outcome is None:  # closed before the loop began
+        return {**AgentResult().to_dict(), "abandoned": True}
+    result = result_of(loop.outcome, "abandoned")
+    runner = loop.hooks
+    if runner is not None:
+        result.injected_messages = list(runner.consumed_injections)
+        result.undelivered_injections = list(runner.undelivered)
+    spent = {**result.to_dict(), "abandoned": True}
+    if runner is not None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(
+                runner.observe(AgentStreamEvent("run_end", None, dict(spent))),
+                STREAM_CANCEL_WAIT_SECONDS,
+            )
+    return spent
+
+
 def _tap(sink: EventSink) -> Any:
-    def tap(event_type: str, content: Any, metadata: dict[str, Any] | None = None) -> Any:
+    def tap(event_type: EventType, content: Any, metadata: dict[str, Any] | None = None) -> Any:
         return sink(AgentStreamEvent(event_type, content, metadata))
 
     return tap

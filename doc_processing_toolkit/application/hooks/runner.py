@@ -28,6 +28,7 @@ from doc_processing_toolkit.domain.errors import AgentAborted
 from doc_processing_toolkit.domain.events import (
     OBSERVATION_ONLY_EVENTS,
     AgentStreamEvent,
+    EventType,
     HookDirective,
 )
 
@@ -164,7 +165,7 @@ class HookRunner:
         return None
 
     async def emit(
-        self, event_type: str, content: Any = None, metadata: dict[str, Any] | None = None
+        self, event_type: EventType, content: Any = None, metadata: dict[str, Any] | None = None
     ) -> HookDirective | None:
         """Emit one event to the hook and enforce its directive.
 

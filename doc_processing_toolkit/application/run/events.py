@@ -15,6 +15,7 @@ from doc_processing_toolkit.domain.events import (
     HOOK_POINTS,
     STREAM_EVENT_TYPES,
     AgentStreamEvent,
+    EventType,
     HookDirective,
 )
 
@@ -47,7 +48,7 @@ class EventChannel:
         self.emit_request_start = emit_request_start
 
     async def emit(
-        self, event_type: str, content: Any = None, metadata: dict[str, Any] | None = None
+        self, event_type: EventType, content: Any = None, metadata: dict[str, Any] | None = None
     ) -> HookDirective | None:
         """Emit one event. Returns the hook's directive at hook points, else None."""
         if event_type == "request_start" and not self.emit_request_start:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -32,6 +32,7 @@ from pydantic import BaseModel, ValidationError
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
 from doc_processing_toolkit.application.run.events import EventChannel
+from doc_processing_toolkit.application.run.outcome import RunOutcome
 from doc_processing_toolkit.application.run.retry import stream_with_retry
 from doc_processing_toolkit.application.run.settings import RunSettings
 from doc_processing_toolkit.application.tools.accounting import (
@@ -87,47 +88,6 @@ FINAL_RESULT_TOOL = "final_result"
 DECLINED_TOOL_TEXT = "The tool call was declined by the host application and was not executed."
 
 
-@dataclass
-class RunOutcome:
-    """What the loop produced; the Agent turns it into an AgentResult."""
-
-    messages: list[Message]
-    """The full conversation after the run (history included)."""
-    new_messages_start: int
-    """Index in ``messages`` where this run's messages begin."""
-    ledger: Ledger
-    accumulator: RetryAccumulator
-    iterations: int = 0
-    tools_used: list[str] = field(default_factory=list)
-    """The tools that executed, in call order (not refused, hidden or unknown ones)."""
-    output: Any = None
-    last_response: ModelResponse | None = None
-    pause_turn_iterations: int = 0
-    built_in_tools_invoked: list[str] = field(default_factory=list)
-    response_metadata: dict[str, Any] = field(default_factory=dict)
-    """Provider facts keyed by AgentResult field (lists accumulate, scalars keep the last)."""
-    empty_turn_retried: bool = False
-    request_count: int = 0
-    iteration_records: list[dict[str, Any]] = field(default_factory=list)
-    tool_reported_costs: list[dict[str, Any]] = field(default_factory=list)
-    """One record per tool call that reported spend (``_dpt_spend``)."""
-    deferred_tools: list[str] = field(default_factory=list)
-    """Tools stamped defer_loading on this run's wire tools (set by the Agent)."""
-    error: BaseException | None = None
-    """Set when the run failed; the partial state above is still valid."""
-    in_flight_usage: Usage | None = None
-    """Usage the provider reported for a request still streaming (cleared when it ends):
-    what a run cancelled mid-request had already been billed."""
-
-    @property
-    def reasoning_content(self) -> str | None:
-        texts = [
-            m.reasoning for m in self.messages[self.new_messages_start :] if m.role == "assistant"
-        ]
-        joined = "\n\n".join(t for t in texts if t)
-        return joined or None
-
-
 class RunLoop:
     """Runs one user turn to completion over a ModelClient and a ToolSet."""
 
@@ -163,12 +123,17 @@ class RunLoop:
         """The live outcome of the current run (readable while it runs)."""
 
     # ------------------------------------------------------------------ pricing
+    @property
+    def _cache_ttl(self) -> str:
+        return str((self._settings.prompt_caching or {}).get("ttl", "5m"))
+
     def _price(self, usage: Usage, served_tier: str | None = None) -> tuple[float, bool]:
         record = price_request(
             usage,
             self._settings.row,
             requested_tier=self._settings.service_tier,
             served_tier=served_tier,
+            cache_ttl=self._cache_ttl,
         )
         return record.cost, record.cost_estimated
 
@@ -254,6 +219,8 @@ class RunLoop:
                 },
             )
 
+        started = time.monotonic()
+
         def on_usage(usage: Usage) -> None:
             outcome.in_flight_usage = usage
 
@@ -277,6 +244,7 @@ class RunLoop:
             s.row,
             requested_tier=s.service_tier,
             served_tier=response.served_tier,
+            cache_ttl=self._cache_ttl,
             served_model=response.model,
             purpose=request.purpose,
             iteration=iteration,
@@ -290,6 +258,15 @@ class RunLoop:
         if not record.price_known:
             self._unpriced(self._log)
         outcome.ledger.record(record)
+        outcome.request_facts.append(
+            {
+                "retries_before": len(outcome.accumulator.attempts),
+                "duration_ms": int((time.monotonic() - started) * 1000),
+                "thinking": bool(request.thinking)
+                and (request.thinking or {}).get("type") != "disabled",
+                "stop_reason": response.stop_reason,
+            }
+        )
         outcome.last_response = response
         for name in response.built_in_tools_invoked:
             if name not in outcome.built_in_tools_invoked:
@@ -389,7 +366,11 @@ class RunLoop:
                 )
                 return
             if not calls:
-                outcome.output = self._final_output(response, native_schema is not None)
+                # Path B answered in text instead of calling final_result: the text must
+                # still be the structured result, or the run fails (never unvalidated).
+                outcome.output = self._final_output(
+                    response, native_schema is not None or structured_tool
+                )
                 events_marker = await self._iteration_complete(
                     outcome, iteration, events_marker, [], response
                 )
@@ -547,6 +528,18 @@ class RunLoop:
             meta["tool_reported_cost"] = spend.usd
             meta["tool_reported_cost_estimated"] = spend.estimated
         await self._channel.emit("tool_call_result", None, meta)
+        outcome.tool_call_facts.append(
+            {
+                **base,
+                "success": not tool_outcome.is_error,
+                "duration_ms": duration_ms,
+                "error": full_text[:500] if tool_outcome.is_error else None,
+                "input_size": len(json.dumps(call.arguments, default=str)),
+                "output_size": len(full_text),
+                "tool_reported_cost": spend.usd if spend is not None else 0.0,
+                "tool_reported_cost_estimated": bool(spend.estimated) if spend else False,
+            }
+        )
         return ToolResultPart(call.id, call.name, tuple(capped.content), tool_outcome.is_error)
 
 

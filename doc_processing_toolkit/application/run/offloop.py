@@ -17,10 +17,12 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+from doc_processing_toolkit.application.deps import AgentDeps
+from doc_processing_toolkit.application.tools.tool_set import ToolSet
 from doc_processing_toolkit.domain.requests import ModelRequest, StreamItem
 from doc_processing_toolkit.ports.model_client import ModelClient
 
-__all__ = ["OffLoopModelClient", "offloop_enabled"]
+__all__ = ["OffLoopModelClient", "client_for_run", "offloop_enabled"]
 
 _START_TIMEOUT_S = 5.0
 
@@ -29,6 +31,15 @@ def offloop_enabled() -> bool:
     """False when DPT_STREAM_STRUCTURED_OFFLOOP=off."""
     value = os.environ.get("DPT_STREAM_STRUCTURED_OFFLOOP", "").strip().lower()
     return value not in ("off", "0")
+
+
+async def client_for_run(
+    client: ModelClient, tools: ToolSet, deps: AgentDeps, *, streamed: bool
+) -> ModelClient:
+    """``client`` itself, or off-loop for a streamed run that has no local tools."""
+    if streamed and offloop_enabled() and not await tools.specs():
+        return OffLoopModelClient(client, deps.release_loop_resources)
+    return client
 
 
 class OffLoopModelClient:

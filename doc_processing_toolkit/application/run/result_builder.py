@@ -10,10 +10,16 @@ from typing import Any
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.application.config.log_setup import redact
-from doc_processing_toolkit.application.costs.report import DetailedCostReport
+from doc_processing_toolkit.application.costs.builder import (
+    ReportContext,
+    RunCostFacts,
+    build_detailed_report,
+    write_detailed_report,
+)
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.loop import RunOutcome
 from doc_processing_toolkit.domain.costs.ledger import price_request
+from doc_processing_toolkit.domain.costs.pricing import round_usd
 from doc_processing_toolkit.domain.errors import AgentAborted, ProviderError
 from doc_processing_toolkit.domain.messages import MESSAGES_ADAPTER
 from doc_processing_toolkit.domain.registry import ModelInfo
@@ -37,6 +43,7 @@ def build_result(
     detailed_costs: bool = False,
     cost_output_dir: str | None = None,
     built_in_tools_used: list[str] | None = None,
+    report_context: ReportContext | None = None,
 ) -> AgentResult:
     """The AgentResult of ``outcome`` (error set when the run failed)."""
     ledger, attempts = outcome.ledger, outcome.accumulator
@@ -47,13 +54,14 @@ def build_result(
     estimated = bool(ledger.cost_estimated) or any(a.cost_estimated for a in attempts.attempts)
     token_source: str | None = "api_response" if records else None
     error_text: str | None = None
+    partial_record = None
 
     error = outcome.error
     if error is not None:
         error_text = redact(f"{type(error).__name__}: {error}")
         partial = error.partial_usage if isinstance(error, ProviderError) else None
         if partial is not None and isinstance(error, ProviderError) and not error.before_stream:
-            record = price_request(partial, row)
+            record = partial_record = price_request(partial, row)
             input_tokens += partial.input_tokens
             output_tokens += partial.output_tokens
             cost += record.cost
@@ -102,9 +110,9 @@ def build_result(
         cache_write_tokens=sum(r.cache_write_tokens for r in ledger.records),
         request_cost_records=records,
         tier_downgraded=bool(ledger.tier_downgraded),
-        cost=cost,
+        cost=round_usd(cost),
         cost_estimated=estimated,
-        tool_reported_cost=tool_reported,
+        tool_reported_cost=round_usd(tool_reported),
         tool_reported_costs=tool_costs,
         tool_costs_estimated=tool_estimated,
         deferred_tools=list(outcome.deferred_tools),
@@ -117,13 +125,27 @@ def build_result(
         built_in_tools_used=list(built_in_tools_used or []),
         built_in_tools_invoked=list(outcome.built_in_tools_invoked),
         retry_count=len(attempts.attempts),
-        retry_cost=float(attempts.total_cost),
+        retry_cost=round_usd(attempts.total_cost),
         retry_input_tokens=attempts.total_input_tokens,
         retry_output_tokens=attempts.total_output_tokens,
     )
     _apply_response_metadata(result, outcome.response_metadata)
     if detailed_costs:
-        _attach_detailed_costs(result, outcome, cost_output_dir)
+        context = report_context or ReportContext(
+            provider=last.provider if last is not None else ""
+        )
+        facts = RunCostFacts(
+            records=outcome.ledger.records,
+            attempts=outcome.accumulator.attempts,
+            request_facts=outcome.request_facts,
+            tool_call_facts=outcome.tool_call_facts,
+        )
+        report = build_detailed_report(result, facts, context, partial=partial_record)
+        result.iteration_metrics = list(report.iterations)
+        try:
+            result.detailed_cost_file = write_detailed_report(report, cost_output_dir)
+        except OSError as exc:
+            log.warning("could not save the detailed cost report", error=str(exc))
     return result
 
 
@@ -156,52 +178,6 @@ def _apply_response_metadata(result: AgentResult, metadata: dict[str, Any]) -> N
         for t in transformations
         if t.get("type") == "thinking_dropped" and t.get("reason") == "model_binding_mismatch"
     )
-
-
-def _attach_detailed_costs(
-    result: AgentResult, outcome: RunOutcome, cost_output_dir: str | None
-) -> None:
-    report = DetailedCostReport(run_id=result.run_id or "", model_name=_model_of(outcome))
-    for record in outcome.ledger.records:
-        report.add_iteration(
-            input_tokens=record.input_tokens,
-            output_tokens=record.output_tokens,
-            reasoning_tokens=record.reasoning_tokens,
-            cost=record.cost,
-            cached_input_tokens=record.cached_input_tokens,
-            cache_write_tokens=record.cache_write_tokens,
-            purpose=record.purpose,
-        )
-    report.request_cost_records = list(result.request_cost_records)
-    report.finalize()
-    # The run-level figures are the result's: retry-inclusive cost, tool-reported spend.
-    report.provider = outcome.last_response.provider if outcome.last_response else ""
-    report.total_cost = result.cost
-    report.cost_estimated = result.cost_estimated
-    report.total_input_tokens = result.input_tokens
-    report.total_output_tokens = result.output_tokens
-    report.total_reasoning_tokens = result.reasoning_tokens
-    report.total_cached_input_tokens = result.cached_input_tokens
-    report.total_cache_write_tokens = result.cache_write_tokens
-    report.total_retry_cost = result.retry_cost
-    report.total_retry_input_tokens = result.retry_input_tokens
-    report.total_retry_output_tokens = result.retry_output_tokens
-    report.total_retry_count = result.retry_count
-    report.total_tool_reported_cost = result.tool_reported_cost
-    report.tool_reported_costs = list(result.tool_reported_costs)
-    report.prefix_binding_mismatches = result.prefix_binding_mismatches
-    report.model_binding_mismatches = result.model_binding_mismatches
-    if not report.tools_used:
-        report.tools_used = list(result.tools_used)
-    result.iteration_metrics = list(report.iterations)
-    try:
-        result.detailed_cost_file = report.save(cost_output_dir or "agent_costs")
-    except OSError as exc:
-        log.warning("could not save the detailed cost report", error=str(exc))
-
-
-def _model_of(outcome: RunOutcome) -> str:
-    return outcome.last_response.model if outcome.last_response is not None else ""
 
 
 def failure_metadata(result: AgentResult, error: BaseException) -> dict[str, Any]:

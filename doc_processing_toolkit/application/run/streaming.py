@@ -43,13 +43,13 @@ RunExecutor = Callable[
 def check_run_args(
     files: Any, tool_files: Any, media_resolution_list: Any, anthropic_container_id: Any
 ) -> None:
-    """Refuse the run() arguments whose features are not built yet.
+    """Refuse the run() arguments whose features are not built yet (``files`` is built:
+    the media room checks it).
 
     Raises:
         NotImplementedError: naming the first one that is set.
     """
     for name, value in (
-        ("files", files),
         ("tool_files", tool_files),
         ("media_resolution_list", media_resolution_list),
         ("anthropic_container_id", anthropic_container_id),

@@ -321,6 +321,21 @@ class ToolLoader:
             raise RuntimeError(outcome.text or f"tool {name!r} failed")
         return outcome.data if outcome.data is not None else outcome.text
 
+    def declared_surface(self, built_in_tools: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+        """The tool surface as declared, without connecting anything: local schemas, MCP
+        servers by name and format, built-in tool names (a session's prefix fingerprint)."""
+        local = [
+            {"name": spec.name, "description": spec.description, "parameters": spec.parameters}
+            for spec, _session in self.entries()
+            if spec.server_name is None
+        ]
+        servers = [{"name": c.name, "format": c.format} for c in self.server_configs]
+        return [
+            {"local": sorted(local, key=lambda t: str(t["name"]))},
+            {"servers": servers},
+            {"built_in": sorted((built_in_tools or {}).keys())},
+        ]
+
 
 def _is_duplicate_session(config: dict[str, Any], seen: dict[int, tuple[str, Any]]) -> bool:
     """True when this pre-built session object was listed before (first entry wins)."""

@@ -21,15 +21,18 @@ instructions already carry one.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 from xml.sax.saxutils import escape
 
 from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.application.config.settings import AgentSettings
+from doc_processing_toolkit.application.config.validation import defer_predicate
 from doc_processing_toolkit.application.tools.loader import ToolLoader
 from doc_processing_toolkit.application.tools.tool_set import ToolSet
-from doc_processing_toolkit.domain.tools.specs import ToolSpec
+from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolSpec
 from doc_processing_toolkit.domain.tools.truncated import (
     READ_TRUNCATED_RESULT_TOOL,
     TruncatedResultStore,
@@ -42,6 +45,7 @@ __all__ = [
     "SKILL_ACTIVATION_TOOLS",
     "RunToolPlan",
     "RunToolPlanner",
+    "build_tool_planner",
     "detect_memory_tools",
     "parse_skills_catalog",
     "render_skills_catalog",
@@ -232,3 +236,47 @@ class RunToolPlanner:
             ]
             return system, hidden
         return system, entries
+
+
+def build_tool_planner(
+    settings: AgentSettings,
+    *,
+    tool_result_cap: int,
+    native_tool_search: bool,
+    store_session_factory: StoreSessionFactory,
+    logger: logging.Logger,
+) -> RunToolPlanner:
+    """The per-Agent planner of each run's tools; says (WARNING, once) what has no effect.
+
+    Read-back needs a cap to read past and a run that can go on after a tool round;
+    ``defer_tools`` needs the provider's native tool search.
+    """
+    read_back = settings.read_back_chars > 0
+    if read_back and tool_result_cap == 0:
+        logger.warning(
+            "truncated_result_read_chars has no effect with max_tool_result_chars=0: nothing is cut"
+        )
+        read_back = False
+    choice = settings.resolved_tool_choice
+    if read_back and (isinstance(choice, ForcedTool) or choice == "required"):
+        logger.warning(
+            "truncated_result_read_chars has no effect with a tool_choice that forces a "
+            "call: the run ends after one tool round, so the model could not read on"
+        )
+        read_back = False
+    defer = defer_predicate(settings.defer_tools)
+    if defer is not None and not native_tool_search:
+        logger.warning(
+            "defer_tools has no effect: it needs the provider's native tool search "
+            "(built_in_tools={'tool_search': BuiltInToolConfig(enabled=True)} on an "
+            "Anthropic or OpenAI model whose registry row lists tool_search); every "
+            "tool loads eagerly"
+        )
+        defer = None
+    return RunToolPlanner(
+        auto_inject_skills=bool(settings.auto_inject_skills),
+        auto_inject_memory_instructions=bool(settings.auto_inject_memory_instructions),
+        read_back=read_back,
+        store_session_factory=store_session_factory,
+        defer=defer,
+    )

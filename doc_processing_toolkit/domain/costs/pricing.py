@@ -39,6 +39,7 @@ __all__ = [
     "price_request",
     "pricing_snapshot",
     "resolve_pricing",
+    "round_usd",
 ]
 
 STANDARD_TIER = "standard"
@@ -269,3 +270,13 @@ def price_request(
         iteration=iteration,
         extra=dict(extra or {}),
     )
+
+
+USD_DIGITS = 9
+"""Costs on a result are rounded to the nano-dollar (1e-9 USD): exact for every price the
+registry holds, and free of float noise such as ``9.999999999999999e-05``."""
+
+
+def round_usd(amount: float) -> float:
+    """``amount`` rounded to the nano-dollar (see :data:`USD_DIGITS`)."""
+    return round(float(amount), USD_DIGITS) + 0.0

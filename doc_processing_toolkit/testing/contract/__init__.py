@@ -9,7 +9,7 @@
   ``contract_harness`` fixture.
 
 The suite module imports pytest; import it only from tests. See
-``docs/howto/write-a-provider-plugin.md``.
+``docs/guide/provider-plugins.md``.
 """
 
 from __future__ import annotations

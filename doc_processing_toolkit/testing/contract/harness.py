@@ -11,7 +11,7 @@ reason) what does not apply.
 :class:`EmulatorHarness` is the harness for any adapter that speaks a dialect of the
 loopback :class:`~doc_processing_toolkit.testing.emulator.ProviderEmulator`; a plug-in
 with its own backend implements :class:`ContractHarness` directly (see
-``docs/howto/write-a-provider-plugin.md``).
+``docs/guide/provider-plugins.md``).
 """
 
 from __future__ import annotations

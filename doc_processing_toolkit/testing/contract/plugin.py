@@ -40,6 +40,6 @@ def contract_harness() -> ContractHarness:
     """Fails with instructions: override it in your test module, class or conftest."""
     pytest.fail(
         "the provider contract suite needs a `contract_harness` fixture returning a "
-        "ContractHarness for your adapter (see docs/howto/write-a-provider-plugin.md)",
+        "ContractHarness for your adapter (see docs/guide/provider-plugins.md)",
         pytrace=False,
     )

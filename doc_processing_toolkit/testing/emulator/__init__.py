@@ -1,5 +1,10 @@
-"""ProviderEmulator: a loopback server speaking provider wire protocols from a script."""
+"""ProviderEmulator: a loopback server speaking provider wire protocols from a script.
 
+It needs starlette and uvicorn, which the ``testing`` extra installs
+(``pip install 'doc-processing-toolkit[testing]'``).
+"""
+
+from doc_processing_toolkit.testing.emulator import _requirements  # noqa: F401 (first)
 from doc_processing_toolkit.testing.emulator.common import (
     EXHAUSTED_MESSAGE,
     DialectRoute,

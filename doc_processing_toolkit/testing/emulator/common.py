@@ -28,6 +28,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from doc_processing_toolkit.testing.emulator.files_store import FileStore
 from doc_processing_toolkit.testing.script import Reply, ScriptStep
 
 __all__ = [
@@ -106,6 +107,8 @@ class EmulatorState:
         self._requests: list[RecordedRequest] = []
         self._streams: list[StreamRecord] = []
         self.default = default
+        self.files = FileStore()
+        """The Files API store (uploads outlive :meth:`reset`)."""
 
     def next_step(self) -> ScriptStep | None:
         """Consume the next step; the default reply when the script is exhausted, else None."""

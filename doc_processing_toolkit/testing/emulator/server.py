@@ -37,6 +37,7 @@ from doc_processing_toolkit.testing.emulator.common import (
     StreamRecord,
     install_disconnect_log_filter,
 )
+from doc_processing_toolkit.testing.emulator.files_store import FileStore
 from doc_processing_toolkit.testing.emulator.routes import DIALECT_ROUTES, register_dialect_routes
 from doc_processing_toolkit.testing.script import Reply, ScriptStep
 
@@ -243,6 +244,12 @@ class ProviderEmulator:
     def remaining_steps(self) -> int:
         """Script steps not yet consumed."""
         return self._state.remaining
+
+    @property
+    def files(self) -> FileStore:
+        """The Files API store: :meth:`FileStore.script_states` scripts the states the next
+        upload is polled through; :attr:`FileStore.uploaded` lists what was uploaded."""
+        return self._state.files
 
     def reset(self, script: Sequence[ScriptStep] = ()) -> None:
         """Forget recorded requests and replace the script (the default reply stays)."""

@@ -1,7 +1,7 @@
 """echo-provider: a tiny third-party provider plug-in for doc_processing_toolkit.
 
 It registers under the entry-point group ``doc_processing_toolkit.providers`` as
-``echo = echo_provider:EchoModelClient`` (see ``docs/howto/write-a-provider-plugin.md``);
+``echo = echo_provider:EchoModelClient`` (see ``docs/guide/provider-plugins.md``);
 the toolkit calls the factory with the Agent's client keywords (``api_key=``,
 ``base_url=``). Its codec and profile register under ``doc_processing_toolkit.history_codecs``
 (``echo = echo_provider:EchoHistoryCodec``) and ``doc_processing_toolkit.provider_profiles``

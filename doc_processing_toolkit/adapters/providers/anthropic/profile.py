@@ -29,6 +29,8 @@ class AnthropicProfile(BaseProfile):
     call_id_prefix: str | None = "toolu_"
     payload_artefact: str = "provider_block"
     options: AnthropicOptions | None = ANTHROPIC_OPTIONS
+    sdk_distribution: str | None = "anthropic"
+    code_execution_containers: bool = True
 
     def accepts_media(self, mime_type: str, position: Position, *, has_bytes: bool) -> bool:
         """Its four image types, PDFs and (as bytes) plain text, and none in a model turn; a

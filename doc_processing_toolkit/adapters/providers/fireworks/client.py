@@ -23,11 +23,10 @@ closes. A client is bound to an event loop because its connection pool is.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import AsyncIterator
 from typing import Any
 
-from doc_processing_toolkit._logging import get_logger, register_secret
+from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters.providers._common import (
     LoopClientCache,
     SdkModelClient,
@@ -44,7 +43,6 @@ from doc_processing_toolkit.adapters.providers.fireworks.mapping import (
 )
 from doc_processing_toolkit.adapters.providers.fireworks.stream import ChunkAssembler
 from doc_processing_toolkit.domain.errors import (
-    AuthenticationError,
     ProviderError,
     StreamInterruptedError,
 )
@@ -105,22 +103,11 @@ class FireworksModelClient(SdkModelClient):
         client.admin_api_key = None
         return client
 
-    def _resolved_key(self) -> str:
-        key = self._api_key if self._api_key is not None else os.environ.get(API_KEY_ENV)
-        if not key:
-            raise AuthenticationError(
-                f"fireworks: no API key: set {API_KEY_ENV} or pass api_key=",
-                provider=PROVIDER,
-                before_stream=True,
-            )
-        register_secret(key)
-        return key
-
     def _sdk_client(self, sdk: Any) -> Any:
         endpoint, source = self._endpoint()
         self._log_endpoint(endpoint, source)
         base_url = endpoint or DEFAULT_BASE_URL  # always set: see _fallback_endpoint
-        key = self._resolved_key()
+        key = self._require_api_key()
         if self._api_key is not None:
             return self._own.get(None, lambda: self._new_sdk_client(sdk, key, base_url))
         cache_key = (_key_digest(key), base_url)

@@ -15,13 +15,12 @@ from types import MappingProxyType
 from typing import Any
 
 from doc_processing_toolkit.adapters.providers._options import (
-    OFF_TYPES,
     USE_CLIENT,
     ThinkingTransform,
     VendorOptions,
     check_effort,
-    ignored_thinking_keys,
     mcp_tool_entry,
+    requested_effort,
     server_label,
 )
 from doc_processing_toolkit.adapters.providers.fireworks.dialect import PROVIDER
@@ -29,8 +28,6 @@ from doc_processing_toolkit.domain.registry import ModelInfo
 
 __all__ = ["FIREWORKS_OPTIONS", "FireworksOptions", "refuse_ignored_allowed_tools"]
 
-DEFAULT_EFFORT = "medium"
-"""The effort a request carries when the caller names none."""
 
 _THINKING_KEYS = frozenset({"effort", "type"})
 _MCP_PASSTHROUGH = ("require_approval", "headers", "server_description")
@@ -67,15 +64,9 @@ class FireworksOptions(VendorOptions):
         self, config: dict[str, Any], row: ModelInfo | None, effort: str | None
     ) -> ThinkingTransform:
         """The ``reasoning_effort`` string; an effort the row does not list is not sent."""
-        warnings = ignored_thinking_keys(config, _THINKING_KEYS, PROVIDER)
-        given = config.get("effort")
-        if given is None and str(config.get("type")) in OFF_TYPES:
-            warnings.append(
-                f"thinking={{'type': {config['type']!r}}} is not an off value on Fireworks: the "
-                f"request reasons at effort {DEFAULT_EFFORT!r}; pass {{'effort': ...}} to reason "
-                "less"
-            )
-        chosen = str(given) if given is not None else DEFAULT_EFFORT
+        chosen, warnings = requested_effort(
+            config, _THINKING_KEYS, PROVIDER, "Fireworks", "pass {'effort': ...} to reason less"
+        )
         if row is not None and not check_effort(
             chosen, row.supported_reasoning_values, row.model, "", warnings
         ):

@@ -26,6 +26,7 @@ class FireworksProfile(BaseProfile):
     call_id_prefix: str | None = "call_"
     payload_artefact: str = "provider_part"
     options: FireworksOptions | None = FIREWORKS_OPTIONS
+    sdk_distribution: str | None = "openai"
 
     def accepts_media(self, mime_type: str, position: Position, *, has_bytes: bool) -> bool:
         """Images in a user turn only (tool results and model turns are text)."""

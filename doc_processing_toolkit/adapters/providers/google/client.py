@@ -20,17 +20,19 @@ SDK clients are shared per process, per event loop and per (key, endpoint) when 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, cast
 
-from doc_processing_toolkit._logging import get_logger, register_secret
+from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters.providers._common import (
     LoopClientCache,
     SdkModelClient,
     parse_retry_after,
 )
 from doc_processing_toolkit.adapters.providers.google.dialect import PROVIDER
+from doc_processing_toolkit.adapters.providers.google.files import upload_large_media
 from doc_processing_toolkit.adapters.providers.google.mapping import (
     GoogleWireRequest,
     build_request,
@@ -93,14 +95,6 @@ def import_genai() -> tuple[Any, Any, Any]:
     return genai, types, errors
 
 
-def _env_key() -> str | None:
-    for name in API_KEY_ENVS:
-        value = os.environ.get(name)
-        if value:
-            return value
-    return None
-
-
 class GoogleModelClient(SdkModelClient):
     """Streams Gemini generateContent requests; see the module docstring for key, endpoint
     and client sharing."""
@@ -139,13 +133,7 @@ class GoogleModelClient(SdkModelClient):
             return self._own.get(
                 None, lambda: self._new_sdk_client(genai, types, own_key, base_url, version)
             )
-        api_key = _env_key()
-        if api_key is None:
-            raise ConfigurationError(
-                "google: no API key: pass api_key= or set GOOGLE_GEMINI_API_KEY "
-                "(GEMINI_API_KEY and GOOGLE_API_KEY are read as fallbacks)"
-            )
-        register_secret(api_key)
+        api_key = self._require_api_key()
         key = (
             api_key,
             base_url,
@@ -190,6 +178,12 @@ class GoogleModelClient(SdkModelClient):
         import pydantic
 
         client = self._sdk_client(genai, types)
+        try:
+            request, uploads = await upload_large_media(
+                client, request, self._endpoint()[0] or self.DEFAULT_URL
+            )
+        except errors.APIError as exc:
+            raise self._status_error(exc, before_stream=True) from exc
         wire = self._wire(request)
         assembler = StreamAssembler(
             structured_output=request.output_schema is not None,
@@ -236,7 +230,11 @@ class GoogleModelClient(SdkModelClient):
                 partial_usage=assembler.partial_usage(),
                 deltas_emitted=emitted,
             )
-        yield assembler.response(requested_model=request.model)
+        response = assembler.response(requested_model=request.model)
+        if uploads:
+            metadata = {**response.metadata, "media_uploads": uploads}
+            response = dataclasses.replace(response, metadata=metadata)
+        yield response
 
     async def count_tokens(self, request: ModelRequest) -> int:
         """Input tokens of ``request`` by the provider's countTokens endpoint.

@@ -57,14 +57,21 @@ _CONFIG_OPTIONS = frozenset(
 )
 """provider_options keys that are ``GenerateContentConfig`` fields, sent as given."""
 
-_NOT_SENT_OPTIONS = frozenset(
-    {"video_metadata", "file_active_timeout_s", "file_poll_interval_s", "file_poll_backoff"}
-)
-"""Documented Google options this adapter does not implement yet (Files API uploads,
-per-part video metadata): logged, not sent."""
+_NOT_SENT_OPTIONS = frozenset({"video_metadata"})
+"""Documented Google options this adapter does not implement yet (per-part video
+metadata): logged, not sent."""
 
-_LOOP_OPTIONS = frozenset({"max_pause_turn_iterations", "mcp_remote_servers"})
-"""provider_options keys consumed elsewhere; never sent as such."""
+_LOOP_OPTIONS = frozenset(
+    {
+        "max_pause_turn_iterations",
+        "mcp_remote_servers",
+        "file_active_timeout_s",
+        "file_poll_interval_s",
+        "file_poll_backoff",
+    }
+)
+"""provider_options keys consumed elsewhere (the run loop, the Files API uploads in
+``files.py``); never sent as such."""
 
 _CONTENT_FILTER = frozenset(
     {

@@ -20,10 +20,11 @@ class GoogleProfile(BaseProfile):
     """Google's option rules, key variable, id convention, media and salvage rules."""
 
     name: str = "google"
-    api_key_env: tuple[str, ...] = ("GOOGLE_GEMINI_API_KEY",)
+    api_key_env: tuple[str, ...] = ("GOOGLE_GEMINI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
     call_id_prefix: str | None = None
     payload_artefact: str = "provider_part"
     options: GoogleOptions | None = GOOGLE_OPTIONS
+    sdk_distribution: str | None = "google-genai"
 
     def accepts_media(self, mime_type: str, position: Position, *, has_bytes: bool) -> bool:
         """Any media anywhere, a model turn included."""

@@ -17,14 +17,13 @@ from types import MappingProxyType
 from typing import Any
 
 from doc_processing_toolkit.adapters.providers._options import (
-    OFF_TYPES,
     ThinkingTransform,
     VendorOptions,
     check_effort,
     drop_options,
     effort_rank,
-    ignored_thinking_keys,
     mcp_tool_entry,
+    requested_effort,
     server_label,
     server_names,
 )
@@ -33,8 +32,6 @@ from doc_processing_toolkit.domain.registry import ModelInfo
 
 __all__ = ["OPENAI_OPTIONS", "OpenAIOptions", "openai_allowed_tools"]
 
-DEFAULT_EFFORT = "medium"
-"""The effort a request carries when the caller names none."""
 
 _THINKING_KEYS = frozenset({"effort", "summary", "mode", "type"})
 _TRANSPORTS = ("http", "websocket")
@@ -111,15 +108,13 @@ class OpenAIOptions(VendorOptions):
         self, config: dict[str, Any], row: ModelInfo | None, effort: str | None
     ) -> ThinkingTransform:
         """The ``reasoning`` object; an effort or mode the row does not list is dropped."""
-        warnings = ignored_thinking_keys(config, _THINKING_KEYS, PROVIDER)
-        given = config.get("effort")
-        if given is None and str(config.get("type")) in OFF_TYPES:
-            warnings.append(
-                f"thinking={{'type': {config['type']!r}}} is not an off value on OpenAI: the "
-                f"request reasons at effort {DEFAULT_EFFORT!r}; pass an effort the model lists "
-                "(e.g. {'effort': 'low'}) to reason less"
-            )
-        chosen = str(given) if given is not None else DEFAULT_EFFORT
+        chosen, warnings = requested_effort(
+            config,
+            _THINKING_KEYS,
+            PROVIDER,
+            "OpenAI",
+            "pass an effort the model lists (e.g. {'effort': 'low'}) to reason less",
+        )
         mode = config.get("mode")
         model = row.model if row is not None else PROVIDER
         if mode is not None and row is not None and mode not in row.supported_reasoning_modes:

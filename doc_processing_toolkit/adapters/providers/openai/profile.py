@@ -23,6 +23,7 @@ class OpenAIProfile(BaseProfile):
     call_id_prefix: str | None = "call_"
     payload_artefact: str = "provider_item"
     options: OpenAIOptions | None = OPENAI_OPTIONS
+    sdk_distribution: str | None = "openai"
 
     def accepts_media(self, mime_type: str, position: Position, *, has_bytes: bool) -> bool:
         """Images and files but no audio or video, and none in a model turn."""

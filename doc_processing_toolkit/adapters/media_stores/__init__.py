@@ -1,0 +1,1 @@
+"""MediaStore adapters: where a session envelope's externalised media bytes live."""

@@ -1,0 +1,1 @@
+"""SessionStore adapters: a durable per-turn record of a session."""

@@ -1,0 +1,15 @@
+"""MediaTransformer: file paths, URLs, bytes and pre-encoded content in each provider's format.
+
+Provider media support (from the registry rows' ``input_types`` and each wire format):
+
+* Anthropic: images and PDFs (base64); filename preserved when provided
+* OpenAI: images and PDFs (base64); filename preserved when provided
+* Google: images, PDFs, video and audio (bytes), YouTube URLs; filename preserved
+* Fireworks: images only (base64), on the models whose row lists ``image``
+"""
+
+from __future__ import annotations
+
+from doc_processing_toolkit.application.media.transformer import MediaTransformer
+
+__all__ = ["MediaTransformer"]

@@ -1,0 +1,189 @@
+"""Agent.from_config / from_config_string: a YAML file plus overrides -> constructor kwargs.
+
+The override rules (the API reference's):
+
+* ``max_iterations``, ``max_tokens`` and ``temperature`` replace the ``constraints`` values;
+* ``log_file`` and ``log_level`` apply only when the YAML has no ``logging`` block, and
+  ``log_to_file`` only when that block has no ``to_file`` key;
+* ``logger``, ``client``, ``deps`` and ``hooks`` are passed through as given;
+* any other constructor parameter replaces the top-level YAML key of the same name (and is
+  validated with it, so a bad ``max_tool_result_chars=-1`` fails at load);
+* a keyword that is no Agent parameter is a provider keyword: it replaces the
+  ``provider_overrides`` entry of the same name.
+
+The whole configuration is validated before the Agent is constructed, so a bad file never
+builds a half-configured Agent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from doc_processing_toolkit.application.config.schema import CONFIG_FIELDS
+from doc_processing_toolkit.application.config.settings import AgentSettings
+from doc_processing_toolkit.application.config.yaml_loader import (
+    default_registry_check,
+    interpolate_env,
+    parse_yaml,
+)
+from doc_processing_toolkit.application.config.yaml_validation import (
+    RegistryCheck,
+    SourceMap,
+    validate_config,
+)
+from doc_processing_toolkit.domain.errors import ConfigValidationError
+
+__all__ = ["agent_kwargs_from_file", "agent_kwargs_from_string", "config_to_kwargs"]
+
+_CONSTRAINT_KEYS = ("max_iterations", "max_tokens", "temperature")
+_LOGGING_KEYS = {"level": "log_level", "file": "log_file", "to_file": "log_to_file"}
+_PASSTHROUGH = ("logger", "client", "deps", "hooks")
+_PROVIDER_KEYWORDS = ("max_pause_turn_iterations", "mcp_remote_servers")
+"""Settings fields that are spelled as provider keywords (under provider_overrides)."""
+
+AGENT_PARAMETERS = frozenset(
+    {f.name for f in dataclasses.fields(AgentSettings)} - {"provider_kwargs", *_PROVIDER_KEYWORDS}
+) | {"deps"}
+"""The Agent constructor's named parameters."""
+
+
+def _normalise_tool(entry: Any) -> Any:
+    if isinstance(entry, Mapping) and entry.get("type") == "mcp_remote":
+        data = {k: v for k, v in entry.items() if k not in ("type", "url")}
+        data = {"type": "mcp", "server_url": entry["url"], **data}
+        if "name" not in data and "server_label" not in data:
+            host = urlsplit(str(entry["url"])).hostname or "remote-mcp"
+            data["server_label"] = re.sub(r"[^A-Za-z0-9_-]", "-", host)
+        return data
+    return entry
+
+
+def config_to_kwargs(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The Agent constructor keywords of a validated configuration dict.
+
+    Raises:
+        ConfigValidationError: a provider_overrides key that is an Agent parameter.
+    """
+    kwargs: dict[str, Any] = {}
+    provider: dict[str, Any] = {}
+    for key, value in config.items():
+        if key == "constraints":
+            kwargs.update(value or {})
+        elif key == "logging":
+            for yaml_key, param in _LOGGING_KEYS.items():
+                if yaml_key in (value or {}):
+                    kwargs[param] = value[yaml_key]
+        elif key == "provider_overrides":
+            for name, item in (value or {}).items():
+                if name in AGENT_PARAMETERS:
+                    raise ConfigValidationError(
+                        f"provider_overrides.{name}: is an Agent parameter, not a provider "
+                        f"keyword; set it as the top-level key (or constraints.{name})"
+                        if name in _CONSTRAINT_KEYS or name in CONFIG_FIELDS
+                        else f"provider_overrides.{name}: is an Agent parameter; pass it "
+                        "to from_config() as a keyword"
+                    )
+                provider[name] = item
+        elif key == "tools":
+            kwargs["tools"] = [_normalise_tool(entry) for entry in value or []]
+        elif key in CONFIG_FIELDS:
+            kwargs[key] = value
+    return {**kwargs, **provider}
+
+
+def _apply_overrides(
+    config: dict[str, Any], overrides: Mapping[str, Any], sources: SourceMap
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(config with the data overrides applied, keywords passed through as given)."""
+    merged = dict(config)
+    passthrough: dict[str, Any] = {}
+    logging_block = merged.get("logging")
+
+    def forget(path: str) -> None:
+        sources.lines = {
+            p: line
+            for p, line in sources.lines.items()
+            if not (p == path or p.startswith((path + ".", path + "[")))
+        }
+
+    for key, value in overrides.items():
+        if key in _CONSTRAINT_KEYS:
+            constraints = dict(merged.get("constraints") or {})
+            constraints[key] = value
+            merged["constraints"] = constraints
+            forget(f"constraints.{key}")
+        elif key in ("log_file", "log_level"):
+            if not isinstance(logging_block, Mapping):
+                passthrough[key] = value
+        elif key == "log_to_file":
+            if not isinstance(logging_block, Mapping) or "to_file" not in logging_block:
+                passthrough[key] = value
+        elif key in _PASSTHROUGH:
+            passthrough[key] = value
+        elif key in CONFIG_FIELDS:
+            merged[key] = value
+            forget(key)
+        else:
+            provider = dict(merged.get("provider_overrides") or {})
+            provider[key] = value
+            merged["provider_overrides"] = provider
+            forget(f"provider_overrides.{key}")
+    return merged, passthrough
+
+
+def _registry_check(overrides: Mapping[str, Any]) -> RegistryCheck:
+    deps = overrides.get("deps")
+    if deps is None:
+        return default_registry_check
+
+    def check(model: str) -> str | None:
+        try:
+            deps.registry.detect_provider(model)
+        except ValueError:
+            return f"unknown model {model!r}: no provider in the model registry serves it"
+        return None
+
+    return check
+
+
+def agent_kwargs_from_string(
+    yaml_content: str, overrides: Mapping[str, Any], *, source: str = "<string>"
+) -> dict[str, Any]:
+    """The constructor keywords of ``yaml_content`` with ``overrides`` applied.
+
+    Raises:
+        ConfigParseError: the YAML does not parse.
+        ConfigValidationError: the configuration (with the overrides) is invalid.
+    """
+    if not isinstance(yaml_content, str):
+        raise TypeError(f"yaml_content must be a string, got {type(yaml_content).__name__}")
+    data, sources = parse_yaml(yaml_content, source)
+    data = interpolate_env(data if data is not None else {}, "", sources)
+    if not isinstance(data, dict):
+        raise ConfigValidationError(
+            f"the configuration must be a mapping of keys, got {type(data).__name__} ({source})"
+        )
+    merged, passthrough = _apply_overrides(data, overrides, sources)
+    validated = validate_config(merged, sources=sources, registry_check=_registry_check(overrides))
+    return {**config_to_kwargs(validated), **passthrough}
+
+
+def agent_kwargs_from_file(
+    config_path: str | os.PathLike[str], overrides: Mapping[str, Any]
+) -> dict[str, Any]:
+    """As :func:`agent_kwargs_from_string`, for a file.
+
+    Raises:
+        FileNotFoundError: the file does not exist.
+    """
+    path = os.fspath(config_path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"config file {path!r} does not exist")
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    return agent_kwargs_from_string(text, overrides, source=path)

@@ -1,0 +1,313 @@
+"""The YAML file's shape, declared once: :data:`CONFIG_FIELDS` drives both the validator
+(:mod:`.yaml_validation`) and the JSON Schema editors use (:func:`config_json_schema`).
+
+Every key is a constructor parameter of the Agent (see :class:`~.settings.AgentSettings`),
+grouped as the YAML file groups them: ``constraints`` (max_iterations, max_tokens,
+temperature), ``logging`` (level, file, to_file) and ``provider_overrides`` (the extra
+provider keywords); every other parameter that is data is a top-level key of its own name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "CONFIG_FIELDS",
+    "IGNORED_KEYS",
+    "LOG_LEVELS",
+    "SECRET_KEYS",
+    "TOOL_TYPES",
+    "Spec",
+    "config_json_schema",
+]
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL", "NOTSET")
+
+SECRET_KEYS = frozenset({"api_key", "headers", "env", "authorization_token", "auth", "token"})
+"""Keys whose values are never echoed in an error (nor anything under them)."""
+
+IGNORED_KEYS = frozenset({"unserialisable"})
+"""Top-level keys to_config() writes and from_config() ignores."""
+
+TOOL_TYPES: dict[str, tuple[str, ...]] = {
+    "mcp_script": ("path",),
+    "mcp_command": ("command",),
+    "mcp": ("server_url",),
+    "mcp_remote": ("url",),
+    "mcp_remote_client": ("url",),
+}
+"""The ``type`` of a tools entry written as a mapping, and the keys each one requires.
+
+``mcp_remote`` is the format's name for the provider-run connector (``type: mcp``); it is
+read as ``{"type": "mcp", "server_url": url}``.
+"""
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One value's shape: its JSON type(s) and constraints."""
+
+    types: tuple[str, ...]
+    """JSON types: "string", "boolean", "integer", "number", "object", "array", "null"."""
+    description: str = ""
+    minimum: float | None = None
+    maximum: float | None = None
+    enum: tuple[Any, ...] | None = None
+    properties: dict[str, Spec] | None = None
+    """Known keys of an object."""
+    additional: Spec | bool = True
+    """Other keys of an object: a Spec for their values, True (anything) or False (none)."""
+    items: Spec | None = None
+    """The shape of an array's items."""
+    any_of: tuple[Spec, ...] = ()
+    """Alternatives (the value must match one)."""
+    required: tuple[str, ...] = ()
+    non_empty: bool = False
+    """A string that must not be blank."""
+    default: Any = field(default=None, compare=False)
+
+
+def _s(*types: str, **kw: Any) -> Spec:
+    return Spec(types=types, **kw)
+
+
+_STR = _s("string")
+_STR_OR_NULL = _s("string", "null")
+_BOOL = _s("boolean")
+_NAMES = _s("array", items=_s("string", non_empty=True))
+_INT0_OR_NULL = _s("integer", "null", minimum=0)
+
+_CONSTRAINTS = _s(
+    "object",
+    description="The run's limits.",
+    properties={
+        "max_iterations": _s("integer", minimum=1, description="Tool-calling iterations."),
+        "max_tokens": _s("integer", "null", minimum=1, description="Output tokens per reply."),
+        "temperature": _s("number", "null", minimum=0.0, maximum=2.0),
+    },
+    additional=False,
+)
+
+_LOGGING = _s(
+    "object",
+    description="The Agent's own logger.",
+    properties={
+        "level": _s("string", enum=LOG_LEVELS + tuple(v.lower() for v in LOG_LEVELS)),
+        "file": _STR_OR_NULL,
+        "to_file": _BOOL,
+    },
+    additional=False,
+)
+
+_BUILT_IN_TOOL = _s(
+    "boolean",
+    "object",
+    properties={"enabled": _BOOL, "config": _s("object")},
+    additional=False,
+)
+
+_TOOL_ENTRY = _s(
+    "string",
+    "object",
+    description="A .py file or directory path, or an MCP server mapping.",
+    properties={
+        "type": _s("string", enum=tuple(TOOL_TYPES)),
+        "name": _s("string", non_empty=True),
+        "path": _s("string", non_empty=True),
+        "command": _s("string", non_empty=True),
+        "args": _s("array", items=_STR),
+        "env": _s("object", additional=_s("string", "integer", "number", "boolean")),
+        "cwd": _STR,
+        "url": _s("string", non_empty=True),
+        "server_url": _s("string", non_empty=True),
+        "server_label": _s("string", non_empty=True),
+        "allowed_tools": _NAMES,
+        "headers": _s("object", additional=_STR),
+        "authorization_token": _STR,
+        "transport": _s("string", enum=("streamable_http", "http", "sse")),
+        "timeout": _s("number", minimum=0),
+    },
+    required=("type",),
+)
+
+_THINKING = _s(
+    "object",
+    "null",
+    description="Thinking / reasoning; the keys are provider-specific.",
+    properties={
+        "budget_tokens": _s("integer", minimum=1),
+        "interleaved": _BOOL,
+        "type": _s("string", enum=("enabled", "adaptive", "disabled", "between_tools")),
+        "effort": _s("string", non_empty=True),
+        "summary": _s("string", non_empty=True),
+        "mode": _s("string", non_empty=True),
+        "level": _s("string", non_empty=True),
+        "include_thoughts": _BOOL,
+    },
+)
+
+_COMPACTION_CONFIG = _s(
+    "object",
+    "null",
+    properties={
+        "strategy": _s(
+            "string", enum=("summarize", "sliding_window", "tool_result_clearing", "combined")
+        ),
+        "trigger_threshold": _s("number", minimum=0),
+        "keep_recent_messages": _s("integer", minimum=0),
+        "keep_recent_tool_results": _s("integer", minimum=0),
+        "min_messages_before_compaction": _s("integer", minimum=0),
+        "summary_model": _STR_OR_NULL,
+        "summary_prompt": _STR_OR_NULL,
+        "summary_prompt_file": _STR_OR_NULL,
+        "archive_history": _BOOL,
+        "archive_dir": _STR,
+        "include_archive_path_in_summary": _BOOL,
+        "clear_tool_inputs": _BOOL,
+        "combined_order": _s(
+            "array",
+            items=_s("string", enum=("tool_result_clearing", "sliding_window", "summarize")),
+        ),
+        "max_compactions_per_session": _s("integer", "null", minimum=1),
+        "summary_max_tokens": _s("integer", minimum=1),
+        "sliding_window_include_truncation_notice": _BOOL,
+    },
+    additional=False,
+)
+
+_SESSION_HISTORY = _s(
+    "object",
+    "null",
+    properties={
+        "mode": _s(
+            "string",
+            enum=(
+                "full",
+                "messages_only",
+                "no_tool_results",
+                "no_reasoning",
+                "compact_tool_results",
+                "text_summary",
+            ),
+        ),
+        "include_system_prompt": _BOOL,
+        "compact_tool_results_max_chars": _s("integer", minimum=1),
+    },
+    additional=False,
+)
+
+_TOOL_CHOICE = _s(
+    "string",
+    "object",
+    description='"auto", "required", "none", "any", "validated", a tool name, or '
+    '{"type": "tool", "name": ...}.',
+    properties={
+        "type": _s("string", enum=("auto", "any", "required", "none", "validated", "tool")),
+        "name": _s("string", "array", non_empty=True, items=_s("string", non_empty=True)),
+    },
+    additional=False,
+)
+
+CONFIG_FIELDS: dict[str, Spec] = {
+    "model": _s("string", non_empty=True, description="The model name (required)."),
+    "instructions": _s("string", description="The system prompt.", default=""),
+    "api_key": _s("string", "null", description="Use ${ENV_VAR}; never exported."),
+    "base_url": _s("string", "null", description="An endpoint for the provider client."),
+    "constraints": _CONSTRAINTS,
+    "thinking": _THINKING,
+    "built_in_tools": _s("object", "null", additional=_BUILT_IN_TOOL),
+    "tools": _s("array", items=_TOOL_ENTRY, default=[]),
+    "logging": _LOGGING,
+    "provider_overrides": _s("object", description="Extra provider keywords, passed through."),
+    "tool_choice": _TOOL_CHOICE,
+    "strict_tools": _BOOL,
+    "auto_inject_memory_instructions": _BOOL,
+    "auto_inject_skills": _BOOL,
+    "max_tool_result_chars": _s(
+        "integer", "null", minimum=0, description="Tool-result cap; 0 = off, omit = default."
+    ),
+    "tool_result_preview_chars": _s("integer", minimum=0, description="0 = the whole result."),
+    "truncated_result_read_chars": _INT0_OR_NULL,
+    "code_execution_output_dir": _STR_OR_NULL,
+    "service_tier": _s("string", "null", non_empty=True),
+    "prompt_caching": _s(
+        "boolean",
+        "object",
+        "null",
+        properties={"ttl": _s("string", enum=("5m", "1h"))},
+        additional=False,
+    ),
+    "emit_request_start": _BOOL,
+    "defer_tools": _s("array", "null", items=_s("string", non_empty=True)),
+    "estimate_input_tokens": _s("boolean", "string", enum=("lazy", True, False)),
+    "compaction": _BOOL,
+    "compaction_config": _COMPACTION_CONFIG,
+    "session_history_config": _SESSION_HISTORY,
+    "anthropic_block_binding": _s("string", "null", enum=("drop_block", "error", "off", None)),
+    "strict_prefix_binding": _BOOL,
+    "prefix_audit": _BOOL,
+    "prefix_strip_fallback": _BOOL,
+    "remove_citations": _BOOL,
+    "on_unsupported_part": _s("string", enum=("drop", "raise")),
+    "media_policy": _s("string", enum=("auto", "inline", "externalize", "strip")),
+    "media_store": _s("string", "null", non_empty=True, description="A directory path."),
+    "media_max_inline_bytes": _INT0_OR_NULL,
+    "detailed_costs": _BOOL,
+    "cost_output_dir": _STR_OR_NULL,
+}
+"""Every top-level key of the YAML file and its shape (``model`` is required)."""
+
+
+def _json(spec: Spec) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    types = list(spec.types)
+    out["type"] = types[0] if len(types) == 1 else types
+    if spec.description:
+        out["description"] = spec.description
+    if spec.enum is not None:
+        out["enum"] = list(spec.enum)
+    if spec.minimum is not None:
+        out["minimum"] = spec.minimum
+    if spec.maximum is not None:
+        out["maximum"] = spec.maximum
+    if spec.non_empty and "string" in types:
+        out["minLength"] = 1
+    if spec.items is not None and "array" in types:
+        out["items"] = _json(spec.items)
+    if "object" in types:
+        if spec.properties:
+            out["properties"] = {k: _json(v) for k, v in spec.properties.items()}
+        if isinstance(spec.additional, Spec):
+            out["additionalProperties"] = _json(spec.additional)
+        elif spec.additional is False:
+            out["additionalProperties"] = False
+        if spec.required:
+            out["required"] = list(spec.required)
+    return out
+
+
+def config_json_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of an Agent YAML file, for editors and CI."""
+    properties = {key: _json(spec) for key, spec in CONFIG_FIELDS.items()}
+    tool = properties["tools"]["items"]
+    tool["allOf"] = [
+        {
+            "if": {"properties": {"type": {"const": kind}}, "required": ["type"]},
+            "then": {"required": list(keys)},
+        }
+        for kind, keys in TOOL_TYPES.items()
+    ]
+    properties["unserialisable"] = {
+        "type": "object",
+        "description": "Written by to_config(); ignored when loading.",
+    }
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://doc-processing-toolkit/schemas/agent-config.json",
+        "title": "doc-processing-toolkit Agent configuration",
+        "type": "object",
+        "required": ["model"],
+        "properties": properties,
+        "additionalProperties": False,
+    }

@@ -1,0 +1,74 @@
+"""The user turn of a run: the message text and the ``files=`` media, checked.
+
+:func:`build_prompt` turns ``files=`` into media parts (every input checked before
+anything is sent), validates them against the model (:mod:`.validation`) and returns the
+user :class:`Message` — the media first, in the order given, then the text (left out
+when empty and there is media) — with the
+``dropped_parts`` entries for what was left out.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from doc_processing_toolkit.application.media.inputs import media_parts
+from doc_processing_toolkit.application.media.validation import validate_prompt_media
+from doc_processing_toolkit.domain.messages import Message, Part, TextPart
+from doc_processing_toolkit.domain.registry import ModelInfo
+from doc_processing_toolkit.ports.provider_profile import ProviderProfile
+
+__all__ = ["Prompt", "build_prompt"]
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """The user turn to send and what was dropped from it."""
+
+    message: Message
+    """The user message: media parts (in ``files`` order), then the text."""
+    dropped_parts: list[dict[str, Any]] = field(default_factory=list)
+    """``AgentResult.dropped_parts`` entries (``index`` is the position in ``files``)."""
+    media_indexes: tuple[int, ...] = ()
+    """The ``files`` position of each media part kept in :attr:`message`."""
+
+
+def build_prompt(
+    text: str,
+    files: Sequence[Any] | None,
+    *,
+    provider: str,
+    model: str,
+    row: ModelInfo | None,
+    profile: ProviderProfile,
+    on_unsupported_part: str,
+    logger: logging.Logger,
+) -> Prompt:
+    """The run's user turn.
+
+    Raises:
+        FileNotFoundError: a path in ``files`` that does not exist (naming it).
+        ValueError: an input of unknown shape or type (naming it).
+        TypeError: ``files`` not a list, or an element of no accepted form.
+        UnsupportedPartError: a part the model cannot take, under ``"raise"``.
+    """
+    media = media_parts(files)
+    check = validate_prompt_media(
+        media,
+        provider=provider,
+        model=model,
+        row=row,
+        profile=profile,
+        policy=on_unsupported_part,
+        logger=logger,
+    )
+    parts: list[Part] = list(check.kept)
+    if text or not parts:
+        parts.append(TextPart(text))
+    return Prompt(
+        message=Message(role="user", parts=tuple(parts)),
+        dropped_parts=check.dropped,
+        media_indexes=tuple(check.kept_indexes),
+    )

@@ -1,0 +1,138 @@
+"""Prompt media against what the model takes: the row's ``input_types`` and the wire format.
+
+:func:`validate_prompt_media` checks each prompt media part against the registry row's
+``input_types`` (:func:`~doc_processing_toolkit.domain.media.accepts_input_type`) and the
+provider profile's ``accepts_media`` (what its wire format carries in a user turn). A part
+that fails is recorded as an ``AgentResult.dropped_parts`` entry; under
+``on_unsupported_part="drop"`` it is left out with one WARNING, under ``"raise"`` the run is
+refused with :class:`UnsupportedPartError` before any request is sent. With no registry row
+nothing is dropped for its type (a registry miss never silently drops): one WARNING says
+the parts are sent unchecked.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from doc_processing_toolkit.domain.errors import UnsupportedPartError
+from doc_processing_toolkit.domain.media import media_drop_reason, media_key
+from doc_processing_toolkit.domain.messages import MediaPart
+from doc_processing_toolkit.domain.registry import ModelInfo
+from doc_processing_toolkit.ports.provider_profile import ProviderProfile
+
+__all__ = [
+    "UNSUPPORTED_PART_POLICIES",
+    "MediaCheck",
+    "input_type_key",
+    "validate_on_unsupported_part",
+    "validate_prompt_media",
+]
+
+UNSUPPORTED_PART_POLICIES = ("drop", "raise")
+"""The values of ``on_unsupported_part``."""
+
+
+def validate_on_unsupported_part(value: Any) -> str:
+    """``on_unsupported_part`` checked.
+
+    Raises:
+        ValueError: a value other than "drop" or "raise".
+    """
+    if value not in UNSUPPORTED_PART_POLICIES:
+        raise ValueError(f'on_unsupported_part must be "drop" or "raise", got {value!r}')
+    return str(value)
+
+
+def input_type_key(part: MediaPart) -> str:
+    """The input-type key a part is checked as: ``image``, ``video``, ``audio``, or for
+    inline documents ``base64-<mime>`` (``base64-application/pdf``); by URL the category."""
+    key = media_key(part.mime_type)
+    if key in ("image", "video", "audio") or part.data is None:
+        return key
+    return f"base64-{part.mime_type}"
+
+
+@dataclass(slots=True)
+class MediaCheck:
+    """What :func:`validate_prompt_media` decided."""
+
+    kept: list[MediaPart] = field(default_factory=list)
+    """The parts to send, in order."""
+    kept_indexes: list[int] = field(default_factory=list)
+    """Each kept part's position among the prompt parts."""
+    dropped: list[dict[str, Any]] = field(default_factory=list)
+    """``AgentResult.dropped_parts`` entries, in prompt order."""
+
+
+def validate_prompt_media(
+    parts: Sequence[MediaPart],
+    *,
+    provider: str,
+    model: str,
+    row: ModelInfo | None,
+    profile: ProviderProfile,
+    policy: str,
+    logger: logging.Logger,
+) -> MediaCheck:
+    """Check the prompt's media parts (their index is their position in the prompt).
+
+    Raises:
+        UnsupportedPartError: under ``policy="raise"``, naming every part the model
+            cannot take (nothing has been sent).
+    """
+    check = MediaCheck()
+    input_types = row.input_types if row is not None else None
+    if row is None and parts:
+        logger.warning(
+            "model %s has no registry row: %d media part(s) sent without checking its input types",
+            model,
+            len(parts),
+        )
+    for index, part in enumerate(parts):
+        reason = media_drop_reason(
+            part,
+            source=provider,
+            target=provider,
+            position="user",
+            input_types=input_types,
+            model=model,
+            accepts=profile.accepts_media,
+        )
+        if reason is None:
+            check.kept.append(part)
+            check.kept_indexes.append(index)
+            continue
+        check.dropped.append(
+            {
+                "kind": input_type_key(part),
+                "index": index,
+                "reason": reason,
+                "provider": provider,
+                "model": model,
+            }
+        )
+    if check.dropped and policy == "raise":
+        names = "; ".join(
+            f"part {d['index']} ({_label(parts[d['index']])}): {d['reason']}" for d in check.dropped
+        )
+        raise UnsupportedPartError(
+            f"{model} ({provider}) cannot accept {len(check.dropped)} prompt part(s), "
+            f'refused under on_unsupported_part="raise" before any request: {names}'
+        )
+    for entry in check.dropped:
+        logger.warning(
+            "dropping prompt part %d (%s) for %s: %s",
+            entry["index"],
+            _label(parts[entry["index"]]),
+            model,
+            entry["reason"],
+        )
+    return check
+
+
+def _label(part: MediaPart) -> str:
+    name = part.filename or part.url
+    return f"{part.mime_type} {name}" if name else part.mime_type

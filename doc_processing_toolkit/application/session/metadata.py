@@ -1,0 +1,94 @@
+"""A session's metadata: created_at, the cumulative totals, and what each turn adds.
+
+The totals are the history of what the session spent, never of what it holds: clearing
+or truncating never rewinds them, and a failed turn adds the spend it really billed.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+__all__ = ["FIRST_RUN_TOTALS", "fold_spend", "new_metadata", "record_served_models", "utc_now"]
+
+FIRST_RUN_TOTALS = (
+    "total_cached_input_tokens",
+    "total_cache_write_tokens",
+    "total_retry_cost",
+    "total_retry_count",
+    "total_retry_input_tokens",
+    "total_retry_output_tokens",
+    "total_cost_inclusive",
+)
+"""The totals the first run adds to metadata."""
+
+
+def utc_now() -> str:
+    """Now, UTC, ISO 8601."""
+    return datetime.now(UTC).isoformat()
+
+
+def new_metadata() -> dict[str, Any]:
+    """The metadata of a session that has run nothing."""
+    return {
+        "created_at": utc_now(),
+        "total_tokens": 0,
+        "total_cost": 0.0,
+        "total_input_tokens": 0,
+        "total_output_tokens": 0,
+        "run_count": 0,
+        "compaction_count": 0,
+        "compaction_archives": [],
+        "run_boundaries": [],
+        "served_models": [],
+        "pending_injections": [],
+    }
+
+
+def _get(result: Any, name: str, default: Any = 0) -> Any:
+    if isinstance(result, dict):
+        return result.get(name, default)
+    return getattr(result, name, default)
+
+
+def fold_spend(metadata: dict[str, Any], result: Any) -> None:
+    """Add one run's spend (an AgentResult, or its ``to_dict()``) to the totals."""
+    for name in FIRST_RUN_TOTALS:
+        metadata.setdefault(name, 0.0 if "cost" in name else 0)
+    input_tokens = int(_get(result, "input_tokens") or 0)
+    output_tokens = int(_get(result, "output_tokens") or 0)
+    cost = float(_get(result, "cost") or 0.0)
+    metadata["total_input_tokens"] += input_tokens
+    metadata["total_output_tokens"] += output_tokens
+    metadata["total_tokens"] += input_tokens + output_tokens
+    metadata["total_cost"] += cost
+    metadata["total_cost_inclusive"] = metadata["total_cost"]
+    metadata["total_cached_input_tokens"] += int(_get(result, "cached_input_tokens") or 0)
+    metadata["total_cache_write_tokens"] += int(_get(result, "cache_write_tokens") or 0)
+    metadata["total_retry_cost"] += float(_get(result, "retry_cost") or 0.0)
+    metadata["total_retry_count"] += int(_get(result, "retry_count") or 0)
+    metadata["total_retry_input_tokens"] += int(_get(result, "retry_input_tokens") or 0)
+    metadata["total_retry_output_tokens"] += int(_get(result, "retry_output_tokens") or 0)
+    metadata["compaction_count"] += int(_get(result, "compaction_count") or 0)
+    metadata["compaction_archives"].extend(list(_get(result, "compaction_archives", []) or []))
+
+
+def record_served_models(
+    metadata: dict[str, Any], run: int, result: Any, *, provider: str, model: str
+) -> None:
+    """One record per run and served model, from the run's request_cost_records."""
+    seen: dict[str, dict[str, Any]] = {}
+    for record in _get(result, "request_cost_records", []) or []:
+        served = (record.get("served_model") if isinstance(record, dict) else None) or model
+        entry = seen.setdefault(
+            served,
+            {
+                "run": run,
+                "provider": provider,
+                "requested_model": model,
+                "model": served,
+                "requests": 0,
+            },
+        )
+        entry["requests"] += 1
+    metadata.setdefault("served_models", []).extend(seen.values())

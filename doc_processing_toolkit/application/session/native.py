@@ -1,0 +1,103 @@
+"""A session's provider-native history, read and cut through the provider's codec.
+
+The session stores what the provider's :class:`HistoryCodec` renders (the spec's
+``session.messages``); a provider without a codec stores the neutral IR's JSON form. The
+legal cut points of a history — where no tool round is open and no result is orphaned —
+are found on the IR and mapped back to native indices, so truncation never rewrites what
+it keeps.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from doc_processing_toolkit.domain.messages import (
+    MESSAGES_ADAPTER,
+    Message,
+    ToolCallPart,
+    ToolResultPart,
+)
+from doc_processing_toolkit.ports.dialect import HistoryCodec
+
+__all__ = ["NativeHistory", "legal_cut", "orphan_results"]
+
+
+@dataclass(frozen=True, slots=True)
+class NativeHistory:
+    """Render / parse one provider's native history (the IR's JSON without a codec)."""
+
+    codec: HistoryCodec | None
+
+    def render(self, messages: list[Message]) -> list[dict[str, Any]]:
+        """IR -> native dicts (JSON-clean)."""
+        if self.codec is not None:
+            return copy.deepcopy(self.codec.render(list(messages)))
+        return list(MESSAGES_ADAPTER.dump_python(list(messages), mode="json"))
+
+    def parse(self, native: list[dict[str, Any]]) -> list[Message]:
+        """Native dicts -> IR."""
+        if self.codec is not None:
+            return self.codec.parse(copy.deepcopy(list(native)))
+        return MESSAGES_ADAPTER.validate_python(copy.deepcopy(list(native)))
+
+    def spans(self, native: list[dict[str, Any]]) -> tuple[list[Message], list[int]]:
+        """The IR messages and, for each, the native index it starts at (plus the end).
+
+        A codec is lossless for its own IR, so rendering each message alone yields exactly
+        the native messages it came from (one IR message may span several native ones).
+        """
+        parsed = self.parse(native)
+        starts, total = [], 0
+        for message in parsed:
+            starts.append(total)
+            total += len(self.render([message]))
+        starts.append(total)
+        if total != len(native):  # a codec grouping across messages: only the ends are sure
+            return parsed, [0] * len(parsed) + [len(native)]
+        return parsed, starts
+
+
+def _open_after(messages: list[Message]) -> list[bool]:
+    """For each prefix length k (0..n): True when a tool call in it has no result."""
+    open_ids: set[str] = set()
+    flags = [False]
+    for message in messages:
+        for part in message.parts:
+            if isinstance(part, ToolCallPart):
+                open_ids.add(part.id)
+            elif isinstance(part, ToolResultPart):
+                open_ids.discard(part.call_id)
+        flags.append(bool(open_ids))
+    return flags
+
+
+def legal_cut(history: NativeHistory, native: list[dict[str, Any]], count: int) -> int:
+    """The largest native prefix length <= ``count`` that leaves no tool call unanswered."""
+    if count <= 0:
+        return 0
+    parsed, starts = history.spans(native)
+    flags = _open_after(parsed)
+    best = 0
+    for k, start in enumerate(starts):
+        if start > count:
+            break
+        if not flags[k]:
+            best = start
+    return best
+
+
+def orphan_results(history: NativeHistory, native: list[dict[str, Any]]) -> list[int]:
+    """Native indices of tool-result messages answering no earlier call."""
+    parsed, starts = history.spans(native)
+    seen: set[str] = set()
+    orphans: list[int] = []
+    for index, message in enumerate(parsed):
+        for part in message.parts:
+            if isinstance(part, ToolCallPart):
+                seen.add(part.id)
+        results = [p for p in message.parts if isinstance(p, ToolResultPart)]
+        if results and all(p.call_id not in seen for p in results):
+            orphans.extend(range(starts[index], starts[index + 1]))
+    return orphans

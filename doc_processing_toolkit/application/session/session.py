@@ -1,0 +1,597 @@
+"""AgentSession: a conversation that carries its history across turns.
+
+Each turn hands the stored history (parsed from the provider-native form through the
+Agent's codec) to the Agent's one run loop and stores what the turn added, including the
+final assistant reply. A turn commits all at once — messages, run boundary, totals, the
+per-turn store row — or, when it fails, leaves everything but the spend it really billed
+exactly as it was, with :attr:`interrupted_turn` set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import copy
+import os
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any, Self
+
+from pydantic import BaseModel
+
+from doc_processing_toolkit.application.config.log_setup import redact
+from doc_processing_toolkit.application.result import AgentResult
+from doc_processing_toolkit.application.session.history_config import (
+    apply_history_mode,
+    resolve_session_history_config,
+    validate_history_config,
+)
+from doc_processing_toolkit.application.session.media_policy import strip_messages
+from doc_processing_toolkit.application.session.metadata import (
+    fold_spend,
+    new_metadata,
+    record_served_models,
+    utc_now,
+)
+from doc_processing_toolkit.application.session.persistence import (
+    SessionPersistence,
+    read_envelope_json,
+)
+from doc_processing_toolkit.domain.events import AgentStreamEvent
+from doc_processing_toolkit.domain.messages import Message, assistant_text, user_text
+from doc_processing_toolkit.ports.session_store import SessionStore
+
+__all__ = ["INTERRUPTED_TURN_ENV", "LATE_INJECTION_POLICIES", "AgentSession"]
+
+LATE_INJECTION_POLICIES = ("surface", "new_turn")
+"""What happens to a hook message that arrived too late for any turn boundary."""
+
+INTERRUPTED_TURN_ENV = "DPT_SESSION_INTERRUPTED_TURN"
+"""``off`` disables the interrupted-turn record."""
+
+
+class AgentSession(SessionPersistence):
+    """Stateful conversation session with message history.
+
+    Attributes:
+        agent: The Agent instance this session is bound to.
+        restored_from_schema_version: The envelope version a restore read, else None.
+        prefix_changed_on_resume: The restoring Agent's prefix differs from the saved one.
+        prefix_change_report: What moved, or None.
+        converted_from: The dialect the last restore or rebind converted from, or None.
+        dropped_parts: Restored media parts the target model cannot take.
+        last_turn_results: Every AgentResult the most recent call produced.
+    """
+
+    def __init__(
+        self,
+        agent: Any,
+        session_id: str | None = None,
+        session_history_config: dict[str, Any] | None = None,
+        reuse_anthropic_container: bool = False,
+        late_injection_policy: str = "surface",
+        max_follow_up_turns: int = 1,
+        *,
+        store: SessionStore | None = None,
+    ) -> None:
+        """Initialize an AgentSession.
+
+        Raises:
+            ValueError: If late_injection_policy is not "surface" or "new_turn", or
+                max_follow_up_turns is negative (or the history config is malformed).
+        """
+        if late_injection_policy not in LATE_INJECTION_POLICIES:
+            raise ValueError(
+                "late_injection_policy must be 'surface' or 'new_turn', got "
+                f"{late_injection_policy!r}"
+            )
+        if (
+            isinstance(max_follow_up_turns, bool)
+            or not isinstance(max_follow_up_turns, int)
+            or max_follow_up_turns < 0
+        ):
+            raise ValueError(
+                f"max_follow_up_turns must be a non-negative int, got {max_follow_up_turns!r}"
+            )
+        if session_history_config is not None:
+            session_history_config = validate_history_config(session_history_config)
+        self.agent: Any = agent
+        self._session_id = session_id or uuid.uuid4().hex
+        self._history_config = session_history_config
+        self._reuse_container = bool(reuse_anthropic_container)
+        self._late_policy = late_injection_policy
+        self._max_follow_ups = max_follow_up_turns
+        self._store = store
+        self._messages: list[dict[str, Any]] = []
+        self._metadata: dict[str, Any] = new_metadata()
+        self._media_table: dict[str, dict[str, Any]] = {}
+        self._media_report: list[dict[str, Any]] = []
+        self._container_id: str | None = None
+        self._closed = False
+        self._in_flight = False
+        self.restored_from_schema_version: int | None = None
+        self.prefix_changed_on_resume = False
+        self.prefix_change_report: dict[str, Any] | None = None
+        self.converted_from: str | None = None
+        self.dropped_parts: list[dict[str, Any]] = []
+        self.last_turn_results: list[AgentResult] = []
+        if reuse_anthropic_container and not self._profile_flag("code_execution_containers"):
+            self._log().warning(
+                "reuse_anthropic_container is ignored: %s does not reuse code-execution containers",
+                agent.provider,
+            )
+        if store is not None and session_id is not None:
+            saved = store.load(session_id)
+            if saved is not None:
+                self._adopt(saved, media_store=None)
+
+    # ------------------------------------------------------------------ facts
+    def _profile_flag(self, name: str) -> bool:
+        profile = self.agent.deps.provider_profiles(self.agent.provider)
+        return bool(getattr(profile, name, False))
+
+    def _resolved_history_config(self) -> dict[str, Any]:
+        return resolve_session_history_config(
+            self._history_config, self.agent.settings.session_history_config
+        )
+
+    @property
+    def session_id(self) -> str:
+        """Get the unique session identifier."""
+        return self._session_id
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """Conversation history in provider-native shape, each turn's final reply included."""
+        return self._messages
+
+    @messages.setter
+    def messages(self, value: list[dict[str, Any]]) -> None:
+        self._messages = list(value)
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """Session metadata accumulated across runs."""
+        return self._metadata
+
+    @property
+    def turn_in_flight(self) -> bool:
+        """Whether a run() / stream() call is currently running on this session."""
+        return self._in_flight
+
+    @property
+    def late_injection_policy(self) -> str:
+        """The configured late-injection policy (read-only)."""
+        return self._late_policy
+
+    @property
+    def max_follow_up_turns(self) -> int:
+        """Automatic follow-up turns allowed per call (read-only)."""
+        return self._max_follow_ups
+
+    @property
+    def run_boundaries(self) -> list[dict[str, int]]:
+        """Where each recorded turn's messages sit in :attr:`messages` (a copy)."""
+        return copy.deepcopy(list(self._metadata.get("run_boundaries", [])))
+
+    @property
+    def conversion_report(self) -> list[dict[str, Any]]:
+        """Every artefact a cross-provider conversion dropped and every id it re-keyed."""
+        return copy.deepcopy(list(self._metadata.get("conversion_report", [])))
+
+    @property
+    def interrupted_turn(self) -> dict[str, Any] | None:
+        """The most recent turn that did not complete, or None (a copy)."""
+        turn = self._metadata.get("interrupted_turn")
+        return copy.deepcopy(turn) if turn else None
+
+    @property
+    def pending_injections(self) -> list[str]:
+        """Texts a run could not deliver and the session has not sent (a copy)."""
+        return list(self._metadata.get("pending_injections", []))
+
+    @property
+    def media_report(self) -> list[dict[str, Any]]:
+        """What a save or a restore could not keep (a copy)."""
+        return copy.deepcopy(self._media_report)
+
+    @property
+    def tool_surface_drift(self) -> list[dict[str, Any]]:
+        """Every mid-session change to the provider's tools array (a copy)."""
+        return copy.deepcopy(list(self._metadata.get("tool_surface_drift", [])))
+
+    def get_history(self) -> list[dict[str, Any]]:
+        """A copy of the conversation history, in provider-native shape."""
+        return copy.deepcopy(self._messages)
+
+    # ------------------------------------------------------------------ lifecycle
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError(f"session {self._session_id!r} is closed")
+
+    def _check_idle(self) -> None:
+        if self._in_flight:
+            raise RuntimeError(f"a turn is already running on session {self._session_id!r}")
+
+    def clear(self) -> None:
+        """Clear the history while keeping the session open (metadata is kept)."""
+        self._check_idle()
+        self._messages = []
+        if self._metadata.get("run_boundaries"):
+            self._metadata["boundaries_reset_at_run"] = self._metadata["run_count"]
+        self._metadata["run_boundaries"] = []
+        if self._store is not None:
+            self._store.truncate(self._session_id, 0, self._store_header())
+
+    def close(self) -> None:
+        """Close the session, preventing further runs."""
+        self._closed = True
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *args: Any) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *args: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (
+            f"AgentSession(session_id={self._session_id!r}, model={self.agent.model!r}, "
+            f"messages={len(self._messages)}, runs={self._metadata.get('run_count', 0)}, "
+            f"closed={self._closed})"
+        )
+
+    # ------------------------------------------------------------------ turns
+    def _start_call(self) -> None:
+        self._check_open()
+        self._check_idle()
+        self.last_turn_results = []
+        self._metadata.pop("interrupted_turn", None)
+        if self._metadata.get("pending_injections"):
+            self._metadata["pending_injections"] = []
+
+    def _container_for(self, explicit: str | None) -> str | None:
+        if explicit is not None:
+            return explicit
+        return self._container_id if self._reuse_container else None
+
+    def _bank_failure(
+        self, message: str, files: list[Any] | None, result: AgentResult, error: BaseException
+    ) -> None:
+        fold_spend(self._metadata, result)
+        self.last_turn_results.append(result)
+        if os.environ.get(INTERRUPTED_TURN_ENV, "").strip().lower() == "off":
+            return
+        self._metadata["interrupted_turn"] = {
+            "message": message,
+            "files": len(files or []),
+            "error": f"{type(error).__name__}: {redact(str(error))}",
+            "at": utc_now(),
+            "run": int(self._metadata.get("run_count", 0)) + 1,
+        }
+
+    def _turn_native(self, result: AgentResult, history: list[Message]) -> list[dict[str, Any]]:
+        """What the turn added, provider-native, after the history config."""
+        native = self._native()
+        full = list(result.messages)
+        if full[: len(self._messages)] == self._messages:
+            added = copy.deepcopy(full[len(self._messages) :])
+        else:
+            added = native.render(native.parse(full)[len(history) :])
+        config = self._resolved_history_config()
+        if config.get("mode", "full") != "full":
+            added = native.render(apply_history_mode(native.parse(added), config))
+        if not config.get("preserve_media", True):
+            added = strip_messages(
+                added,
+                self._media_report,
+                self.agent.deps.native_media,
+                references=True,
+                label="removed from history",
+                source="preserve_media",
+            )
+        return added
+
+    def _commit(self, added: list[dict[str, Any]], result: AgentResult) -> None:
+        """Store one completed turn: all of it, or (when the store refuses) none of it."""
+        metadata = copy.deepcopy(self._metadata)
+        fold_spend(metadata, result)
+        metadata["run_count"] = int(metadata.get("run_count", 0)) + 1
+        run = metadata["run_count"]
+        start = len(self._messages)
+        metadata.setdefault("run_boundaries", []).append(
+            {"run": run, "start": start, "end": start + len(added)}
+        )
+        record_served_models(
+            metadata, run, result, provider=self.agent.provider, model=self.agent.model
+        )
+        for upload in result.media_uploads:
+            uri = upload.get("file_uri") or upload.get("uri")
+            if isinstance(uri, str):
+                self._media_table.setdefault(uri, {"kind": "google_upload", **upload})
+        messages = [*self._messages, *added]
+        if self._store is not None:
+            self._store.append(
+                self._session_id, start, added, self._store_header(messages, metadata)
+            )
+        self._messages, self._metadata = messages, metadata
+        if result.container_id and self._reuse_container:
+            self._container_id = result.container_id
+        self.last_turn_results.append(result)
+
+    async def _one_turn(
+        self,
+        message: str,
+        *,
+        files: list[Any] | None,
+        tool_files: list[Any] | None,
+        output_schema: type[BaseModel] | None,
+        media_resolution_list: list[str | None] | None,
+        anthropic_container_id: str | None,
+    ) -> AgentResult:
+        history = self._native().parse(self._messages)
+        self._in_flight = True
+        result: AgentResult
+        error: BaseException | None
+        try:
+            result, error = await self.agent._run_turn(
+                message,
+                history=history,
+                files=files,
+                tool_files=tool_files,
+                output_schema=output_schema,
+                media_resolution_list=media_resolution_list,
+                anthropic_container_id=self._container_for(anthropic_container_id),
+            )
+        finally:
+            self._in_flight = False
+        if error is not None:
+            self._bank_failure(message, files, result, error)
+            raise error
+        self._commit(self._turn_native(result, history), result)
+        return result
+
+    def _follow_up_text(self, result: AgentResult, sent: str, budget: int) -> str | None:
+        """The next follow-up message, or None (parking what is left)."""
+        undelivered = [t for t in result.undelivered_injections if t]
+        if not undelivered:
+            return None
+        text = "\n\n".join(undelivered)
+        if self._late_policy == "surface" or budget <= 0 or text == sent:
+            if text == sent:
+                self._log().warning("late injection repeats the message it answered: parked")
+            self._metadata.setdefault("pending_injections", []).extend(undelivered)
+            return None
+        return text
+
+    async def run(
+        self,
+        message: str,
+        *,
+        files: list[Any] | None = None,
+        tool_files: list[Any] | None = None,
+        output_schema: type[BaseModel] | None = None,
+        media_resolution_list: list[str | None] | None = None,
+        anthropic_container_id: str | None = None,
+    ) -> AgentResult:
+        """Run the agent within the session: the history goes in, the turn is stored.
+
+        Raises:
+            RuntimeError: If the session has been closed or a turn is running.
+        """
+        self._start_call()
+        result = await self._one_turn(
+            message,
+            files=files,
+            tool_files=tool_files,
+            output_schema=output_schema,
+            media_resolution_list=media_resolution_list,
+            anthropic_container_id=anthropic_container_id,
+        )
+        budget, sent = self._max_follow_ups, message
+        while (text := self._follow_up_text(result, sent, budget)) is not None:
+            budget, sent = budget - 1, text
+            result = await self._one_turn(
+                text,
+                files=None,
+                tool_files=None,
+                output_schema=output_schema,
+                media_resolution_list=None,
+                anthropic_container_id=None,
+            )
+        return result
+
+    def run_sync(
+        self,
+        message: str,
+        *,
+        files: list[Any] | None = None,
+        tool_files: list[Any] | None = None,
+        output_schema: type[BaseModel] | None = None,
+        media_resolution_list: list[str | None] | None = None,
+        anthropic_container_id: str | None = None,
+    ) -> AgentResult:
+        """Synchronous wrapper for run() (its own asyncio.run loop per call)."""
+        kwargs: dict[str, Any] = {
+            "files": files,
+            "tool_files": tool_files,
+            "output_schema": output_schema,
+            "media_resolution_list": media_resolution_list,
+            "anthropic_container_id": anthropic_container_id,
+        }
+
+        async def run_and_release() -> AgentResult:
+            try:
+                return await self.run(message, **kwargs)
+            finally:
+                await self.agent._tool_loader.disconnect_mcp_servers()
+                await self.agent.deps.release_loop_resources()
+
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(run_and_release())
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(asyncio.run, run_and_release()).result()
+
+    def _stream_turn_native(
+        self, message: str, result: AgentResult, history: list[Message], structured: bool
+    ) -> list[dict[str, Any]]:
+        if structured:
+            return self._turn_native(result, history)
+        light = [user_text(message), *(user_text(t) for t in result.injected_messages)]
+        light.append(assistant_text(str(result.output or ""), self.agent.provider))
+        return self._native().render(light)
+
+    async def stream(
+        self,
+        message: str,
+        *,
+        files: list[Any] | None = None,
+        tool_files: list[Any] | None = None,
+        output_schema: type[BaseModel] | None = None,
+        media_resolution_list: list[str | None] | None = None,
+        anthropic_container_id: str | None = None,
+    ) -> AsyncIterator[AgentStreamEvent]:
+        """Stream agent events within the session; the turn is stored at ``complete``.
+
+        Raises:
+            RuntimeError: If the session has been closed or a turn is running.
+        """
+        self._start_call()
+        budget, sent, turn_index = self._max_follow_ups, message, 0
+        send_files, send_tool_files, send_resolutions = files, tool_files, media_resolution_list
+        container = anthropic_container_id
+        turn_costs: list[float] = []
+        captured: dict[str, tuple[AgentResult, BaseException | None]] = {}
+        while True:
+            captured.clear()
+            history = self._native().parse(self._messages)
+            events = self.agent._stream_with_history(
+                sent,
+                history=history,
+                files=send_files,
+                tool_files=send_tool_files,
+                output_schema=output_schema,
+                media_resolution_list=send_resolutions,
+                anthropic_container_id=self._container_for(container),
+                on_result=lambda r, e: captured.__setitem__("turn", (r, e)),
+            )
+            follow_up: str | None = None
+            completed = False
+            self._in_flight = True
+            try:
+                async with contextlib.aclosing(events):
+                    async for event in events:
+                        if event.event_type != "complete":
+                            yield event
+                            continue
+                        completed = True
+                        self._in_flight = False
+                        result, error = captured.get("turn", (AgentResult(), None))
+                        follow_up = self._settle_streamed(
+                            sent, send_files, result, error, history, output_schema, budget
+                        )
+                        turn_costs.append(result.cost)
+                        meta = dict(event.metadata or {})
+                        if follow_up is not None:
+                            yield AgentStreamEvent(
+                                "turn_complete",
+                                None,
+                                {
+                                    **meta,
+                                    "turn_index": turn_index,
+                                    "auto_follow_up": turn_index > 0,
+                                },
+                            )
+                        else:
+                            if turn_index > 0:
+                                meta.update(
+                                    turns=turn_index + 1,
+                                    turn_costs=list(turn_costs),
+                                    total_cost=sum(turn_costs),
+                                )
+                            yield AgentStreamEvent("complete", event.content, meta)
+            finally:
+                self._in_flight = False
+                if not completed:
+                    self._bank_abandoned()
+            if follow_up is None:
+                return
+            budget, sent, turn_index = budget - 1, follow_up, turn_index + 1
+            send_files = send_tool_files = send_resolutions = None
+            container = None
+            yield AgentStreamEvent(
+                "turn_start",
+                None,
+                {
+                    "turn_index": turn_index,
+                    "auto_follow_up": True,
+                    "trigger": "late_injection",
+                    "message": sent,
+                },
+            )
+
+    def _settle_streamed(
+        self,
+        message: str,
+        files: list[Any] | None,
+        result: AgentResult,
+        error: BaseException | None,
+        history: list[Message],
+        output_schema: type[BaseModel] | None,
+        budget: int,
+    ) -> str | None:
+        """Store (or bank) a streamed turn; the follow-up to run next, if any."""
+        if error is not None:
+            self._bank_failure(message, files, result, error)
+            return None
+        added = self._stream_turn_native(message, result, history, output_schema is not None)
+        self._commit(added, result)
+        return self._follow_up_text(result, message, budget)
+
+    def _bank_abandoned(self) -> None:
+        spent: dict[str, Any] | None = getattr(self.agent, "last_abandoned_stream", None)
+        if not spent:
+            return
+        fold_spend(self._metadata, spent)
+        fields = {k: v for k, v in spent.items() if k in AgentResult.__dataclass_fields__}
+        fields.pop("iteration_metrics", None)
+        self.last_turn_results.append(AgentResult(**fields))
+
+    # ------------------------------------------------------------------ restore
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], agent: Any, *, media_store: Any = None) -> Self:
+        """Restore a session from :meth:`to_dict` output, bound to ``agent``.
+
+        ``media_store`` (a directory path or a MediaStore; None: the agent's) is read for
+        the envelope's ``$media:<ref>`` markers; a missing blob becomes a placeholder and a
+        :attr:`media_report` entry.
+
+        Raises:
+            MalformedEnvelopeError: (a ValueError) naming the key at fault; nothing is built.
+            SessionCompatibilityError: the history is in another provider's dialect and
+                cannot be converted for ``agent`` (or conversion is off).
+            UnsupportedPartError: under on_unsupported_part="raise".
+        """
+        session = cls(agent)
+        session._adopt(data, media_store=media_store)
+        return session
+
+    @classmethod
+    def from_json(
+        cls, source: str | bytes | os.PathLike[str], *, agent: Any, media_store: Any = None
+    ) -> Self:
+        """Restore a session from JSON text, UTF-8 bytes or a file written by to_json.
+
+        Raises:
+            ValueError: If the JSON does not decode to an object.
+            FileNotFoundError: If source names a file that does not exist.
+        """
+        return cls.from_dict(read_envelope_json(source), agent, media_store=media_store)

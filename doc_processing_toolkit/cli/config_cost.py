@@ -1,0 +1,86 @@
+"""``dpt config schema|check`` and ``dpt cost``: configuration files and cost reports.
+
+::
+
+    dpt config schema > agent.schema.json     # JSON Schema for editors
+    dpt config check agent.yaml               # the validated config, or the errors
+    dpt cost agent_costs/cost_report_<id>.json   # one run, one row per request
+    dpt cost agent_costs/                     # every report, summed by model and by day
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from doc_processing_toolkit.agent.config import (
+    ConfigParseError,
+    ConfigValidationError,
+    config_json_schema,
+    load_config,
+)
+from doc_processing_toolkit.agent.cost import DetailedCostReport
+from doc_processing_toolkit.cli.render import mask_secrets, report_summary, report_table
+
+__all__ = ["add_commands"]
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    print(json.dumps(config_json_schema(), indent=2))
+    return 0
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    import yaml
+
+    try:
+        config = load_config(args.file)
+    except (ConfigParseError, ConfigValidationError) as exc:
+        print(f"dpt: {args.file}: invalid configuration\n  {exc}", file=sys.stderr)
+        return 2
+    print(f"# {args.file}: valid", file=sys.stderr)
+    print(yaml.safe_dump(mask_secrets(config), sort_keys=False), end="")
+    return 0
+
+
+def _load_reports(path: Path) -> list[DetailedCostReport]:
+    files = sorted(path.glob("cost_report_*.json")) if path.is_dir() else [path]
+    if not files:
+        raise FileNotFoundError(f"no cost_report_*.json files in {path}")
+    reports = []
+    for file in files:
+        try:
+            reports.append(DetailedCostReport.load(str(file)))
+        except (json.JSONDecodeError, TypeError, KeyError) as exc:
+            raise ValueError(f"{file}: not a cost report ({exc})") from None
+    return reports
+
+
+def _cmd_cost(args: argparse.Namespace) -> int:
+    path = Path(args.path)
+    if not path.exists():
+        raise FileNotFoundError(f"{path} does not exist")
+    reports = _load_reports(path)
+    if path.is_dir():
+        report_summary(reports, sys.stdout)
+    else:
+        report_table(reports[0], sys.stdout)
+    return 0
+
+
+def add_commands(sub: Any) -> None:
+    """Register ``config`` and ``cost`` on the ``dpt`` sub-command parser."""
+    config = sub.add_parser("config", help="the YAML configuration: schema and checks")
+    config_sub = config.add_subparsers(dest="config_command", required=True)
+    schema = config_sub.add_parser("schema", help="print the JSON Schema of an agent YAML file")
+    schema.set_defaults(func=_cmd_schema)
+    check = config_sub.add_parser("check", help="validate an agent YAML file")
+    check.add_argument("file", metavar="FILE.yaml")
+    check.set_defaults(func=_cmd_check)
+
+    cost = sub.add_parser("cost", help="render a cost report, or sum a directory of them")
+    cost.add_argument("path", metavar="REPORT.json|DIR")
+    cost.set_defaults(func=_cmd_cost)

@@ -1,0 +1,119 @@
+"""The emulator's Files API store: what was uploaded, and the states a poll will see.
+
+Shared by the Files API routes of every dialect. A test scripts the states the next
+upload goes through (:meth:`FileStore.script_states`, e.g. ``PROCESSING`` then
+``ACTIVE``); each state check returns the next one and the last repeats. Uploaded files
+outlive :meth:`ProviderEmulator.reset` (a real provider keeps them too); :meth:`clear`
+forgets them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+
+__all__ = ["FileStore", "StoredFile"]
+
+
+@dataclass(slots=True)
+class StoredFile:
+    """One uploaded file."""
+
+    name: str
+    """The provider's name for it (``files/abc123``)."""
+    mime_type: str
+    data: bytes
+    display_name: str | None = None
+    states: deque[str] = field(default_factory=lambda: deque(["ACTIVE"]))
+    """The states the next checks return (the last repeats)."""
+    polls: int = 0
+    """How many times its state was checked."""
+    deleted: bool = False
+
+    @property
+    def sha256(self) -> str:
+        """The hex SHA-256 of the bytes."""
+        return hashlib.sha256(self.data).hexdigest()
+
+    @property
+    def size(self) -> int:
+        return len(self.data)
+
+    def next_state(self) -> str:
+        """The state this check sees."""
+        self.polls += 1
+        if len(self.states) > 1:
+            return self.states.popleft()
+        return self.states[0]
+
+    @property
+    def state(self) -> str:
+        """The current state, without counting a check."""
+        return self.states[0]
+
+
+class FileStore:
+    """Uploaded files and the scripted states of the next uploads (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._files: dict[str, StoredFile] = {}
+        self._pending: dict[str, StoredFile] = {}
+        self._scripts: deque[tuple[str, ...]] = deque()
+        self._counter = 0
+
+    def script_states(self, *states: str) -> None:
+        """The states the next upload goes through (default: ``ACTIVE`` at once)."""
+        with self._lock:
+            self._scripts.append(tuple(states) or ("ACTIVE",))
+
+    def begin(self, mime_type: str, display_name: str | None) -> str:
+        """Start an upload; returns its upload id."""
+        with self._lock:
+            self._counter += 1
+            upload_id = f"upload{self._counter}"
+            name = f"files/emu{self._counter:06d}"
+            states = self._scripts.popleft() if self._scripts else ("ACTIVE",)
+            self._pending[upload_id] = StoredFile(name, mime_type, b"", display_name, deque(states))
+            return upload_id
+
+    def append(self, upload_id: str, chunk: bytes, *, final: bool) -> StoredFile | None:
+        """Add a chunk; the finished file when ``final`` (None for an unknown upload)."""
+        with self._lock:
+            stored = self._pending.get(upload_id)
+            if stored is None:
+                return None
+            stored.data += chunk
+            if final:
+                del self._pending[upload_id]
+                self._files[stored.name] = stored
+            return stored
+
+    def get(self, name: str) -> StoredFile | None:
+        """The file called ``name`` (deleted files included)."""
+        with self._lock:
+            return self._files.get(name)
+
+    def delete(self, name: str) -> bool:
+        """Mark ``name`` deleted; False when there is no such live file."""
+        with self._lock:
+            stored = self._files.get(name)
+            if stored is None or stored.deleted:
+                return False
+            stored.deleted = True
+            return True
+
+    @property
+    def uploaded(self) -> list[StoredFile]:
+        """Every completed upload, in order."""
+        with self._lock:
+            return list(self._files.values())
+
+    def clear(self) -> None:
+        """Forget every file and scripted state."""
+        with self._lock:
+            self._files.clear()
+            self._pending.clear()
+            self._scripts.clear()
