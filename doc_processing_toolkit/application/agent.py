@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import dataclasses
 import logging
 import os
 import uuid
@@ -48,6 +49,7 @@ from doc_processing_toolkit.application.hooks.control import (
 )
 from doc_processing_toolkit.application.hooks.handle import RunHandle
 from doc_processing_toolkit.application.media.prompt import build_prompt
+from doc_processing_toolkit.application.media.run_media import RunMedia
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.events import EventChannel, EventSink
 from doc_processing_toolkit.application.run.loop import RunLoop, RunOutcome
@@ -307,6 +309,9 @@ class Agent:
         history: list[Message] | None = None,
         on_loop: Callable[[RunLoop], None] | None = None,
         files: list[Any] | None = None,
+        tool_files: list[Any] | None = None,
+        container_id: str | None = None,
+        media_resolutions: list[str | None] | None = None,
     ) -> tuple[AgentResult, BaseException | None]:
         if not isinstance(message, str):
             raise TypeError(f"message must be a string, got {type(message).__name__}")
@@ -327,7 +332,15 @@ class Agent:
             on_unsupported_part=s.on_unsupported_part,
             logger=self.logger,
         )
-        messages = [*prior, prompt.message]
+        client = self._get_client()
+        media = RunMedia.check(
+            client,
+            provider=res.provider,
+            logger=self.logger,
+            tool_files=tool_files,
+            container_id=container_id,
+            media_resolutions=media_resolutions,
+        )
         control = RunControl.start(s, provider=self.provider, sink=sink)
         channel = EventChannel(sink, control.runner, emit_request_start=s.emit_request_start)
         with (
@@ -339,14 +352,17 @@ class Agent:
             store = TruncatedResultStore() if self._tool_planner.read_back else None
             await self._tool_loader.connect_mcp_servers()
             plan = await self._tool_planner.plan(self._tool_loader, s.instructions, store)
+            messages = [*prior, await media.user_turn(prompt.message)]
+            run_settings = derive_run_settings(
+                s, self._resolution, system=plan.system, output_schema=output_schema
+            )
+            run_settings = dataclasses.replace(
+                run_settings, **media.overrides(run_settings.built_in_tools)
+            )
             loop = RunLoop(
-                await client_for_run(
-                    self._get_client(), plan.tools, self._deps, streamed=sink is not None
-                ),
+                await client_for_run(client, plan.tools, self._deps, streamed=sink is not None),
                 plan.tools,
-                derive_run_settings(
-                    s, self._resolution, system=plan.system, output_schema=output_schema
-                ),
+                run_settings,
                 channel,
                 truncated_results=store if plan.read_back else None,
                 unpriced_warning=self._unpriced,
@@ -361,6 +377,7 @@ class Agent:
             result = self._result(outcome, run_id)
             control.finish(result, outcome.error)
             result.dropped_parts = [*prompt.dropped_parts, *result.dropped_parts]
+            await media.finish(result, outcome.response_metadata, s.code_execution_output_dir)
             if outcome.error is not None:
                 self.logger.error(
                     "run %s failed: %s: %s", run_id, type(outcome.error).__name__, result.error
@@ -432,7 +449,14 @@ class Agent:
         """One run after ``history`` (a session's turn): the result and the failure, if any."""
         check_run_args(files, tool_files, media_resolution_list, anthropic_container_id)
         return await self._execute(
-            message, sink=None, output_schema=output_schema, history=history, files=files
+            message,
+            sink=None,
+            output_schema=output_schema,
+            history=history,
+            files=files,
+            tool_files=tool_files,
+            container_id=anthropic_container_id,
+            media_resolutions=media_resolution_list,
         )
 
     def run_sync(
@@ -535,6 +559,9 @@ class Agent:
                 history=history,
                 on_loop=on_loop,
                 files=files,
+                tool_files=tool_files,
+                container_id=anthropic_container_id,
+                media_resolutions=media_resolution_list,
             )
             if on_result is not None:
                 on_result(result, error)

@@ -56,6 +56,7 @@ class AgentResult:
     run_id: str | None = None
     iteration_metrics: list[IterationMetrics] = field(default_factory=list)
     files_created: list[str] = field(default_factory=list)
+    downloaded_files: list[dict[str, Any]] = field(default_factory=list)
     distinct_urls: list[str] = field(default_factory=list)
     detailed_cost_file: str | None = None
     input_transformations: list[dict[str, Any]] = field(default_factory=list)

@@ -112,6 +112,12 @@ class ModelRequest:
     """Provider-run remote MCP server configs (tool format 7), as the user gave them."""
     purpose: str = "generation"
     """Why this request is made (the request_start vocabulary)."""
+    media_resolutions: tuple[str | None, ...] = ()
+    """``run(media_resolution_list=...)``: per-media-part resolution levels of the run's
+    user turn, in order (None: the default); providers without them ignore it."""
+    code_execution_file_ids: tuple[str, ...] = ()
+    """Uploaded ``tool_files`` the code-execution tool's configuration names (providers
+    that hand files to code execution in the user turn ignore it)."""
     on_usage: Callable[[Usage], None] | None = field(default=None, compare=False, repr=False)
     """Receives the usage the provider reports while the response is still streaming
     (Anthropic's ``message_start``), so a request cancelled mid-stream still reports what

@@ -12,6 +12,7 @@ from typing import Any, Literal, TypeAlias
 
 __all__ = [
     "Fault",
+    "GeneratedFile",
     "Reply",
     "ScriptStep",
     "ThinkingBlock",
@@ -42,6 +43,16 @@ class ThinkingBlock:
 
 
 @dataclass(frozen=True, slots=True)
+class GeneratedFile:
+    """A file the scripted model's code execution writes (downloadable through the
+    provider's Files / container-files API of the emulator)."""
+
+    filename: str
+    data: bytes
+    mime_type: str = "application/octet-stream"
+
+
+@dataclass(frozen=True, slots=True)
 class Reply:
     """One successful model response."""
 
@@ -65,6 +76,13 @@ class Reply:
     served_tier: str | None = None
     model: str | None = None
     """The served model name (defaults to the requested one)."""
+    code_execution_files: tuple[GeneratedFile, ...] = ()
+    """Files the provider's code execution writes during this reply (Anthropic:
+    ``bash_code_execution_tool_result`` blocks with ``file_id``s; OpenAI: a
+    ``code_interpreter_call`` item and ``container_file_citation`` annotations)."""
+    container_id: str | None = None
+    """The code-execution container the reply reports (default: the one the request asked
+    to reuse, else a fresh ``container_...`` when code execution ran)."""
     think_tags: bool = False
     """Chat-completions dialect: stream ``thinking`` as ``<think>...</think>`` inside the
     content instead of ``reasoning_content`` deltas (as some Fireworks models do)."""

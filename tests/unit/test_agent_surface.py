@@ -99,8 +99,8 @@ def test_on_unsupported_part_takes_drop_or_raise() -> None:
 
 def test_not_yet_built_run_args_raise() -> None:
     agent = Agent("claude-sonnet-4-5", client=FakeModel([reply("x")]))
-    with pytest.raises(NotImplementedError, match="tool_files"):
-        agent.run_sync("hi", tool_files=["a.png"])
+    with pytest.raises(TypeError, match="media_resolution_list"):
+        agent.run_sync("hi", media_resolution_list="MEDIA_RESOLUTION_LOW")  # type: ignore[arg-type]
     assert agent.session().session_id  # sessions are built (tests/unit/test_session.py)
 
 

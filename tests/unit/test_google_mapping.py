@@ -136,7 +136,7 @@ def test_build_request_maps_every_setting() -> None:
     assert config["service_tier"] == "priority"
     assert config["media_resolution"] == "MEDIA_RESOLUTION_LOW"
     assert wire.built_in_tools == ("web_search",)
-    assert wire.ignored_options == ("video_metadata",)
+    assert wire.ignored_options == ()  # video_metadata goes on the video parts
     assert wire.extra_body == {"future_flag": True}
     assert wire.extra_headers == {"x-a": "1"}
     assert any("prompt_caching" in n for n in wire.notes)

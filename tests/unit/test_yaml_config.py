@@ -53,12 +53,8 @@ def test_the_spec_example_loads_and_builds(monkeypatch: pytest.MonkeyPatch, tmp_
     assert config["model"] == "claude-sonnet-4-5"
     assert config["constraints"] == {"max_iterations": 10, "max_tokens": 4096, "temperature": 0.7}
     assert config["api_key"] == CANARY
-    with pytest.raises(NotImplementedError, match="code_execution_output_dir"):
-        Agent.from_config(str(SPEC_EXAMPLE), client=FakeModel([]))
-    # code_execution_output_dir is not built yet: the example builds once it is unset.
-    agent = Agent.from_config(
-        str(SPEC_EXAMPLE), client=FakeModel([]), code_execution_output_dir=None
-    )
+    agent = Agent.from_config(str(SPEC_EXAMPLE), client=FakeModel([]))
+    assert agent.settings.code_execution_output_dir == config["code_execution_output_dir"]
     assert agent.max_tokens == 4096 and agent.temperature == 0.7
     assert agent.provider_kwargs == {"effort_config": "high"}
     assert agent.settings.log_level == "INFO"

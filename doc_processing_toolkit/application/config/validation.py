@@ -41,7 +41,6 @@ __all__ = [
 NOT_YET_IMPLEMENTED: dict[str, Any] = {
     "compaction": False,
     "compaction_config": None,
-    "code_execution_output_dir": None,
     "anthropic_block_binding": None,
     "strict_prefix_binding": False,
     "prefix_audit": False,

@@ -5,8 +5,9 @@
 * ``validation``: parts against the row's ``input_types`` and the profile's wire format
   (``on_unsupported_part``, ``dropped_parts``);
 * ``prompt``: the run's user turn;
-* ``transformer``: ``MediaTransformer`` (documented at ``agent.media``).
-
-Still to come here: ``tool_files`` uploads and the files a provider's code execution
-writes (``run(tool_files=...)`` raises NotImplementedError naming it).
+* ``transformer``: ``MediaTransformer`` (documented at ``agent.media``);
+* ``tool_files``: ``run(tool_files=...)`` uploads and ``anthropic_container_id`` reuse;
+* ``outputs``: the files code execution wrote, downloaded into
+  ``code_execution_output_dir``;
+* ``run_media``: one run's code-execution media, as the Agent holds it.
 """

@@ -329,6 +329,8 @@ class RunLoop:
                 built_in_tools=s.built_in_tools,
                 remote_mcp_servers=s.remote_mcp_servers,
                 purpose=purpose,
+                code_execution_file_ids=s.code_execution_file_ids,
+                media_resolutions=s.media_resolutions,
             )
             response = await self._send(request, outcome, iteration)
             outcome.messages.append(response.message)

@@ -51,6 +51,10 @@ class RunSettings:
     """Read-back allowance per truncated result (0: off; the plain cap marker)."""
     tool_reported_cost: bool = True
     """Account the ``_dpt_spend`` markers (False with DPT_AGENT_TOOL_REPORTED_COST=off)."""
+    media_resolutions: tuple[str | None, ...] = ()
+    """``run(media_resolution_list=...)`` (this run)."""
+    code_execution_file_ids: tuple[str, ...] = ()
+    """Uploaded ``tool_files`` for the code-execution tool's configuration (this run)."""
 
 
 def derive_run_settings(

@@ -43,19 +43,25 @@ RunExecutor = Callable[
 def check_run_args(
     files: Any, tool_files: Any, media_resolution_list: Any, anthropic_container_id: Any
 ) -> None:
-    """Refuse the run() arguments whose features are not built yet (``files`` is built:
-    the media room checks it).
+    """The shape checks of run()'s per-run arguments (the media room checks ``files`` and
+    ``tool_files`` themselves; a provider checks the resolution levels it takes).
 
     Raises:
-        NotImplementedError: naming the first one that is set.
+        TypeError: ``media_resolution_list`` not a list of strings and Nones, or
+            ``anthropic_container_id`` not a string.
     """
-    for name, value in (
-        ("tool_files", tool_files),
-        ("media_resolution_list", media_resolution_list),
-        ("anthropic_container_id", anthropic_container_id),
+    if media_resolution_list is not None and (
+        not isinstance(media_resolution_list, list | tuple)
+        or not all(v is None or isinstance(v, str) for v in media_resolution_list)
     ):
-        if value is not None:
-            raise NotImplementedError(f"run({name}=...) is not implemented yet in this release")
+        raise TypeError(
+            "media_resolution_list must be a list of resolution strings or None, got "
+            f"{media_resolution_list!r}"
+        )
+    if anthropic_container_id is not None and not isinstance(anthropic_container_id, str):
+        raise TypeError(
+            f"anthropic_container_id must be a string, got {type(anthropic_container_id).__name__}"
+        )
 
 
 async def stream_run(

@@ -8,6 +8,11 @@ JSON message) and ``POST /v1/messages/count_tokens``. Script steps map as follow
   redacted_thinking, text (chunked per ``chunk_size``, ``delay_between_chunks`` apart),
   tool_use (input_json_delta in pieces); message_delta (stop_reason, output usage),
   message_stop.
+* ``Reply.code_execution_files`` -> before the text, per file a ``server_tool_use``
+  (``bash_code_execution``) and a ``bash_code_execution_tool_result`` whose output names
+  the file's ``file_id`` (the bytes are kept for ``GET /v1/files/{id}/content``), and a
+  ``container`` on the message: the request's ``container`` when it asked to reuse one,
+  else a fresh id.
 * ``Fault("status")`` -> that HTTP status with an Anthropic error body and
   ``retry-after`` / ``retry-after-ms`` headers.
 * ``Fault("stream_error")`` -> a 200 stream: message_start, partial text, then
@@ -36,20 +41,24 @@ from doc_processing_toolkit.testing.emulator.common import (
     DeliberateDisconnect,
     DialectRoute,
     EmulatorCall,
+    EmulatorState,
     chunk_text,
     new_id,
     sse_event,
 )
+from doc_processing_toolkit.testing.emulator.files_wire import store_generated
 from doc_processing_toolkit.testing.script import Fault, Reply, ThinkingBlock
 
 __all__ = [
     "ANTHROPIC_ROUTES",
     "DIALECT",
+    "code_execution_blocks",
     "error_body",
     "handle_count_tokens",
     "handle_messages",
     "message_json",
     "reply_content_blocks",
+    "requested_container",
     "validate_request",
 ]
 
@@ -123,9 +132,52 @@ def _thinking_block(block: ThinkingBlock) -> dict[str, Any]:
     return {"type": "thinking", "thinking": block.text, "signature": signature}
 
 
-def reply_content_blocks(reply: Reply) -> list[dict[str, Any]]:
+def requested_container(body: dict[str, Any]) -> str | None:
+    """The container id a request asks to reuse (``container``: an id or ``{"id": ...}``)."""
+    container = body.get("container")
+    if isinstance(container, dict):
+        container = container.get("id")
+    return container if isinstance(container, str) and container else None
+
+
+def code_execution_blocks(
+    reply: Reply, state: EmulatorState, container_id: str
+) -> list[dict[str, Any]]:
+    """The server tool blocks of a reply whose code execution writes files (stored)."""
+    blocks: list[dict[str, Any]] = []
+    for file in reply.code_execution_files:
+        stored = store_generated(state.files, file, prefix="file_", container_id=container_id)
+        call_id = new_id("srvtoolu_")
+        blocks.append(
+            {
+                "type": "server_tool_use",
+                "id": call_id,
+                "name": "bash_code_execution",
+                "input": {"command": f"python write_output.py  # -> {file.filename}"},
+            }
+        )
+        blocks.append(
+            {
+                "type": "bash_code_execution_tool_result",
+                "tool_use_id": call_id,
+                "content": {
+                    "type": "bash_code_execution_result",
+                    "stdout": f"wrote {file.filename}\n",
+                    "stderr": "",
+                    "return_code": 0,
+                    "content": [{"type": "bash_code_execution_output", "file_id": stored.name}],
+                },
+            }
+        )
+    return blocks
+
+
+def reply_content_blocks(
+    reply: Reply, code_blocks: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
     """The final content blocks of a reply (tool ids generated where missing)."""
     blocks = [_thinking_block(block) for block in reply.thinking]
+    blocks.extend(code_blocks or [])
     if reply.text:
         blocks.append({"type": "text", "text": reply.text})
     for call in reply.tool_calls:
@@ -140,8 +192,8 @@ def reply_content_blocks(reply: Reply) -> list[dict[str, Any]]:
     return blocks
 
 
-def _message_head(reply: Reply, model: str) -> dict[str, Any]:
-    return {
+def _message_head(reply: Reply, model: str, container_id: str | None = None) -> dict[str, Any]:
+    head: dict[str, Any] = {
         "id": new_id("msg_"),
         "type": "message",
         "role": "assistant",
@@ -151,6 +203,9 @@ def _message_head(reply: Reply, model: str) -> dict[str, Any]:
         "stop_sequence": None,
         "usage": _usage(reply, 1),
     }
+    if container_id is not None:
+        head["container"] = {"id": container_id, "expires_at": "2026-12-31T00:00:00Z"}
+    return head
 
 
 def _final_usage(reply: Reply) -> dict[str, Any]:
@@ -161,10 +216,15 @@ def _final_usage(reply: Reply) -> dict[str, Any]:
     return usage
 
 
-def message_json(reply: Reply, model: str) -> dict[str, Any]:
+def message_json(
+    reply: Reply,
+    model: str,
+    code_blocks: list[dict[str, Any]] | None = None,
+    container_id: str | None = None,
+) -> dict[str, Any]:
     """A non-streaming Messages response for ``reply``."""
-    message = _message_head(reply, model)
-    message["content"] = reply_content_blocks(reply)
+    message = _message_head(reply, model, container_id)
+    message["content"] = reply_content_blocks(reply, code_blocks)
     message["stop_reason"] = _stop_reason(reply)
     message["usage"] = _usage(reply, reply.output_tokens)
     if reply.reasoning_tokens:
@@ -189,7 +249,12 @@ def _block_stop(index: int) -> bytes:
     return sse_event("content_block_stop", {"type": "content_block_stop", "index": index})
 
 
-async def _reply_events(reply: Reply, model: str) -> AsyncIterator[bytes]:
+async def _reply_events(
+    reply: Reply,
+    model: str,
+    code_blocks: list[dict[str, Any]] | None = None,
+    container_id: str | None = None,
+) -> AsyncIterator[bytes]:
     delay = reply.delay_between_chunks
     size = reply.chunk_size
 
@@ -197,10 +262,10 @@ async def _reply_events(reply: Reply, model: str) -> AsyncIterator[bytes]:
         if delay > 0:
             await anyio.sleep(delay)
 
-    head = _message_head(reply, model)
+    head = _message_head(reply, model, container_id)
     yield sse_event("message_start", {"type": "message_start", "message": head})
     yield sse_event("ping", {"type": "ping"})
-    for index, block in enumerate(reply_content_blocks(reply)):
+    for index, block in enumerate(reply_content_blocks(reply, code_blocks)):
         kind = block["type"]
         if kind == "thinking":
             yield _block_start(index, {"type": "thinking", "thinking": "", "signature": ""})
@@ -313,9 +378,19 @@ async def handle_messages(call: EmulatorCall) -> Response:
                 529 if error_type == "overloaded_error" else 500, error_type, step.message
             )
         return _stream_response(_fault_events(step, model))
+    container = step.container_id or requested_container(call.body)
+    if container is None and step.code_execution_files:
+        container = new_id("container_")
+    code_blocks = (
+        code_execution_blocks(step, call.state, container)
+        if container is not None and step.code_execution_files
+        else []
+    )
     if streaming:
-        return _stream_response(_reply_events(step, model))
-    return JSONResponse(message_json(step, model), headers={"request-id": new_id("req_")})
+        return _stream_response(_reply_events(step, model, code_blocks, container))
+    return JSONResponse(
+        message_json(step, model, code_blocks, container), headers={"request-id": new_id("req_")}
+    )
 
 
 def _estimate_tokens(body: dict[str, Any]) -> int:

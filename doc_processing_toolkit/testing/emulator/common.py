@@ -205,6 +205,9 @@ class DialectRoute:
     handler: Handler
     """Builds the response."""
     methods: tuple[str, ...] = ("POST",)
+    dialect_of: Callable[[Request], str] | None = None
+    """The dialect of one request, for a path several dialects share (the Files APIs);
+    None: always :attr:`dialect`."""
 
 
 class DeliberateDisconnect(Exception):

@@ -1,6 +1,8 @@
 """The emulator's Files API store: what was uploaded, and the states a poll will see.
 
-Shared by the Files API routes of every dialect. A test scripts the states the next
+Shared by the Files API routes of every dialect: Gemini's resumable uploads, the
+Anthropic / OpenAI multipart uploads (:meth:`FileStore.add`), and the files a scripted
+code execution writes (``origin="generated"``). A test scripts the states the next
 upload goes through (:meth:`FileStore.script_states`, e.g. ``PROCESSING`` then
 ``ACTIVE``); each state check returns the next one and the last repeats. Uploaded files
 outlive :meth:`ProviderEmulator.reset` (a real provider keeps them too); :meth:`clear`
@@ -10,6 +12,8 @@ forgets them.
 from __future__ import annotations
 
 import hashlib
+import secrets
+import string
 import threading
 from collections import deque
 from dataclasses import dataclass, field
@@ -31,6 +35,12 @@ class StoredFile:
     polls: int = 0
     """How many times its state was checked."""
     deleted: bool = False
+    origin: str = "uploaded"
+    """``uploaded`` (sent by a client) or ``generated`` (written by code execution)."""
+    container_id: str | None = None
+    """The code-execution container a generated file lives in."""
+    purpose: str | None = None
+    """The upload's ``purpose`` (OpenAI)."""
 
     @property
     def sha256(self) -> str:
@@ -91,6 +101,33 @@ class FileStore:
                 self._files[stored.name] = stored
             return stored
 
+    def add(
+        self,
+        prefix: str,
+        mime_type: str,
+        data: bytes,
+        display_name: str | None,
+        *,
+        origin: str = "uploaded",
+        container_id: str | None = None,
+        purpose: str | None = None,
+    ) -> StoredFile:
+        """Store a whole file at once under a fresh ``<prefix><random>`` id."""
+        alphabet = string.ascii_letters + string.digits
+        name = prefix + "".join(secrets.choice(alphabet) for _ in range(24))
+        stored = StoredFile(
+            name,
+            mime_type,
+            data,
+            display_name,
+            origin=origin,
+            container_id=container_id,
+            purpose=purpose,
+        )
+        with self._lock:
+            self._files[name] = stored
+        return stored
+
     def get(self, name: str) -> StoredFile | None:
         """The file called ``name`` (deleted files included)."""
         with self._lock:
@@ -107,9 +144,15 @@ class FileStore:
 
     @property
     def uploaded(self) -> list[StoredFile]:
-        """Every completed upload, in order."""
+        """Every completed upload, in order (not the files code execution wrote)."""
         with self._lock:
-            return list(self._files.values())
+            return [f for f in self._files.values() if f.origin == "uploaded"]
+
+    @property
+    def generated(self) -> list[StoredFile]:
+        """Every file a scripted code execution wrote, in order."""
+        with self._lock:
+            return [f for f in self._files.values() if f.origin == "generated"]
 
     def clear(self) -> None:
         """Forget every file and scripted state."""

@@ -21,7 +21,7 @@ from starlette.responses import JSONResponse, Response
 from doc_processing_toolkit.testing.emulator.common import DialectRoute, EmulatorCall
 from doc_processing_toolkit.testing.emulator.files_store import StoredFile
 
-__all__ = ["GOOGLE_FILES_ROUTES", "file_resource"]
+__all__ = ["DIALECT", "GOOGLE_FILES_ROUTES", "file_resource", "handle_file"]
 
 DIALECT = "google_files"
 _HOST = "https://generativelanguage.googleapis.com"
@@ -112,6 +112,7 @@ def decode_sha256(value: str) -> str | None:
 
 GOOGLE_FILES_ROUTES: dict[str, DialectRoute] = {
     "/upload/{version}/files": DialectRoute(DIALECT, handle_upload),
-    "/{version}/files/{file_id}": DialectRoute(DIALECT, handle_file, ("GET", "DELETE")),
 }
-"""The Files API routes (listed in :data:`~.routes.DIALECT_ROUTES`)."""
+"""The upload route (listed in :data:`~.routes.DIALECT_ROUTES`). ``/{version}/files/{id}``
+is shared with Anthropic and OpenAI: :mod:`.files_wire` dispatches it to
+:func:`handle_file`."""

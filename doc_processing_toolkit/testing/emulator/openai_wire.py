@@ -14,6 +14,10 @@ SSE with ``event:`` lines, else one JSON response object. Script steps map as fo
   ``response.function_call_arguments.delta`` pieces); then response.completed with the
   usage and ``service_tier`` (``Reply.served_tier``, else the requested tier, else
   ``default``). ``stop_reason="max_tokens"`` ends as response.incomplete instead.
+* ``Reply.code_execution_files`` -> a ``code_interpreter_call`` item before the message,
+  and one ``container_file_citation`` annotation per file on the message's text (the
+  container: ``Reply.container_id``, the request's code_interpreter container id, else a
+  fresh ``cntr_...``); the bytes are kept for ``GET /v1/containers/{c}/files/{id}/content``.
 * Usage: ``input_tokens`` is every prompt token (``Reply.input_tokens`` plus cache reads
   and writes, which OpenAI reports as subsets: ``input_tokens_details.cached_tokens`` /
   ``.cache_write_tokens``); ``output_tokens_details.reasoning_tokens``.
@@ -46,10 +50,12 @@ from doc_processing_toolkit.testing.emulator.common import (
     DeliberateDisconnect,
     DialectRoute,
     EmulatorCall,
+    EmulatorState,
     chunk_text,
     new_id,
     sse_event,
 )
+from doc_processing_toolkit.testing.emulator.files_wire import store_generated
 from doc_processing_toolkit.testing.script import Fault, Reply, ThinkingBlock
 
 __all__ = [
@@ -156,16 +162,70 @@ def _reasoning_item(block: ThinkingBlock, body: dict[str, Any]) -> dict[str, Any
     return item
 
 
-def _output_items(reply: Reply, body: dict[str, Any]) -> list[dict[str, Any]]:
+def _requested_container(body: dict[str, Any]) -> str | None:
+    for tool in body.get("tools") or []:
+        if isinstance(tool, dict) and tool.get("type") == "code_interpreter":
+            container = tool.get("container")
+            if isinstance(container, str) and container:
+                return container
+    return None
+
+
+def _code_interpreter(
+    reply: Reply, body: dict[str, Any], state: EmulatorState
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The code_interpreter_call item and the file annotations of a reply's files."""
+    if not reply.code_execution_files:
+        return [], []
+    container = reply.container_id or _requested_container(body) or new_id("cntr_", 40)
+    annotations = []
+    for file in reply.code_execution_files:
+        stored = store_generated(state.files, file, prefix="cfile_", container_id=container)
+        annotations.append(
+            {
+                "type": "container_file_citation",
+                "container_id": container,
+                "file_id": stored.name,
+                "filename": file.filename,
+                "start_index": 0,
+                "end_index": 0,
+            }
+        )
+    call = {
+        "id": new_id("ci_", 40),
+        "type": "code_interpreter_call",
+        "status": "completed",
+        "code": "# write the requested files",
+        "container_id": container,
+        "outputs": [],
+    }
+    return [call], annotations
+
+
+def _output_items(
+    reply: Reply,
+    body: dict[str, Any],
+    code_items: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], []),
+) -> list[dict[str, Any]]:
     items = [_reasoning_item(block, body) for block in reply.thinking]
-    if reply.text:
+    calls, annotations = code_items
+    items.extend(calls)
+    text = reply.text
+    if annotations and not text:
+        text = "Wrote " + ", ".join(str(a["filename"]) for a in annotations)
+    if text:
         items.append(
             {
                 "id": new_id("msg_", 40),
                 "type": "message",
                 "status": "completed",
                 "content": [
-                    {"type": "output_text", "annotations": [], "logprobs": [], "text": reply.text}
+                    {
+                        "type": "output_text",
+                        "annotations": list(annotations),
+                        "logprobs": [],
+                        "text": text,
+                    }
                 ],
                 "role": "assistant",
             }
@@ -214,10 +274,14 @@ def _finish(head: dict[str, Any], reply: Reply, body: dict[str, Any], items: lis
     head["service_tier"] = reply.served_tier or _requested_tier(body)
 
 
-def response_json(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
+def response_json(
+    reply: Reply,
+    body: dict[str, Any],
+    code_items: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], []),
+) -> dict[str, Any]:
     """A non-streaming Responses object for ``reply``."""
     head = _response_head(body, reply.model or str(body.get("model")))
-    _finish(head, reply, body, _output_items(reply, body))
+    _finish(head, reply, body, _output_items(reply, body, code_items))
     return head
 
 
@@ -264,6 +328,9 @@ def _item_events(
             yield True, ev("response.output_text.delta", **at, delta=piece, logprobs=[])
         yield False, ev("response.output_text.done", **at, text=text, logprobs=[])
         yield False, ev("response.content_part.done", **at, part=item["content"][0])
+    elif kind == "code_interpreter_call":
+        added = {**item, "status": "in_progress"}
+        yield False, ev("response.output_item.added", output_index=index, item=added)
     else:
         added = {**item, "status": "in_progress", "arguments": ""}
         yield False, ev("response.output_item.added", output_index=index, item=added)
@@ -281,12 +348,17 @@ def _item_events(
     yield False, ev("response.output_item.done", output_index=index, item=item)
 
 
-async def _reply_events(reply: Reply, body: dict[str, Any], model: str) -> AsyncIterator[bytes]:
+async def _reply_events(
+    reply: Reply,
+    body: dict[str, Any],
+    model: str,
+    code_items: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], []),
+) -> AsyncIterator[bytes]:
     ev = _Events()
     head = _response_head(body, reply.model or model)
     yield ev("response.created", response=dict(head))
     yield ev("response.in_progress", response=dict(head))
-    items = _output_items(reply, body)
+    items = _output_items(reply, body, code_items)
     for index, item in enumerate(items):
         for is_chunk, event in _item_events(ev, index, item, reply.chunk_size):
             if is_chunk and reply.delay_between_chunks > 0:
@@ -391,9 +463,12 @@ async def handle_responses(call: EmulatorCall) -> Response:
         if not streaming:
             return _error_response(500, step.message, code=step.error_type or "server_error")
         return _stream_response(_fault_events(step, call.body, model))
+    code_items = _code_interpreter(step, call.body, call.state)
     if streaming:
-        return _stream_response(_reply_events(step, call.body, model))
-    return JSONResponse(response_json(step, call.body), headers={"x-request-id": new_id("req_")})
+        return _stream_response(_reply_events(step, call.body, model, code_items))
+    return JSONResponse(
+        response_json(step, call.body, code_items), headers={"x-request-id": new_id("req_")}
+    )
 
 
 OPENAI_ROUTES: dict[str, DialectRoute] = {"/v1/responses": DialectRoute(DIALECT, handle_responses)}

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from doc_processing_toolkit.testing.emulator.anthropic_wire import ANTHROPIC_ROUTES
 from doc_processing_toolkit.testing.emulator.chat_completions_wire import CHAT_COMPLETIONS_ROUTES
 from doc_processing_toolkit.testing.emulator.common import DialectRoute
+from doc_processing_toolkit.testing.emulator.files_wire import FILES_ROUTES
 from doc_processing_toolkit.testing.emulator.google_files_wire import GOOGLE_FILES_ROUTES
 from doc_processing_toolkit.testing.emulator.google_wire import GOOGLE_ROUTES
 from doc_processing_toolkit.testing.emulator.openai_wire import OPENAI_ROUTES
@@ -23,7 +24,8 @@ DIALECT_ROUTES: dict[str, DialectRoute] = {
     **OPENAI_ROUTES,  # /v1/responses
     **CHAT_COMPLETIONS_ROUTES,  # chat completions (Fireworks)
     **GOOGLE_ROUTES,  # /v1(beta)/models/{model}:streamGenerateContent, ...
-    **GOOGLE_FILES_ROUTES,  # /upload/v1(beta)/files, /v1(beta)/files/{id}
+    **GOOGLE_FILES_ROUTES,  # /upload/v1(beta)/files
+    **FILES_ROUTES,  # /v1/files (Anthropic, OpenAI), /{version}/files/{id} (+ Gemini), ...
 }
 """Every route the emulator serves by default."""
 

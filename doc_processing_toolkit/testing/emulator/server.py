@@ -84,7 +84,8 @@ class ProviderEmulator:
                 decoded = {}
             body = decoded if isinstance(decoded, dict) else {"_json": decoded}
             headers = {k.lower(): v for k, v in request.headers.items()}
-            state.record(RecordedRequest(route.dialect, request.url.path, headers, body))
+            dialect = route.dialect_of(request) if route.dialect_of else route.dialect
+            state.record(RecordedRequest(dialect, request.url.path, headers, body))
             call = EmulatorCall(request, body, state, dict(request.path_params))
             response = await route.handler(call)
             if isinstance(response, StreamingResponse):

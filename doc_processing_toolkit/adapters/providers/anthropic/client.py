@@ -13,7 +13,7 @@ its connection pool is (``run_sync`` runs each call on a fresh loop).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from doc_processing_toolkit.adapters.providers._common import (
@@ -25,6 +25,7 @@ from doc_processing_toolkit.adapters.providers._common import (
     parse_retry_after,
     safe_url,
 )
+from doc_processing_toolkit.adapters.providers.anthropic import files as anthropic_files
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import PROVIDER
 from doc_processing_toolkit.adapters.providers.anthropic.mapping import (
     WireRequest,
@@ -39,7 +40,9 @@ from doc_processing_toolkit.domain.errors import (
     ProviderTimeoutError,
     StreamInterruptedError,
 )
+from doc_processing_toolkit.domain.messages import MediaPart
 from doc_processing_toolkit.domain.requests import ModelRequest, StreamItem, Usage
+from doc_processing_toolkit.ports.code_execution_files import OutputFile, UploadedToolFile
 
 __all__ = [
     "DPT_BASE_URL_ENV",
@@ -86,6 +89,20 @@ class AnthropicModelClient(SdkModelClient):
         return self._own_or_shared_client(
             _SHARED, lambda api_key, base_url: self._new_sdk_client(sdk, api_key, base_url)
         )
+
+    # -- code-execution files (the CodeExecutionFiles port; see .files) -----------------
+
+    reuses_containers = True
+
+    async def upload_tool_file(self, part: MediaPart) -> UploadedToolFile:
+        """Upload one ``tool_files`` entry through the Files API."""
+        sdk = import_anthropic()
+        return await anthropic_files.upload_tool_file(self, sdk, self._sdk_client(sdk), part)
+
+    async def download_output_file(self, ref: Mapping[str, Any]) -> OutputFile:
+        """Download one file the provider's code execution wrote."""
+        sdk = import_anthropic()
+        return await anthropic_files.download_output_file(self, sdk, self._sdk_client(sdk), ref)
 
     # -- requests ------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import PROVIDER, block_to_part
+from doc_processing_toolkit.adapters.providers.anthropic.files import output_file_refs
 from doc_processing_toolkit.adapters.providers.anthropic.mapping import (
     map_stop_reason,
     merge_usage,
@@ -202,7 +203,8 @@ def built_in_evidence(
 
     ``server_tool_use`` blocks name a built-in tool; ``mcp_tool_use`` blocks a tool of a
     provider-run MCP server (reported with the neutral "remote_mcp" beside it);
-    ``web_search_tool_result`` blocks carry the URLs; the message's ``container`` (when
+    ``web_search_tool_result`` blocks carry the URLs; code execution results name the
+    files it wrote (``code_execution_files``); the message's ``container`` (when
     code execution ran) carries the id a later run can reuse.
     """
     invoked: list[str] = []
@@ -229,6 +231,9 @@ def built_in_evidence(
     metadata: dict[str, Any] = {}
     if urls:
         metadata["distinct_urls"] = urls
+    outputs = output_file_refs(blocks)
+    if outputs:
+        metadata["code_execution_files"] = outputs
     container = delta.get("container") or message.get("container")
     if isinstance(container, Mapping) and isinstance(container.get("id"), str):
         metadata["container_id"] = container["id"]

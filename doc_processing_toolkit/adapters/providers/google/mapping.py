@@ -15,6 +15,7 @@ from typing import Any
 
 from doc_processing_toolkit.adapters.providers.google.dialect import GoogleHistoryCodec
 from doc_processing_toolkit.adapters.providers.google.options import GOOGLE_OPTIONS
+from doc_processing_toolkit.adapters.providers.google.part_options import apply_part_options
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest, StopReason, Usage
 from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolChoice, ToolSpec
@@ -57,9 +58,8 @@ _CONFIG_OPTIONS = frozenset(
 )
 """provider_options keys that are ``GenerateContentConfig`` fields, sent as given."""
 
-_NOT_SENT_OPTIONS = frozenset({"video_metadata"})
-"""Documented Google options this adapter does not implement yet (per-part video
-metadata): logged, not sent."""
+_NOT_SENT_OPTIONS: frozenset[str] = frozenset()
+"""Documented Google options this adapter does not implement: logged, not sent."""
 
 _LOOP_OPTIONS = frozenset(
     {
@@ -68,6 +68,7 @@ _LOOP_OPTIONS = frozenset(
         "file_active_timeout_s",
         "file_poll_interval_s",
         "file_poll_backoff",
+        "video_metadata",
     }
 )
 """provider_options keys consumed elsewhere (the run loop, the Files API uploads in
@@ -269,7 +270,12 @@ def build_request(request: ModelRequest, row: ModelInfo | None = None) -> Google
     model = row.api_model if row is not None and row.api_model else request.model
     return GoogleWireRequest(
         model=model,
-        contents=_CODEC.render(list(request.messages)),
+        contents=apply_part_options(
+            _CODEC.render(list(request.messages)),
+            request.provider_options.get("video_metadata"),
+            request.media_resolutions,
+            warnings,
+        ),
         config=config,
         tool_config=choice if choice.mode is not None else None,
         built_in_tools=built_in_names,

@@ -18,7 +18,7 @@ when no ``api_key`` is given; an explicit ``api_key`` gets its own SDK client, w
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from doc_processing_toolkit.adapters.providers._common import (
@@ -28,6 +28,7 @@ from doc_processing_toolkit.adapters.providers._common import (
     close_sdk_client,
     import_sdk,
 )
+from doc_processing_toolkit.adapters.providers.openai import files as openai_files
 from doc_processing_toolkit.adapters.providers.openai.dialect import PROVIDER
 from doc_processing_toolkit.adapters.providers.openai.mapping import WireRequest, build_request
 from doc_processing_toolkit.adapters.providers.openai.stream import StreamAssembler, StreamFailure
@@ -40,7 +41,9 @@ from doc_processing_toolkit.domain.errors import (
     ServerError,
     StreamInterruptedError,
 )
+from doc_processing_toolkit.domain.messages import MediaPart
 from doc_processing_toolkit.domain.requests import ModelRequest, StreamItem
+from doc_processing_toolkit.ports.code_execution_files import OutputFile, UploadedToolFile
 
 __all__ = [
     "API_KEY_ENV",
@@ -113,6 +116,20 @@ class OpenAIModelClient(SdkModelClient):
         return self._own_or_shared_client(
             _SHARED, lambda api_key, base_url: self._new_sdk_client(sdk, api_key, base_url)
         )
+
+    # -- code-execution files (the CodeExecutionFiles port; see .files) -----------------
+
+    reuses_containers = False
+
+    async def upload_tool_file(self, part: MediaPart) -> UploadedToolFile:
+        """Upload one ``tool_files`` entry through the Files API."""
+        sdk = import_openai()
+        return await openai_files.upload_tool_file(self, sdk, self._sdk_client(sdk), part)
+
+    async def download_output_file(self, ref: Mapping[str, Any]) -> OutputFile:
+        """Download one file the provider's code execution wrote."""
+        sdk = import_openai()
+        return await openai_files.download_output_file(self, sdk, self._sdk_client(sdk), ref)
 
     # -- requests ------------------------------------------------------------------------
 

@@ -203,6 +203,21 @@ def _apply_image_detail(items: list[dict[str, Any]], detail: str) -> None:
                         entry["detail"] = detail
 
 
+def _add_container_files(
+    tools: list[dict[str, Any]], file_ids: tuple[str, ...], notes: list[str]
+) -> None:
+    """Name the uploaded ``tool_files`` in the code_interpreter's automatic container."""
+    for tool in tools:
+        container = tool.get("container") if tool.get("type") == "code_interpreter" else None
+        if isinstance(container, dict):
+            ids = list(container.get("file_ids") or [])
+            container["file_ids"] = [*ids, *(i for i in file_ids if i not in ids)]
+            return
+        if isinstance(container, str):
+            notes.append("tool_files not attached: code_interpreter names an explicit container")
+            return
+
+
 def _replayable(items: list[dict[str, Any]], notes: list[str]) -> list[dict[str, Any]]:
     """Without server-side storage a reasoning item replays only with its encrypted content."""
     kept = [
@@ -254,6 +269,8 @@ def build_request(request: ModelRequest, row: ModelInfo | None = None) -> WireRe
         for spec in request.tools
     ]
     tools.extend(copy.deepcopy(list(built_in.tools)))
+    if request.code_execution_file_ids:
+        _add_container_files(tools, request.code_execution_file_ids, notes)
     if request.remote_mcp_servers:
         tools.extend(OPENAI_OPTIONS.remote_mcp_servers(request.remote_mcp_servers))
     params.update(built_in.params)

@@ -20,6 +20,7 @@ from typing import Any
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters.providers.openai.dialect import PROVIDER, item_to_parts
+from doc_processing_toolkit.adapters.providers.openai.files import output_file_refs
 from doc_processing_toolkit.adapters.providers.openai.mapping import (
     built_in_evidence,
     map_stop_reason,
@@ -218,6 +219,10 @@ class StreamAssembler:
         tier = served_tier(raw)
         model = raw.get("model")
         urls = web_search_urls(raw["output"])
+        metadata: dict[str, Any] = {"distinct_urls": urls} if urls else {}
+        outputs = output_file_refs(raw["output"])
+        if outputs:
+            metadata["code_execution_files"] = outputs
         return ModelResponse(
             message=self.message(),
             usage=parse_usage(raw.get("usage") if isinstance(raw.get("usage"), Mapping) else None),
@@ -228,7 +233,7 @@ class StreamAssembler:
             served_tier=tier,
             served_tier_source="body" if tier is not None else None,
             built_in_tools_invoked=built_in_evidence(raw["output"]),
-            metadata={"distinct_urls": urls} if urls else {},
+            metadata=metadata,
             raw=raw,
         )
 

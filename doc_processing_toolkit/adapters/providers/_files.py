@@ -1,0 +1,59 @@
+"""What the Files API code of the Stainless SDKs (anthropic, openai) shares.
+
+:func:`files_call` awaits one Files API call and translates the SDK's exceptions into
+the toolkit's (``raise ... from exc``), with the endpoint redacted from the text.
+:func:`sdk_file` is the ``(filename, bytes, mime)`` tuple both SDKs upload.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from collections.abc import Awaitable
+from typing import Any, Protocol
+
+from doc_processing_toolkit.domain.errors import ProviderError
+from doc_processing_toolkit.domain.messages import MediaPart
+
+__all__ = ["FilesErrorMapper", "files_call", "sdk_file"]
+
+
+class FilesErrorMapper(Protocol):
+    """The error plumbing of an :class:`~._common.SdkModelClient`."""
+
+    provider: str
+
+    def _redact(self, text: str) -> str: ...
+
+    def _api_status_error(
+        self, exc: Any, text: str, *, error_type: str | None, before_stream: bool = True
+    ) -> ProviderError: ...
+
+    def _request_failed(self, exc: BaseException, *, timeout: bool) -> ProviderError: ...
+
+
+async def files_call(owner: FilesErrorMapper, sdk: Any, call: Awaitable[Any], what: str) -> Any:
+    """The result of ``call`` (a Files API call described by ``what``).
+
+    Raises:
+        ProviderError: the SDK's failure, translated.
+    """
+    try:
+        return await call
+    except sdk.APIStatusError as exc:
+        detail = getattr(exc, "message", None) or str(exc)
+        text = owner._redact(f"{owner.provider}: {what} failed: HTTP {exc.status_code}: {detail}")
+        raise owner._api_status_error(
+            exc, text, error_type=getattr(exc, "type", None), before_stream=True
+        ) from exc
+    except sdk.APITimeoutError as exc:
+        raise owner._request_failed(exc, timeout=True) from exc
+    except sdk.APIConnectionError as exc:
+        raise owner._request_failed(exc, timeout=False) from exc
+
+
+def sdk_file(part: MediaPart) -> tuple[str, bytes, str]:
+    """``(filename, bytes, mime)`` for an SDK upload (a name made up when there is none)."""
+    if part.data is None:
+        raise ValueError("tool_files: only files with bytes can be uploaded (not URLs)")
+    name = part.filename or f"file{mimetypes.guess_extension(part.mime_type) or ''}"
+    return name, part.data, part.mime_type
