@@ -156,54 +156,9 @@ class Agent:
         **provider_kwargs: Any,
     ) -> None:
         """Initialize an Agent (every parameter: ``help(Agent)``, from config/reference.py)."""
-        self._settings: AgentSettings = validate_settings(
-            AgentSettings(
-                model=model,
-                instructions=instructions,
-                tools=tuple(tools or ()),
-                api_key=api_key,
-                max_iterations=max_iterations,
-                max_tokens=max_tokens,
-                temperature=temperature,
-                thinking=thinking,
-                built_in_tools=built_in_tools,
-                strict_tools=strict_tools,
-                auto_inject_memory_instructions=auto_inject_memory_instructions,
-                auto_inject_skills=auto_inject_skills,
-                compaction=compaction,
-                compaction_config=compaction_config,
-                session_history_config=session_history_config,
-                logger=logger,
-                log_level=log_level,
-                log_file=log_file,
-                log_to_file=log_to_file,
-                tool_choice=tool_choice,
-                code_execution_output_dir=code_execution_output_dir,
-                service_tier=service_tier,
-                hooks=hooks,
-                emit_request_start=emit_request_start,
-                max_tool_result_chars=max_tool_result_chars,
-                tool_result_preview_chars=tool_result_preview_chars,
-                truncated_result_read_chars=truncated_result_read_chars,
-                prompt_caching=prompt_caching,
-                anthropic_block_binding=anthropic_block_binding,
-                strict_prefix_binding=strict_prefix_binding,
-                prefix_audit=prefix_audit,
-                prefix_strip_fallback=prefix_strip_fallback,
-                remove_citations=remove_citations,
-                on_unsupported_part=on_unsupported_part,
-                media_policy=media_policy,
-                media_store=media_store,
-                media_max_inline_bytes=media_max_inline_bytes,
-                estimate_input_tokens=estimate_input_tokens,
-                defer_tools=defer_tools,
-                detailed_costs=detailed_costs,
-                cost_output_dir=cost_output_dir,
-                client=client,
-                base_url=base_url,
-                provider_kwargs=provider_kwargs,
-            )
-        )
+        # The parameters are the settings' fields, one to one (AgentSettings.from_arguments).
+        arguments = {k: v for k, v in locals().items() if k not in ("self", "deps")}
+        self._settings: AgentSettings = validate_settings(AgentSettings.from_arguments(arguments))
         self._deps = deps if deps is not None else default_deps()
         self._setup()
 

@@ -64,3 +64,15 @@ def test_the_descriptions_are_the_spec_table() -> None:
         assert key in entries, key
         assert " ".join(description.split()) in entries[key], key
         assert entries[key].endswith(f"Default: {default}."), key
+
+
+def test_every_constructor_parameter_is_a_setting() -> None:
+    import dataclasses
+
+    from doc_processing_toolkit.application.config.settings import AgentSettings
+
+    fields = {f.name for f in dataclasses.fields(AgentSettings)}
+    parameters = set(inspect.signature(Agent.__init__).parameters) - {"self", "deps"}
+    assert parameters <= fields, sorted(parameters - fields)
+    with pytest.raises(TypeError, match="not Agent settings"):
+        AgentSettings.from_arguments({"model": "m", "not_a_setting": 1})

@@ -13,8 +13,8 @@ Not to be confused with the documented YAML container ``agent.config.AgentConfig
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
 from typing import Any, Generic, TypeVar, overload
 
 from doc_processing_toolkit.domain.tools.results import DEFAULT_TOOL_RESULT_PREVIEW_CHARS
@@ -95,6 +95,22 @@ class AgentSettings:
     """Provider-run MCP servers given as a provider keyword (added to the ``mcp`` tools)."""
     provider_kwargs: dict[str, Any] = field(default_factory=dict)
     """The remaining provider keywords, passed through (``provider_overrides``)."""
+
+    @classmethod
+    def from_arguments(cls, arguments: Mapping[str, Any]) -> AgentSettings:
+        """The settings of ``Agent(**arguments)``: one field per constructor parameter
+        (``tools`` as a tuple; unset ``**provider_kwargs`` as ``{}``).
+
+        Raises:
+            TypeError: for a name that is not a setting (a signature and the fields drifted).
+        """
+        values = dict(arguments)
+        values["tools"] = tuple(values.get("tools") or ())
+        values["provider_kwargs"] = dict(values.get("provider_kwargs") or {})
+        unknown = sorted(set(values) - {f.name for f in fields(cls)})
+        if unknown:
+            raise TypeError(f"not Agent settings: {unknown}")
+        return cls(**values)
 
     @property
     def resolved_tool_choice(self) -> ToolChoice:
