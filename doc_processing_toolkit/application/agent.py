@@ -10,8 +10,6 @@ failure; ``stream()`` never raises: a failed run yields ``error`` and then ``com
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import contextlib
 import dataclasses
 import logging
@@ -36,9 +34,7 @@ from doc_processing_toolkit.application.config.settings import (
     AgentSettings,
     SettingView,
 )
-from doc_processing_toolkit.application.config.validation import (
-    validate_settings,
-)
+from doc_processing_toolkit.application.config.validation import validate_settings
 from doc_processing_toolkit.application.costs.builder import ReportContext
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
 from doc_processing_toolkit.application.deps import AgentDeps, default_deps
@@ -59,6 +55,7 @@ from doc_processing_toolkit.application.run.settings import derive_run_settings
 from doc_processing_toolkit.application.run.streaming import (
     STREAM_CANCEL_WAIT_SECONDS,
     check_run_args,
+    run_blocking,
     stream_run,
 )
 from doc_processing_toolkit.application.session.session import AgentSession
@@ -168,7 +165,14 @@ class Agent:
         self.last_abandoned_stream: dict[str, Any] | None = None
         self._run_handles = RunHandles()
         self._agent_id = uuid.uuid4().hex[:8]
-        self.logger, self.log_file = self._build_logger()
+        self.logger, self.log_file = log_setup.logger_for_agent(
+            s.logger,
+            model=s.model,
+            agent_id=self._agent_id,
+            log_level=s.log_level,
+            log_file=s.log_file,
+            log_to_file=s.log_to_file,
+        )
         self._resolution = resolve_settings(s, deps, self.logger)
         self._unpriced = UnpricedModelWarning(s.model)
         log_setup.register_secret(s.api_key)
@@ -225,19 +229,6 @@ class Agent:
         return self._deps
 
     # ------------------------------------------------------------------ wiring
-    def _build_logger(self) -> tuple[logging.Logger, str | None]:
-        s = self.settings
-        if s.logger is not None:
-            log_setup.install_forwarding()
-            return s.logger, None
-        return log_setup.build_agent_logger(
-            model=s.model,
-            agent_id=self._agent_id,
-            log_level=s.log_level,
-            log_file=s.log_file,
-            log_to_file=s.log_to_file,
-        )
-
     def _get_client(self) -> ModelClient:
         s = self.settings
         if s.client is not None:
@@ -425,13 +416,13 @@ class Agent:
         anthropic_container_id: str | None = None,
     ) -> AgentResult:
         """Synchronous wrapper for run(); works inside a running loop (Jupyter) too."""
-        coro_kwargs: dict[str, Any] = {
-            "files": files,
-            "tool_files": tool_files,
-            "output_schema": output_schema,
-            "media_resolution_list": media_resolution_list,
-            "anthropic_container_id": anthropic_container_id,
-        }
+        coro_kwargs: dict[str, Any] = dict(
+            files=files,
+            tool_files=tool_files,
+            output_schema=output_schema,
+            media_resolution_list=media_resolution_list,
+            anthropic_container_id=anthropic_container_id,
+        )
         if any(c.format == "client_session" for c in self._tool_loader.server_configs):
             raise RuntimeError(
                 "run_sync() cannot use a pre-built session ({'session': ...}): it belongs to "
@@ -440,21 +431,15 @@ class Agent:
             )
 
         async def run_and_release() -> AgentResult:
-            # run_sync's loop ends with this call: its MCP sessions are released with it.
+            # run_sync's loop ends with this call: its MCP sessions are released with it,
+            # and so are the SDK connection pools bound to it.
             try:
                 return await self.run(message, **coro_kwargs)
             finally:
                 await self._tool_loader.disconnect_mcp_servers()
-                # SDK connection pools are bound to this loop, which ends now.
                 await self._deps.release_loop_resources()
 
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(run_and_release())
-        # A loop is already running in this thread: run on a private loop in a worker.
-        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(asyncio.run, run_and_release()).result()
+        return run_blocking(run_and_release)
 
     async def stream(
         self,

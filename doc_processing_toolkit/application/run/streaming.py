@@ -8,9 +8,10 @@ Closing the generator early cancels the run (waiting at most
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
-from collections.abc import AsyncGenerator, Awaitable, Callable
-from typing import Any
+from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
 
 from doc_processing_toolkit.application.config.log_setup import redact
 from doc_processing_toolkit.application.result import AgentResult
@@ -19,7 +20,15 @@ from doc_processing_toolkit.application.run.loop import RunLoop
 from doc_processing_toolkit.application.run.result_builder import failure_metadata
 from doc_processing_toolkit.domain.events import AgentStreamEvent
 
-__all__ = ["STREAM_CANCEL_WAIT_SECONDS", "RunExecutor", "check_run_args", "stream_run"]
+T = TypeVar("T")
+
+__all__ = [
+    "STREAM_CANCEL_WAIT_SECONDS",
+    "RunExecutor",
+    "check_run_args",
+    "run_blocking",
+    "stream_run",
+]
 
 STREAM_CANCEL_WAIT_SECONDS = 5.0
 """How long closing a stream() generator waits for the cancelled run to unwind."""
@@ -128,3 +137,14 @@ async def stream_run(
             except (TimeoutError, asyncio.CancelledError):
                 pass
             await on_abandoned(holder.get("loop"))
+
+
+def run_blocking(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run ``factory()`` to completion from synchronous code: on a fresh event loop, or,
+    when this thread already runs one (Jupyter), on a private loop in a worker thread."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(factory())
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, factory()).result()
