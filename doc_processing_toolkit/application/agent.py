@@ -10,8 +10,6 @@ failure; ``stream()`` never raises: a failed run yields ``error`` and then ``com
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import contextlib
 import dataclasses
 import logging
@@ -37,12 +35,16 @@ from doc_processing_toolkit.application.config.settings import (
     AgentSettings,
     SettingView,
 )
-from doc_processing_toolkit.application.config.validation import (
-    validate_settings,
-)
+from doc_processing_toolkit.application.config.validation import validate_settings
 from doc_processing_toolkit.application.costs.builder import ReportContext
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
 from doc_processing_toolkit.application.deps import AgentDeps, default_deps
+from doc_processing_toolkit.application.hooks.control import (
+    RunControl,
+    RunHandles,
+    report_abandoned,
+)
+from doc_processing_toolkit.application.hooks.handle import RunHandle
 from doc_processing_toolkit.application.media.prompt import build_prompt
 from doc_processing_toolkit.application.media.run_media import RunMedia
 from doc_processing_toolkit.application.resources import (
@@ -53,11 +55,13 @@ from doc_processing_toolkit.application.resources import (
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.events import EventChannel, EventSink
 from doc_processing_toolkit.application.run.loop import RunLoop, RunOutcome
+from doc_processing_toolkit.application.run.offloop import client_for_run
 from doc_processing_toolkit.application.run.result_builder import build_result
 from doc_processing_toolkit.application.run.settings import derive_run_settings
 from doc_processing_toolkit.application.run.streaming import (
     STREAM_CANCEL_WAIT_SECONDS,
     check_run_args,
+    run_blocking,
     stream_run,
 )
 from doc_processing_toolkit.application.session.session import AgentSession
@@ -169,8 +173,16 @@ class Agent:
         """Wire the settings to the adapters: logger, resolution, secrets, tools."""
         s, deps = self.settings, self._deps
         self.last_abandoned_stream: dict[str, Any] | None = None
+        self._run_handles = RunHandles()
         self._agent_id = uuid.uuid4().hex[:8]
-        self.logger, self.log_file = self._build_logger()
+        self.logger, self.log_file = log_setup.logger_for_agent(
+            s.logger,
+            model=s.model,
+            agent_id=self._agent_id,
+            log_level=s.log_level,
+            log_file=s.log_file,
+            log_to_file=s.log_to_file,
+        )
         self._resolution = resolve_settings(s, deps, self.logger)
         self._unpriced = UnpricedModelWarning(s.model)
         register_agent_secrets(s)
@@ -219,24 +231,16 @@ class Agent:
         return list(self.settings.tools)
 
     @property
+    def run_handle(self) -> RunHandle | None:
+        """The running run's RunHandle (any thread); None between runs."""
+        return self._run_handles.current
+
+    @property
     def deps(self) -> AgentDeps:
         """The adapters this Agent was handed."""
         return self._deps
 
     # ------------------------------------------------------------------ wiring
-    def _build_logger(self) -> tuple[logging.Logger, str | None]:
-        s = self.settings
-        if s.logger is not None:
-            log_setup.install_forwarding()
-            return s.logger, None
-        return log_setup.build_agent_logger(
-            model=s.model,
-            agent_id=self._agent_id,
-            log_level=s.log_level,
-            log_file=s.log_file,
-            log_to_file=s.log_to_file,
-        )
-
     def _get_client(self) -> ModelClient:
         s = self.settings
         if s.client is not None:
@@ -296,11 +300,15 @@ class Agent:
             container_id=container_id,
             media_resolutions=media_resolutions,
         )
-        channel = EventChannel(sink, None, emit_request_start=s.emit_request_start)
+        control = RunControl.start(s, provider=self.provider, sink=sink)
+        channel = EventChannel(sink, control.runner, emit_request_start=s.emit_request_start)
         if self._resources.released:  # used again after close(): a fresh logger
-            self.logger, self.log_file = self._build_logger()
-            self._resources = AgentResources.track(self, self._tool_loader.has_connection)
-        with log_setup.active_agent_logger(self.logger):
+            self._resources = AgentResources.reopen(self, self._tool_loader.has_connection)
+        with (
+            log_setup.active_agent_logger(self.logger),
+            self._run_handles.active(control.handle),
+            contextlib.closing(control),
+        ):
             self.logger.info("run %s started: model=%s", run_id, s.model)
             store = TruncatedResultStore() if self._tool_planner.read_back else None
             await self._tool_loader.connect_mcp_servers()
@@ -313,12 +321,14 @@ class Agent:
                 run_settings, **media.overrides(run_settings.built_in_tools)
             )
             loop = RunLoop(
-                client,
+                await client_for_run(client, plan.tools, self._deps, streamed=sink is not None),
                 plan.tools,
                 run_settings,
                 channel,
                 truncated_results=store if plan.read_back else None,
                 unpriced_warning=self._unpriced,
+                hooks=control.runner,
+                request_start=control.request_start,
             )
             if on_loop is not None:
                 on_loop(loop)
@@ -326,6 +336,7 @@ class Agent:
             outcome.deferred_tools = list(plan.deferred_tools)
             await channel.emit("run_end", None, {"run_id": run_id})
             result = self._result(outcome, run_id)
+            control.finish(result, outcome.error)
             result.dropped_parts = [*prompt.dropped_parts, *result.dropped_parts]
             await media.finish(result, outcome.response_metadata, s.code_execution_output_dir)
             if outcome.error is not None:
@@ -420,13 +431,13 @@ class Agent:
         anthropic_container_id: str | None = None,
     ) -> AgentResult:
         """Synchronous wrapper for run(); works inside a running loop (Jupyter) too."""
-        coro_kwargs: dict[str, Any] = {
-            "files": files,
-            "tool_files": tool_files,
-            "output_schema": output_schema,
-            "media_resolution_list": media_resolution_list,
-            "anthropic_container_id": anthropic_container_id,
-        }
+        coro_kwargs: dict[str, Any] = dict(
+            files=files,
+            tool_files=tool_files,
+            output_schema=output_schema,
+            media_resolution_list=media_resolution_list,
+            anthropic_container_id=anthropic_container_id,
+        )
         if any(c.format == "client_session" for c in self._tool_loader.server_configs):
             raise RuntimeError(
                 "run_sync() cannot use a pre-built session ({'session': ...}): it belongs to "
@@ -435,21 +446,15 @@ class Agent:
             )
 
         async def run_and_release() -> AgentResult:
-            # run_sync's loop ends with this call: its MCP sessions are released with it.
+            # run_sync's loop ends with this call: its MCP sessions are released with it,
+            # and so are the SDK connection pools bound to it.
             try:
                 return await self.run(message, **coro_kwargs)
             finally:
                 await self._tool_loader.disconnect_mcp_servers()
-                # SDK connection pools are bound to this loop, which ends now.
                 await self._deps.release_loop_resources()
 
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(run_and_release())
-        # A loop is already running in this thread: run on a private loop in a worker.
-        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(asyncio.run, run_and_release()).result()
+        return run_blocking(run_and_release)
 
     async def stream(
         self,
@@ -496,10 +501,8 @@ class Agent:
         run's result before ``complete`` is yielded."""
         self.last_abandoned_stream = None
 
-        def abandoned(outcome: RunOutcome) -> None:
-            spent = self._result(outcome, "abandoned").to_dict()
-            spent["abandoned"] = True
-            self.last_abandoned_stream = spent
+        async def abandoned(loop: RunLoop | None) -> None:
+            self.last_abandoned_stream = await report_abandoned(loop, self._result)
 
         async def execute(
             sink: EventSink, on_loop: Callable[[RunLoop], None]

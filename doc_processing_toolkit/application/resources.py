@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import logging
+import uuid
 import warnings
 import weakref
 from collections.abc import Callable
@@ -26,6 +27,7 @@ from doc_processing_toolkit._redaction import (
     install_third_party_redaction,
     scrub_exception_chain,
 )
+from doc_processing_toolkit.application.config import log_setup
 from doc_processing_toolkit.application.config.settings import AgentSettings
 
 __all__ = ["AgentResources", "failed_run_error", "register_agent_secrets"]
@@ -124,6 +126,20 @@ class AgentResources:
             mcp_connected=mcp_connected,
             label=f"Agent(model={agent.settings.model!r})",
         )
+
+    @classmethod
+    def reopen(cls, agent: Any, mcp_connected: Callable[[], bool]) -> AgentResources:
+        """Give ``agent`` (used again after ``close()``) a fresh logger; track it."""
+        s = agent.settings
+        agent.logger, agent.log_file = log_setup.logger_for_agent(
+            s.logger,
+            model=s.model,
+            agent_id=uuid.uuid4().hex[:8],
+            log_level=s.log_level,
+            log_file=s.log_file,
+            log_to_file=s.log_to_file,
+        )
+        return cls.track(agent, mcp_connected)
 
     @property
     def released(self) -> bool:

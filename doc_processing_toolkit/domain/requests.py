@@ -7,6 +7,7 @@ with exactly one :class:`ModelResponse`. Nothing here knows a provider's wire fo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeAlias
 
@@ -117,6 +118,10 @@ class ModelRequest:
     code_execution_file_ids: tuple[str, ...] = ()
     """Uploaded ``tool_files`` the code-execution tool's configuration names (providers
     that hand files to code execution in the user turn ignore it)."""
+    on_usage: Callable[[Usage], None] | None = field(default=None, compare=False, repr=False)
+    """Receives the usage the provider reports while the response is still streaming
+    (Anthropic's ``message_start``), so a request cancelled mid-stream still reports what
+    it had billed. Adapters call it when they learn usage early; it never alters the wire."""
 
     def with_messages(self, messages: tuple[Message, ...]) -> ModelRequest:
         """A copy with another conversation."""

@@ -134,6 +134,13 @@ class FakeModel:
 
     async def _reply(self, step: Reply, request: ModelRequest) -> AsyncIterator[StreamItem]:
         parts: list[Part] = []
+        if request.on_usage is not None:  # like Anthropic's message_start: input usage first
+            request.on_usage(
+                Usage(
+                    input_tokens=step.input_tokens + step.cache_read_tokens,
+                    cached_input_tokens=step.cache_read_tokens,
+                )
+            )
         for block in step.thinking:
             details: dict[str, str] = {}
             if block.signature is not None:

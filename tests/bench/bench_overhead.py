@@ -29,7 +29,7 @@ from doc_processing_toolkit import Agent
 from doc_processing_toolkit.testing import ProviderEmulator, Reply
 
 MODELS = {
-    "anthropic": "claude-sonnet-4-5",
+    "anthropic": "claude-sonnet-5-5",
     "openai": "gpt-4o",
     "google": "gemini-2.5-flash",
     "fireworks": "kimi-k2p6",

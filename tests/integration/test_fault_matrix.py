@@ -10,6 +10,7 @@ run; ``make soak`` runs 2,000.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import random
 import time
@@ -142,6 +143,11 @@ async def run_provider(provider: str, count: int, rng: random.Random) -> list[st
                     problems.append(f"{provider}#{index}: took {elapsed:.1f} s")
         finally:
             await agent.close()
+            # Let the SDK objects of the abandoned streams be collected (and closed) while
+            # their event loop still runs, not in a later test's loop.
+            gc.collect()
+            for _ in range(5):
+                await asyncio.sleep(0)
     return problems
 
 

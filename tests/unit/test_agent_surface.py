@@ -83,7 +83,6 @@ def test_unknown_model_is_a_clear_error() -> None:
 @pytest.mark.parametrize(
     ("name", "value"),
     [
-        ("hooks", object()),
         ("compaction", True),
     ],
 )

@@ -32,6 +32,7 @@ __all__ = [
     "active_agent_logger",
     "build_agent_logger",
     "install_forwarding",
+    "logger_for_agent",
     "redact",
     "register_secret",
 ]
@@ -154,6 +155,29 @@ def build_agent_logger(
     elif log_file:
         logger.warning("log_file=%s ignored: logging to file is off", log_file)
     return logger, path
+
+
+def logger_for_agent(
+    supplied: logging.Logger | None,
+    *,
+    model: str,
+    agent_id: str,
+    log_level: str = "DEBUG",
+    log_file: str | None = None,
+    log_to_file: bool = True,
+) -> tuple[logging.Logger, str | None]:
+    """The Agent's logger and its file: the one the caller ``supplied`` (library records
+    forwarded to it, no file), else a fresh per-Agent logger (:func:`build_agent_logger`)."""
+    if supplied is not None:
+        install_forwarding()
+        return supplied, None
+    return build_agent_logger(
+        model=model,
+        agent_id=agent_id,
+        log_level=log_level,
+        log_file=log_file,
+        log_to_file=log_to_file,
+    )
 
 
 @contextmanager

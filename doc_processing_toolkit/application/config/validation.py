@@ -19,6 +19,7 @@ from doc_processing_toolkit.application.config.settings import (
     AgentSettings,
     normalize_prompt_caching,
 )
+from doc_processing_toolkit.application.hooks.runner import validate_hooks
 from doc_processing_toolkit.application.media.validation import validate_on_unsupported_part
 from doc_processing_toolkit.application.session.history_config import validate_history_config
 from doc_processing_toolkit.application.session.media_policy import validate_max_inline_bytes
@@ -41,7 +42,6 @@ __all__ = [
 NOT_YET_IMPLEMENTED: dict[str, Any] = {
     "compaction": False,
     "compaction_config": None,
-    "hooks": None,
     "anthropic_block_binding": None,
     "strict_prefix_binding": False,
     "prefix_audit": False,
@@ -75,6 +75,7 @@ def validate_settings(settings: AgentSettings) -> AgentSettings:
     if s.thinking is not None and not isinstance(s.thinking, dict):
         raise ValueError(f"thinking must be a dict or None, got {type(s.thinking).__name__}")
     normalize_tool_choice(s.tool_choice)
+    validate_hooks(s.hooks)
     max_chars = validate_non_negative_int(
         "max_tool_result_chars", s.max_tool_result_chars, optional=True
     )

@@ -23,8 +23,8 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from pydantic import BaseModel, ValidationError
@@ -32,6 +32,7 @@ from pydantic import BaseModel, ValidationError
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
 from doc_processing_toolkit.application.run.events import EventChannel
+from doc_processing_toolkit.application.run.outcome import RunOutcome
 from doc_processing_toolkit.application.run.retry import stream_with_retry
 from doc_processing_toolkit.application.run.settings import RunSettings
 from doc_processing_toolkit.application.tools.accounting import (
@@ -46,7 +47,7 @@ from doc_processing_toolkit.domain.costs.ledger import (
     price_request,
 )
 from doc_processing_toolkit.domain.errors import StructuredOutputError
-from doc_processing_toolkit.domain.messages import Message, ToolCallPart, ToolResultPart
+from doc_processing_toolkit.domain.messages import Message, ToolCallPart, ToolResultPart, user_text
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import (
     ModelRequest,
@@ -66,6 +67,10 @@ from doc_processing_toolkit.domain.tools.truncated import (
 )
 from doc_processing_toolkit.ports.model_client import ModelClient
 
+if TYPE_CHECKING:
+    from doc_processing_toolkit.application.hooks.request_start import RequestStartEmitter
+    from doc_processing_toolkit.application.hooks.runner import HookRunner
+
 __all__ = [
     "DECLINED_TOOL_TEXT",
     "FINAL_RESULT_TOOL",
@@ -83,49 +88,6 @@ FINAL_RESULT_TOOL = "final_result"
 DECLINED_TOOL_TEXT = "The tool call was declined by the host application and was not executed."
 
 
-@dataclass
-class RunOutcome:
-    """What the loop produced; the Agent turns it into an AgentResult."""
-
-    messages: list[Message]
-    """The full conversation after the run (history included)."""
-    new_messages_start: int
-    """Index in ``messages`` where this run's messages begin."""
-    ledger: Ledger
-    accumulator: RetryAccumulator
-    iterations: int = 0
-    tools_used: list[str] = field(default_factory=list)
-    """The tools that executed, in call order (not refused, hidden or unknown ones)."""
-    output: Any = None
-    last_response: ModelResponse | None = None
-    pause_turn_iterations: int = 0
-    built_in_tools_invoked: list[str] = field(default_factory=list)
-    response_metadata: dict[str, Any] = field(default_factory=dict)
-    """Provider facts keyed by AgentResult field (lists accumulate, scalars keep the last)."""
-    empty_turn_retried: bool = False
-    request_count: int = 0
-    iteration_records: list[dict[str, Any]] = field(default_factory=list)
-    tool_reported_costs: list[dict[str, Any]] = field(default_factory=list)
-    """One record per tool call that reported spend (``_dpt_spend``)."""
-    deferred_tools: list[str] = field(default_factory=list)
-    """Tools stamped defer_loading on this run's wire tools (set by the Agent)."""
-    error: BaseException | None = None
-    """Set when the run failed; the partial state above is still valid."""
-    request_facts: list[dict[str, Any]] = field(default_factory=list)
-    """Per ledger record: ``retries_before`` (retry attempts recorded before it),
-    ``duration_ms`` and ``thinking`` - what the detailed cost report needs."""
-    tool_call_facts: list[dict[str, Any]] = field(default_factory=list)
-    """Per executed tool call: name, id, iteration, success, duration and sizes."""
-
-    @property
-    def reasoning_content(self) -> str | None:
-        texts = [
-            m.reasoning for m in self.messages[self.new_messages_start :] if m.role == "assistant"
-        ]
-        joined = "\n\n".join(t for t in texts if t)
-        return joined or None
-
-
 class RunLoop:
     """Runs one user turn to completion over a ModelClient and a ToolSet."""
 
@@ -139,11 +101,17 @@ class RunLoop:
         logger: Any = None,
         truncated_results: TruncatedResultStore | None = None,
         unpriced_warning: UnpricedModelWarning | None = None,
+        hooks: HookRunner | None = None,
+        request_start: RequestStartEmitter | None = None,
     ) -> None:
         """Args:
         unpriced_warning: The owner's one-shot "no known price" warning (an Agent passes
             its own, so the warning comes once per Agent); None: once per run.
+        hooks: The run's HookRunner (injections drained at each turn boundary).
+        request_start: Announces every provider send (``emit_request_start=True``).
         """
+        self.hooks = hooks
+        self._request_start = request_start
         self._client = client
         self._tools = tools
         self._truncated = truncated_results
@@ -232,6 +200,12 @@ class RunLoop:
 
         async def before_send(attempt: int) -> None:
             outcome.request_count += 1
+            outcome.in_flight_usage = None
+            if self._request_start is not None:
+                await self._request_start.emit(
+                    iteration=iteration, attempt=attempt, purpose=request.purpose
+                )
+                return
             await self._channel.emit(
                 "request_start",
                 None,
@@ -246,15 +220,25 @@ class RunLoop:
             )
 
         started = time.monotonic()
-        response = await stream_with_retry(
-            self._client,
-            request,
-            on_delta=on_delta,
-            accumulator=outcome.accumulator,
-            price=self._price,
-            policy=s.retry_policy,
-            before_send=before_send,
-        )
+
+        def on_usage(usage: Usage) -> None:
+            outcome.in_flight_usage = usage
+
+        try:
+            response = await stream_with_retry(
+                self._client,
+                replace(request, on_usage=on_usage),
+                on_delta=on_delta,
+                accumulator=outcome.accumulator,
+                price=self._price,
+                policy=s.retry_policy,
+                before_send=before_send,
+            )
+        except Exception:
+            # A failure's partial usage travels on the error (or a retried attempt's cost).
+            outcome.in_flight_usage = None
+            raise
+        outcome.in_flight_usage = None
         record = price_request(
             response.usage,
             s.row,
@@ -318,13 +302,17 @@ class RunLoop:
             if s.output_schema is not None and not structured_tool
             else None
         )
-        events_marker = 0
+        events_marker = (0, 0)
         purpose = "generation"
         iteration = 0
         while iteration < s.max_iterations:
             iteration += 1
             outcome.iterations = iteration
             await self._channel.emit("iteration_start", None, {"iteration": iteration})
+            if self.hooks is not None:
+                # The turn boundary: after the previous round's tool results, before the
+                # next request (a message never sits between a call and its result).
+                outcome.messages.extend(user_text(t) for t in self.hooks.drain_injections())
             request = ModelRequest(
                 model=s.model,
                 messages=tuple(outcome.messages),
@@ -434,24 +422,32 @@ class RunLoop:
         self,
         outcome: RunOutcome,
         iteration: int,
-        marker: int,
+        marker: tuple[int, int],
         tools_called: list[str],
         response: ModelResponse,
-    ) -> int:
-        records = outcome.ledger.records[marker:]
-        retry_attempts = outcome.accumulator.attempts
+    ) -> tuple[int, int]:
+        """Emit iteration_complete with everything billed since the previous event: the
+        requests and the failed-and-retried attempts, so the events sum to the run."""
+        records = outcome.ledger.records[marker[0] :]
+        retried = outcome.accumulator.attempts[marker[1] :]
+        tokens_in = sum(r.input_tokens for r in records) + sum(a.input_tokens for a in retried)
+        tokens_out = sum(r.output_tokens for r in records) + sum(a.output_tokens for a in retried)
+        cost = sum(r.cost for r in records) + sum(a.cost for a in retried)
         meta = {
             "iteration": iteration,
-            "input_tokens": sum(r.input_tokens for r in records),
-            "output_tokens": sum(r.output_tokens for r in records),
-            "cost": sum(r.cost for r in records),
+            "input_tokens": tokens_in,
+            "output_tokens": tokens_out,
+            "cost": cost,
             "tools_called": tools_called,
             "stop_reason": response.stop_reason,
-            "retry_attempts": len(retry_attempts),
+            "retry_attempts": len(retried),
         }
         outcome.iteration_records.append(dict(meta))
+        if self.hooks is not None:
+            self.hooks.track_usage(tokens_in, tokens_out, cost)
+        next_marker = (len(outcome.ledger.records), len(outcome.accumulator.attempts))
         await self._channel.emit("iteration_complete", None, meta)
-        return len(outcome.ledger.records)
+        return next_marker
 
     async def _run_tools(
         self, calls: list[ToolCallPart], iteration: int, outcome: RunOutcome

@@ -73,6 +73,15 @@ def build_result(
         elif not records:
             token_source = "unknown"
 
+    in_flight = outcome.in_flight_usage
+    if in_flight is not None:  # a request cut off mid-stream (a closed stream): still billed
+        record = price_request(in_flight, row)
+        input_tokens += in_flight.input_tokens
+        output_tokens += in_flight.output_tokens
+        cost += record.cost
+        estimated = estimated or record.cost_estimated
+        token_source = "stream_partial"
+
     tool_costs = [dict(r) for r in outcome.tool_reported_costs]
     tool_reported = float(sum(r["usd"] for r in tool_costs))
     cost += tool_reported
@@ -174,13 +183,14 @@ def _apply_response_metadata(result: AgentResult, metadata: dict[str, Any]) -> N
 def failure_metadata(result: AgentResult, error: BaseException) -> dict[str, Any]:
     """The ``error`` stream event's metadata for a failed run."""
     aborted = isinstance(error, AgentAborted)
-    meta = {
+    meta: dict[str, Any] = {
         "input_tokens": result.input_tokens,
         "output_tokens": result.output_tokens,
         "cost": result.cost,
         "iterations": result.iterations,
-        "token_source": result.token_source
-        if result.token_source in ("stream_partial", "api_response")
+        # What the failed run had spent is partial data, whatever the records' source.
+        "token_source": "stream_partial"
+        if result.input_tokens or result.output_tokens or result.cost
         else "unknown",
         "error_type": type(error).__name__,
         "aborted": aborted,

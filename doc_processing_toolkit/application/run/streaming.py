@@ -8,20 +8,39 @@ Closing the generator early cancels the run (waiting at most
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Awaitable, Callable
-from typing import Any
+import concurrent.futures
+import os
+from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
 
 from doc_processing_toolkit.application.config.log_setup import redact
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.events import EventSink
-from doc_processing_toolkit.application.run.loop import RunLoop, RunOutcome
+from doc_processing_toolkit.application.run.loop import RunLoop
 from doc_processing_toolkit.application.run.result_builder import failure_metadata
 from doc_processing_toolkit.domain.events import AgentStreamEvent
 
-__all__ = ["STREAM_CANCEL_WAIT_SECONDS", "RunExecutor", "check_run_args", "stream_run"]
+T = TypeVar("T")
+
+__all__ = [
+    "STREAM_CANCEL_WAIT_SECONDS",
+    "RunExecutor",
+    "check_run_args",
+    "run_blocking",
+    "stream_run",
+]
 
 STREAM_CANCEL_WAIT_SECONDS = 5.0
 """How long closing a stream() generator waits for the cancelled run to unwind."""
+
+_DETACHED: set[asyncio.Task[None]] = set()
+"""Runs left going after their stream closed (DPT_STREAM_CANCEL_ON_CLOSE=off)."""
+
+
+def cancel_on_close() -> bool:
+    """False when DPT_STREAM_CANCEL_ON_CLOSE=off (a closed stream's run goes on, unbanked)."""
+    return os.environ.get("DPT_STREAM_CANCEL_ON_CLOSE", "").strip().lower() not in ("off", "0")
+
 
 RunExecutor = Callable[
     [EventSink, Callable[[RunLoop], None]],
@@ -58,14 +77,16 @@ async def stream_run(
     execute: RunExecutor,
     *,
     structured: bool,
-    on_abandoned: Callable[[RunOutcome], None],
+    on_abandoned: Callable[[RunLoop | None], Awaitable[None]],
     check: Callable[[], None] | None = None,
 ) -> AsyncGenerator[AgentStreamEvent, None]:
     """Yield the events of ``execute``'s run as they come; never raise.
 
     Args:
         structured: The run has an output_schema (``complete`` then carries ``output``).
-        on_abandoned: Receives the live outcome when the consumer closed the stream early.
+        on_abandoned: Receives the live RunLoop (None: the run had not reached the loop)
+            when the consumer closed the stream while the run was still going, after the
+            run was cancelled (not under DPT_STREAM_CANCEL_ON_CLOSE=off).
         check: Argument checks run inside the run (a failure is ``error`` + ``complete``).
     """
     queue: asyncio.Queue[AgentStreamEvent | None] = asyncio.Queue()
@@ -103,7 +124,10 @@ async def stream_run(
                 break
             yield event
     finally:
-        if not finished and not task.done():
+        if not finished and not task.done() and not cancel_on_close():
+            _DETACHED.add(task)
+            task.add_done_callback(_DETACHED.discard)
+        elif not finished and not task.done():
             task.cancel()
             try:
                 await asyncio.wait_for(
@@ -112,6 +136,15 @@ async def stream_run(
                 )
             except (TimeoutError, asyncio.CancelledError):
                 pass
-            loop = holder.get("loop")
-            if loop is not None and loop.outcome is not None:
-                on_abandoned(loop.outcome)
+            await on_abandoned(holder.get("loop"))
+
+
+def run_blocking(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run ``factory()`` to completion from synchronous code: on a fresh event loop, or,
+    when this thread already runs one (Jupyter), on a private loop in a worker thread."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(factory())
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, factory()).result()

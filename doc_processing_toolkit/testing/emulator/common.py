@@ -14,8 +14,16 @@ import string
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import (
+    AsyncIterable,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from starlette.requests import Request
@@ -34,6 +42,7 @@ __all__ = [
     "EmulatorState",
     "Handler",
     "RecordedRequest",
+    "StreamRecord",
     "chunk_text",
     "fault_tail",
     "install_disconnect_log_filter",
@@ -112,6 +121,20 @@ class RecordedRequest:
     """The decoded JSON body ({} when there was none)."""
 
 
+@dataclass(slots=True)
+class StreamRecord:
+    """How one streamed response went (mutable: the server thread updates it)."""
+
+    path: str
+    """The URL path of the request."""
+    chunks_sent: int = 0
+    """Body chunks (SSE events) handed to the connection."""
+    completed: bool = False
+    """The body ran to its end."""
+    closed_by_client: bool = False
+    """The client went away (closed the connection) before the body ended."""
+
+
 class EmulatorState:
     """The script and the request log, shared between the server thread and the test."""
 
@@ -119,6 +142,7 @@ class EmulatorState:
         self._lock = threading.Lock()
         self._script: deque[ScriptStep] = deque(script)
         self._requests: list[RecordedRequest] = []
+        self._streams: list[StreamRecord] = []
         self.default = default
         self.files = FileStore()
         """The Files API store (uploads outlive :meth:`reset`)."""
@@ -146,6 +170,33 @@ class EmulatorState:
         with self._lock:
             return list(self._requests)
 
+    def track(self, path: str, body: AsyncIterable[Any]) -> AsyncIterator[Any]:
+        """Wrap a streaming body so its fate lands in :attr:`streams`."""
+        record = StreamRecord(path)
+        with self._lock:
+            self._streams.append(record)
+
+        async def tracked() -> AsyncIterator[Any]:
+            try:
+                async for chunk in body:
+                    with self._lock:
+                        record.chunks_sent += 1
+                    yield chunk
+            except (GeneratorExit, asyncio.CancelledError, OSError):
+                with self._lock:
+                    record.closed_by_client = True
+                raise
+            with self._lock:
+                record.completed = True
+
+        return tracked()
+
+    @property
+    def streams(self) -> list[StreamRecord]:
+        """Every streamed response so far, in order (copies)."""
+        with self._lock:
+            return [replace(r) for r in self._streams]
+
     @property
     def remaining(self) -> int:
         """Script steps not yet consumed."""
@@ -157,6 +208,7 @@ class EmulatorState:
         with self._lock:
             self._script = deque(script)
             self._requests.clear()
+            self._streams.clear()
 
 
 @dataclass(frozen=True, slots=True)

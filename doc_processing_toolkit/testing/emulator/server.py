@@ -26,7 +26,7 @@ from typing import Any, Self
 import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from doc_processing_toolkit.testing.emulator.common import (
@@ -34,6 +34,7 @@ from doc_processing_toolkit.testing.emulator.common import (
     EmulatorCall,
     EmulatorState,
     RecordedRequest,
+    StreamRecord,
     install_disconnect_log_filter,
 )
 from doc_processing_toolkit.testing.emulator.files_store import FileStore
@@ -86,7 +87,10 @@ class ProviderEmulator:
             dialect = route.dialect_of(request) if route.dialect_of else route.dialect
             state.record(RecordedRequest(dialect, request.url.path, headers, body))
             call = EmulatorCall(request, body, state, dict(request.path_params))
-            return await route.handler(call)
+            response = await route.handler(call)
+            if isinstance(response, StreamingResponse):
+                response.body_iterator = state.track(request.url.path, response.body_iterator)
+            return response
 
         return endpoint
 
@@ -226,6 +230,11 @@ class ProviderEmulator:
     def requests(self) -> list[RecordedRequest]:
         """Every request received so far, in order (a copy)."""
         return self._state.requests
+
+    @property
+    def streams(self) -> list[StreamRecord]:
+        """How each streamed response went (chunks sent, completed, closed by the client)."""
+        return self._state.streams
 
     @property
     def request_count(self) -> int:

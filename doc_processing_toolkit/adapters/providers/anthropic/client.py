@@ -61,6 +61,8 @@ _API_KEY_ENV = "ANTHROPIC_API_KEY"
 
 _SHARED = LoopClientCache(close_sdk_client)
 """SDK clients shared per (event loop, key, endpoint) when no api_key is given."""
+_USAGE_EVENTS = frozenset({"message_start", "message_delta"})
+"""Stream events that report usage before the response ends (told to ``on_usage``)."""
 
 
 def import_anthropic() -> Any:
@@ -142,6 +144,10 @@ class AnthropicModelClient(SdkModelClient):
             async for event in self._guard(events, progress.interrupted):
                 for delta in progress.feed(event):
                     yield delta
+                if request.on_usage is not None and event.type in _USAGE_EVENTS:
+                    usage = assembler.partial_usage()
+                    if usage is not None:
+                        request.on_usage(usage)
         except sdk.APIStatusError as exc:
             raise self._stream_error_event(
                 exc, assembler, progress.emitted, progress.request_id

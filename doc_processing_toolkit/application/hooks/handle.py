@@ -1,0 +1,170 @@
+"""RunHandle: the host's control of one running (possibly paused) run, from any thread.
+
+A handle is bound to its run's event loop when the run starts. ``pause`` / ``resume`` /
+``abort`` flip flags under a ``threading.Lock``; the loop reads them at its next safe point.
+A wake-up of a parked run is marshalled onto the run's loop with ``call_soon_threadsafe``:
+a bare ``asyncio.Event.set`` from a foreign thread would leave the loop asleep in its
+selector, and the run would stay paused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Protocol
+
+from doc_processing_toolkit.domain.errors import AgentAborted
+
+__all__ = ["InjectionQueue", "RunHandle"]
+
+
+class InjectionQueue(Protocol):
+    """The run's queue of user-role texts (the HookRunner)."""
+
+    def queue_injection(self, text: str) -> bool:
+        """Queue ``text``; False once the run's end-of-run capture took the queue."""
+        ...
+
+
+class RunHandle:
+    """Handle for controlling a running (possibly paused) agent run.
+
+    Exposed as ``Agent.run_handle`` for the duration of a run. :meth:`resume`,
+    :meth:`abort` and :meth:`inject` may be called from any thread.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._paused = False
+        self._abort_requested = False
+        self._abort_reason: str | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake: asyncio.Event | None = None
+        self._queue: InjectionQueue | None = None
+        self._parked = False
+
+    # ------------------------------------------------------------------ binding
+    def bind(self, queue: InjectionQueue) -> None:
+        """Attach the run's injection queue and the running loop (called in the run)."""
+        with self._lock:
+            self._queue = queue
+            self._loop = asyncio.get_running_loop()
+            self._wake = asyncio.Event()
+
+    # ------------------------------------------------------------------ host side
+    @property
+    def paused(self) -> bool:
+        """True while the run is paused (from :meth:`pause` until :meth:`resume`)."""
+        with self._lock:
+            return self._paused
+
+    @property
+    def parked(self) -> bool:
+        """True while the run is actually stopped at a safe point, waiting to resume."""
+        with self._lock:
+            return self._parked
+
+    @property
+    def abort_requested(self) -> bool:
+        """True once :meth:`abort` was called."""
+        with self._lock:
+            return self._abort_requested
+
+    def pause(self) -> None:
+        """Pause the run at its next safe point.
+
+        A request, not an interrupt: a tool that is already executing runs to completion
+        and its result is delivered before the loop stops.
+        """
+        with self._lock:
+            self._paused = True
+
+    def resume(self) -> None:
+        """Resume a paused run (safe to call from any thread)."""
+        with self._lock:
+            self._paused = False
+        self._signal()
+
+    def abort(self, reason: str | None = None) -> None:
+        """Request a clean abort at the next safe point (also unblocks a pause; any thread).
+
+        Like :meth:`pause`, this cannot pre-empt a tool that is already executing: that
+        tool finishes and its result is delivered first. No provider call is cut off
+        mid-request and no tool call is left without its result.
+        """
+        with self._lock:
+            if not self._abort_requested:
+                self._abort_requested = True
+                self._abort_reason = reason
+        self._signal()
+
+    def inject(self, text: str) -> None:
+        """Queue a user-role message for the run's next turn boundary (any thread).
+
+        Raises:
+            ValueError: If text is not a non-empty string.
+            RuntimeError: If this handle is not bound to a run, or the run has ended.
+        """
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError("RunHandle.inject() needs a non-empty string")
+        with self._lock:
+            queue = self._queue
+        if queue is None:
+            raise RuntimeError("this RunHandle is not bound to a run")
+        if not queue.queue_injection(text):
+            raise RuntimeError(
+                "the run has already ended: the message would never be seen; send it as "
+                "the next turn's user message"
+            )
+
+    # ------------------------------------------------------------------ run side
+    def _signal(self) -> None:
+        with self._lock:
+            loop, wake = self._loop, self._wake
+        if loop is None or wake is None or loop.is_closed():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            wake.set()
+            return
+        try:
+            loop.call_soon_threadsafe(wake.set)
+        except RuntimeError:  # the loop closed between the check and the call
+            pass
+
+    def abort_error(self, partial: dict[str, object] | None = None) -> AgentAborted | None:
+        """The AgentAborted to raise when an abort was requested, else None."""
+        with self._lock:
+            if not self._abort_requested:
+                return None
+            reason = self._abort_reason
+        return AgentAborted(reason, dict(partial) if partial is not None else None)
+
+    async def wait_while_paused(self, partial: dict[str, object] | None = None) -> None:
+        """At a safe point: raise a requested abort, or park until resumed.
+
+        Raises:
+            AgentAborted: when an abort was requested (before or during the pause).
+        """
+        while True:
+            error = self.abort_error(partial)
+            if error is not None:
+                raise error
+            with self._lock:
+                if not self._paused or self._wake is None:
+                    self._parked = False
+                    return
+                wake = self._wake
+                wake.clear()
+                self._parked = True
+            try:
+                await wake.wait()
+            finally:
+                with self._lock:
+                    self._parked = False
+
+    def __repr__(self) -> str:
+        return f"RunHandle(paused={self.paused}, abort_requested={self.abort_requested})"

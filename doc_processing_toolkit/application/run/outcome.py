@@ -1,0 +1,62 @@
+"""RunOutcome: the run loop's raw state, which the Agent turns into an AgentResult.
+
+It is live while the run goes (``RunLoop.outcome``), so a cancelled run's spend can still
+be read from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from doc_processing_toolkit.domain.costs.ledger import Ledger, RetryAccumulator
+from doc_processing_toolkit.domain.messages import Message
+from doc_processing_toolkit.domain.requests import ModelResponse, Usage
+
+__all__ = ["RunOutcome"]
+
+
+@dataclass
+class RunOutcome:
+    """What the loop produced; the Agent turns it into an AgentResult."""
+
+    messages: list[Message]
+    """The full conversation after the run (history included)."""
+    new_messages_start: int
+    """Index in ``messages`` where this run's messages begin."""
+    ledger: Ledger
+    accumulator: RetryAccumulator
+    iterations: int = 0
+    tools_used: list[str] = field(default_factory=list)
+    """The tools that executed, in call order (not refused, hidden or unknown ones)."""
+    output: Any = None
+    last_response: ModelResponse | None = None
+    pause_turn_iterations: int = 0
+    built_in_tools_invoked: list[str] = field(default_factory=list)
+    response_metadata: dict[str, Any] = field(default_factory=dict)
+    """Provider facts keyed by AgentResult field (lists accumulate, scalars keep the last)."""
+    empty_turn_retried: bool = False
+    request_count: int = 0
+    iteration_records: list[dict[str, Any]] = field(default_factory=list)
+    tool_reported_costs: list[dict[str, Any]] = field(default_factory=list)
+    """One record per tool call that reported spend (``_dpt_spend``)."""
+    deferred_tools: list[str] = field(default_factory=list)
+    """Tools stamped defer_loading on this run's wire tools (set by the Agent)."""
+    error: BaseException | None = None
+    """Set when the run failed; the partial state above is still valid."""
+    in_flight_usage: Usage | None = None
+    """Usage the provider reported for a request still streaming (cleared when it ends):
+    what a run cancelled mid-request had already been billed."""
+    request_facts: list[dict[str, Any]] = field(default_factory=list)
+    """Per ledger record: ``retries_before`` (retry attempts recorded before it),
+    ``duration_ms`` and ``thinking`` - what the detailed cost report needs."""
+    tool_call_facts: list[dict[str, Any]] = field(default_factory=list)
+    """Per executed tool call: name, id, iteration, success, duration and sizes."""
+
+    @property
+    def reasoning_content(self) -> str | None:
+        texts = [
+            m.reasoning for m in self.messages[self.new_messages_start :] if m.role == "assistant"
+        ]
+        joined = "\n\n".join(t for t in texts if t)
+        return joined or None

@@ -1,0 +1,90 @@
+"""Hooks and stream cancellation through the real Anthropic SDK against the emulator."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable
+
+import anyio
+import pytest
+
+from doc_processing_toolkit import Agent, tool
+from doc_processing_toolkit.agent.hooks import ConfirmAfterNToolCalls
+from doc_processing_toolkit.testing.emulator import ProviderEmulator
+from doc_processing_toolkit.testing.script import Reply, reply, tool_call
+
+MODEL = "claude-sonnet-4-5"
+WAIT = 10.0
+
+
+@tool
+def calculate(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+
+
+def wait_until(predicate: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + WAIT
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.002)
+
+
+def test_confirm_pauses_with_no_request_sent_and_resume_completes(
+    emu: ProviderEmulator,
+) -> None:
+    emu.push(tool_call("calculate", {"a": 2, "b": 3}), reply("5"))
+    agent = Agent(
+        MODEL,
+        tools=[calculate],
+        hooks=ConfirmAfterNToolCalls(1),
+        api_key="sk-test-hooks",
+        base_url=emu.anthropic_base_url,
+    )
+    seen_while_paused: list[int] = []
+
+    def host() -> None:
+        try:
+            wait_until(lambda: (h := agent.run_handle) is not None and h.parked, "the pause")
+            seen_while_paused.append(emu.request_count)
+        finally:  # never leave the run parked, whatever went wrong here
+            handle = agent.run_handle
+            assert handle is not None
+            handle.resume()
+
+    thread = threading.Thread(target=host)
+    thread.start()
+    result = agent.run_sync("2+3?")
+    thread.join(WAIT)
+    assert seen_while_paused == [1]
+    assert result.output == "5"
+    assert emu.request_count == 2
+
+
+@pytest.mark.anyio
+async def test_breaking_out_of_a_stream_closes_the_connection_and_keeps_the_bill(
+    emu: ProviderEmulator,
+) -> None:
+    emu.push(Reply(text="x" * 300, chunk_size=1, delay_between_chunks=0.02, input_tokens=777))
+    agent = Agent(MODEL, api_key="sk-test-hooks", base_url=emu.anthropic_base_url)
+    deltas = 0
+    async with contextlib.aclosing(agent.stream("write an essay")) as stream:
+        async for event in stream:
+            if event.event_type == "text_delta":
+                deltas += 1
+                break
+    spent = agent.last_abandoned_stream
+    assert spent is not None and spent["abandoned"] is True
+    assert spent["input_tokens"] == 777 and spent["cost"] > 0
+    for _ in range(int(WAIT / 0.01)):  # the server thread sees the close a moment later
+        if emu.streams[0].closed_by_client:
+            break
+        await anyio.sleep(0.01)
+    (record,) = emu.streams
+    assert record.closed_by_client and not record.completed
+    # message_start, ping, content_block_start, the delta we saw: then at most one more.
+    assert record.chunks_sent <= 3 + deltas + 1
+    await agent.close()
