@@ -61,6 +61,8 @@ from doc_processing_toolkit.application.run.settings import derive_run_settings
 from doc_processing_toolkit.application.run.streaming import (
     STREAM_CANCEL_WAIT_SECONDS,
     check_run_args,
+    check_run_inputs,
+    log_run_end,
     run_blocking,
     stream_run,
 )
@@ -240,17 +242,13 @@ class Agent:
         """The adapters this Agent was handed."""
         return self._deps
 
-    # ------------------------------------------------------------------ wiring
     def _get_client(self) -> ModelClient:
         s = self.settings
         if s.client is not None:
             return s.client
         if self._client is None:
-            kwargs: dict[str, Any] = {}
-            if s.api_key is not None:
-                kwargs["api_key"] = s.api_key
-            if s.base_url is not None:
-                kwargs["base_url"] = s.base_url
+            given = {"api_key": s.api_key, "base_url": s.base_url}
+            kwargs: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
             kwargs.update(s.client_timeouts)
             self._client = self._deps.model_clients(
                 self.provider, row_lookup=self._deps.registry.row, **kwargs
@@ -272,12 +270,7 @@ class Agent:
         container_id: str | None = None,
         media_resolutions: list[str | None] | None = None,
     ) -> tuple[AgentResult, BaseException | None]:
-        if not isinstance(message, str):
-            raise TypeError(f"message must be a string, got {type(message).__name__}")
-        if output_schema is not None and not (
-            isinstance(output_schema, type) and issubclass(output_schema, BaseModel)
-        ):
-            raise TypeError("output_schema must be a pydantic BaseModel subclass")
+        check_run_inputs(message, output_schema)
         run_id = uuid.uuid4().hex
         prior = list(history or [])
         s, res = self.settings, self._resolution
@@ -339,18 +332,7 @@ class Agent:
             control.finish(result, outcome.error)
             result.dropped_parts = [*prompt.dropped_parts, *result.dropped_parts]
             await media.finish(result, outcome.response_metadata, s.code_execution_output_dir)
-            if outcome.error is not None:
-                self.logger.error(
-                    "run %s failed: %s: %s", run_id, type(outcome.error).__name__, result.error
-                )
-            else:
-                self.logger.info(
-                    "run %s finished: iterations=%d tokens=%d cost=%.6f",
-                    run_id,
-                    result.iterations,
-                    result.total_tokens,
-                    result.cost,
-                )
+            log_run_end(self.logger, run_id, result, outcome.error)
         return result, outcome.error
 
     def _result(self, outcome: RunOutcome, run_id: str) -> AgentResult:
@@ -584,8 +566,7 @@ class Agent:
         )
 
     def _tool_surface(self) -> list[dict[str, Any]]:
-        """The tool surface this Agent declares, without connecting anything (the prefix
-        fingerprint's)."""
+        """The tool surface as declared, nothing connected (the prefix fingerprint's)."""
         return self._tool_loader.declared_surface(self.settings.built_in_tools)
 
     @classmethod

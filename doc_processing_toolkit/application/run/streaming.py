@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import os
 from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from doc_processing_toolkit.application.config.log_setup import redact
 from doc_processing_toolkit.application.result import AgentResult
@@ -26,6 +29,8 @@ __all__ = [
     "STREAM_CANCEL_WAIT_SECONDS",
     "RunExecutor",
     "check_run_args",
+    "check_run_inputs",
+    "log_run_end",
     "run_blocking",
     "stream_run",
 ]
@@ -148,3 +153,34 @@ def run_blocking(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
         return asyncio.run(factory())
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, factory()).result()
+
+
+def check_run_inputs(message: Any, output_schema: Any) -> None:
+    """The two arguments every run takes, checked before anything is sent.
+
+    Raises:
+        TypeError: a message that is not a string, or an output_schema that is not a
+            pydantic model class.
+    """
+    if not isinstance(message, str):
+        raise TypeError(f"message must be a string, got {type(message).__name__}")
+    if output_schema is not None and not (
+        isinstance(output_schema, type) and issubclass(output_schema, BaseModel)
+    ):
+        raise TypeError("output_schema must be a pydantic BaseModel subclass")
+
+
+def log_run_end(
+    logger: logging.Logger, run_id: str, result: AgentResult, error: BaseException | None
+) -> None:
+    """The run's last log line: ERROR naming the failure, else INFO with its totals."""
+    if error is not None:
+        logger.error("run %s failed: %s: %s", run_id, type(error).__name__, result.error)
+        return
+    logger.info(
+        "run %s finished: iterations=%d tokens=%d cost=%.6f",
+        run_id,
+        result.iterations,
+        result.total_tokens,
+        result.cost,
+    )
