@@ -18,7 +18,7 @@ def build_injected_user_message(provider: str, text: str) -> Any:
     The provider's history codec renders it, so a plug-in provider gets its own shape.
 
     Args:
-        provider: "anthropic", "openai", "google", "fireworks" (or a plug-in's name).
+        provider: A registry provider name (a built-in one or a plug-in's).
         text: The message text to inject.
 
     Returns:

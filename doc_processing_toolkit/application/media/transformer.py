@@ -80,7 +80,7 @@ class MediaTransformer:
         """Initialize the MediaTransformer.
 
         Args:
-            provider: Target provider ("anthropic", "openai", "google", "fireworks").
+            provider: Target provider (a registry provider name).
             logger: Logger instance for warnings/errors.
             deps: The adapters to read rows, profiles and codecs from (default: the
                 process default).

@@ -224,7 +224,7 @@ class ToolLoader:
 
         Args:
             tools: LoadedTool objects or raw tool inputs (``@tool`` functions, paths).
-            provider: ``"anthropic"``, ``"openai"``, ``"google"`` or ``"fireworks"``.
+            provider: A built-in provider name (see ``domain.registry.PROVIDERS``).
 
         Raises:
             ValueError: If provider is not supported.
