@@ -24,7 +24,11 @@ from doc_processing_toolkit.application.config.yaml_validation import (
     SourceMap,
     validate_config,
 )
-from doc_processing_toolkit.domain.errors import ConfigParseError, ConfigValidationError
+from doc_processing_toolkit.domain.errors import (
+    ConfigParseError,
+    ConfigValidationError,
+    MissingDependencyError,
+)
 
 __all__ = [
     "AgentConfig",
@@ -69,7 +73,7 @@ def parse_yaml(text: str, source: str) -> tuple[Any, SourceMap]:
     try:
         import yaml
     except ImportError as exc:  # pragma: no cover - pyyaml is a dependency
-        raise ImportError("YAML configuration needs pyyaml: pip install pyyaml") from exc
+        raise MissingDependencyError("YAML configuration needs pyyaml: pip install pyyaml") from exc
     sources = SourceMap(source=source)
     loader = yaml.SafeLoader(text)
     try:
