@@ -53,7 +53,10 @@ unbuilt feature; ``AttributeError`` where Python's attribute protocol expects it
 module's ``__getattr__``, a read-only setting); ``AssertionError`` in the contract kit's
 test helpers and on unreachable branches; and two raises that are control flow caught a
 few lines later (config export's ``TypeError`` on a live object, the skills catalog's
-``ValueError`` on an error result).
+``ValueError`` on an error result). Three exception classes live outside the tree and
+never reach a caller: ``RedactedCause`` (never raised; it stands in for a third-party
+exception in a ``__cause__`` chain), the emulator's ``DeliberateDisconnect`` and the CLI's
+``UsageError`` (a ConfigurationError that ``dpt`` turns into exit code 2).
 
 Every :class:`ProviderError` carries what the retry layer and the ledger need:
 ``retryable``, ``retry_after`` (seconds, from retry-after / retry-after-ms),

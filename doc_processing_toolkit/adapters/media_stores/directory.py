@@ -9,7 +9,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from doc_processing_toolkit.domain.errors import InvalidInputError
+from doc_processing_toolkit.domain.errors import InvalidInputError, MissingFileError
 
 __all__ = ["DirectoryMediaStore"]
 
@@ -74,4 +74,7 @@ class DirectoryMediaStore:
         path = self.directory / ref
         if path.resolve().parent != self.directory.resolve():
             raise InvalidInputError(f"reference {ref!r} is outside the store's directory")
-        return path.read_bytes()
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            raise MissingFileError(f"no blob {ref!r} in the media store") from None

@@ -28,6 +28,7 @@ from doc_processing_toolkit.domain.errors import (
     ConfigParseError,
     ConfigValidationError,
     MissingDependencyError,
+    MissingFileError,
 )
 
 __all__ = [
@@ -179,8 +180,11 @@ def load_config(
         ConfigValidationError: a value is invalid (naming its key path, file and line).
     """
     path = os.fspath(file_path)
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        raise MissingFileError(f"config file {path!r} does not exist") from None
     return load_config_from_string(text, source=path, registry_check=registry_check)
 
 

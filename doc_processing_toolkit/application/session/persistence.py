@@ -48,6 +48,7 @@ from doc_processing_toolkit.application.session.restore import (
 from doc_processing_toolkit.domain.errors import (
     ConfigurationError,
     InvalidInputError,
+    MissingFileError,
     StateError,
     UnsupportedPartError,
 )
@@ -81,7 +82,10 @@ def read_envelope_json(source: str | bytes | os.PathLike[str]) -> dict[str, Any]
     elif isinstance(source, str) and source.lstrip()[:1] in ("{", "["):
         text = source
     else:
-        text = Path(source).read_text(encoding="utf-8")
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise MissingFileError(f"session file {os.fspath(source)!r} does not exist") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
