@@ -79,9 +79,13 @@ def add_commands(sub: Any) -> None:
     schema = config_sub.add_parser("schema", help="print the JSON Schema of an agent YAML file")
     schema.set_defaults(func=_cmd_schema)
     check = config_sub.add_parser("check", help="validate an agent YAML file")
-    check.add_argument("file", metavar="FILE.yaml")
+    check.add_argument("file", metavar="FILE.yaml", help="the YAML configuration to validate")
     check.set_defaults(func=_cmd_check)
 
     cost = sub.add_parser("cost", help="render a cost report, or sum a directory of them")
-    cost.add_argument("path", metavar="REPORT.json|DIR")
+    cost.add_argument(
+        "path",
+        metavar="REPORT.json|DIR",
+        help="a cost report, or a directory of cost_report_*.json files to sum",
+    )
     cost.set_defaults(func=_cmd_cost)

@@ -74,10 +74,7 @@ response bodies.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from doc_processing_toolkit.domain.requests import Usage
+from typing import Any
 
 __all__ = [
     "AgentAborted",
@@ -211,7 +208,7 @@ class ProviderError(DocProcessingToolkitError):
         status_code: int | None = None,
         retry_after: float | None = None,
         request_id: str | None = None,
-        partial_usage: Usage | None = None,
+        partial_usage: Any = None,  # a domain.requests.Usage (not imported: no cycle)
         before_stream: bool = False,
         deltas_emitted: bool = False,
         error_type: str | None = None,
