@@ -1,0 +1,411 @@
+"""The performance gate: the Agent against the raw provider SDKs, on the emulator.
+
+    make bench          # 5 interleaved rounds per figure, the whole table (< 5 minutes)
+    make bench-smoke    # one short round of everything (seconds): proves the bench works
+
+The provider emulator runs in a separate process (``emulator_server.py``), so the
+server's CPU is never counted as the client's. For each provider, in the same run:
+
+* one streamed call, sequential: p50 / p99 latency and client CPU per call
+  (``time.process_time`` of this process), Agent.run against the SDK's streamed call;
+* one run with a tool round (two requests) against a hand-written SDK loop;
+* 100 concurrent calls (``asyncio.gather``): throughput of one Agent and of 100 Agents
+  against one SDK client;
+
+Agent and SDK alternate call by call inside each round; each figure is the median of the
+rounds' figures, and every ratio is taken against the SDK row of the same run (1.00x).
+Then ``import doc_processing_toolkit`` in fresh processes (``python -X importtime``)
+and the session figures (envelope save/restore at 300 and 3,000 messages, the per-turn
+save, history conversion throughput). These are measurements, never assertions: nothing
+here fails on a slow machine (the smoke run fails only when a workload itself breaks).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import importlib.util
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+import warnings
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from contenders import KEY, MODELS, PROMPT, TOOL_PROMPT, base_url, baseline, lookup_tool  # noqa: E402
+from sessions import session_rows  # noqa: E402
+
+PYDANTIC_AI_REFERENCE_S = 0.40
+"""``import pydantic_ai`` as issue 17 measured it here (used when it is not installed)."""
+IMPORT_GOAL = 0.30
+"""``import doc_processing_toolkit`` <= 0.30x ``import pydantic_ai``."""
+FORBIDDEN_AT_IMPORT = (
+    "anthropic",
+    "openai",
+    "google.genai",
+    "rich",
+    "mcp",
+    "fastmcp",
+    "yaml",
+    "tenacity",
+)
+
+Call = Callable[[], Awaitable[object]]
+
+
+@dataclass
+class Figures:
+    """One contender's samples over the rounds of one workload."""
+
+    p50: list[float] = field(default_factory=list)
+    p99: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+    rate: list[float] = field(default_factory=list)
+
+    def median(self, name: str) -> float:
+        values = getattr(self, name)
+        return statistics.median(values) if values else float("nan")
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+@contextlib.contextmanager
+def emulator_process() -> Iterator[str]:
+    """The emulator in its own process; yields its ``http://127.0.0.1:PORT``."""
+    proc = subprocess.Popen(
+        [sys.executable, str(HERE / "emulator_server.py")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        if not line.startswith("PORT "):
+            raise RuntimeError(f"the bench emulator did not start: {line!r}")
+        yield f"http://127.0.0.1:{line.split()[1]}"
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+async def interleaved(contenders: dict[str, Call], rounds: int, n: int) -> dict[str, Figures]:
+    """Sequential calls, contenders alternating call by call (the first one rotates)."""
+    figures = {name: Figures() for name in contenders}
+    names = list(contenders)
+    for _ in range(rounds):
+        wall: dict[str, list[float]] = {name: [] for name in names}
+        cpu: dict[str, list[float]] = {name: [] for name in names}
+        for i in range(n):
+            for name in names[i % len(names) :] + names[: i % len(names)]:
+                fn = contenders[name]
+                c0, t0 = time.process_time(), time.perf_counter()
+                await fn()
+                t1, c1 = time.perf_counter(), time.process_time()
+                wall[name].append((t1 - t0) * 1000)
+                cpu[name].append((c1 - c0) * 1000)
+        for name in names:
+            figures[name].p50.append(_pct(wall[name], 0.5))
+            figures[name].p99.append(_pct(wall[name], 0.99))
+            figures[name].cpu.append(statistics.fmean(cpu[name]))
+    return figures
+
+
+async def bursts(
+    contenders: dict[str, Callable[[int], list[Awaitable[object]]]], rounds: int, k: int
+) -> dict[str, Figures]:
+    """``k`` concurrent calls at once per contender per round (the order rotates)."""
+    figures = {name: Figures() for name in contenders}
+    names = list(contenders)
+    for name in names:  # warm: every Agent has run once (its client and codec are built)
+        await asyncio.gather(*contenders[name](k))
+    for r in range(rounds):
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            calls = contenders[name](k)
+            c0, t0 = time.process_time(), time.perf_counter()
+            await asyncio.gather(*calls)
+            t1, c1 = time.perf_counter(), time.process_time()
+            figures[name].rate.append(k / (t1 - t0))
+            figures[name].cpu.append((c1 - c0) * 1000 / k)
+    return figures
+
+
+@dataclass
+class Row:
+    """One line of the table."""
+
+    group: str
+    figure: str
+    sdk: float | None
+    agent: float
+    unit: str
+    goal: str = ""
+    ok: bool | None = None
+
+    def cells(self) -> list[str]:
+        ratio = f"{self.agent / self.sdk:.2f}x" if self.sdk else "-"
+        sdk = f"{self.sdk:.3g} {self.unit}" if self.sdk is not None else "-"
+        met = "" if self.ok is None else ("yes" if self.ok else "NO")
+        return [
+            self.group,
+            self.figure,
+            sdk,
+            f"{self.agent:.3g} {self.unit}",
+            ratio,
+            self.goal,
+            met,
+        ]
+
+
+def _ratio_row(
+    group: str, figure: str, sdk: float, agent: float, unit: str, limit: float, higher: bool = False
+) -> Row:
+    ratio = agent / sdk
+    ok = ratio >= limit if higher else ratio <= limit
+    return Row(group, figure, sdk, agent, unit, f"{'>=' if higher else '<='} {limit:.2f}x", ok)
+
+
+async def provider_rows(provider: str, url: str, args: argparse.Namespace) -> list[Row]:
+    from doc_processing_toolkit import Agent
+
+    base = base_url(provider, url)
+    raw = baseline(provider, url)
+
+    def agent(**kwargs: object) -> Agent:
+        return Agent(MODELS[provider], api_key=KEY, base_url=base, log_to_file=False, **kwargs)  # type: ignore[arg-type]
+
+    one, with_tool = agent(), agent(tools=[lookup_tool()])
+    many = [agent() for _ in range(args.concurrency)]
+
+    async def agent_call() -> None:
+        await one.run(PROMPT)
+
+    async def agent_tool_round() -> None:
+        result = await with_tool.run(TOOL_PROMPT)
+        if result.tools_used != ["lookup"] or result.iterations != 2:
+            raise RuntimeError(
+                f"{provider}: the tool round did not run: {result.tools_used} {result.error}"
+            )
+
+    # Warm-up, and proof the workloads are real: each yields a non-empty answer.
+    for _ in range(args.warmup):
+        await raw.call()
+        await raw.tool_round()
+        if not (await one.run(PROMPT)).output:
+            raise RuntimeError(f"{provider}: Agent.run returned no output")
+        await agent_tool_round()
+    rows: list[Row] = []
+    seq = await interleaved({"sdk": raw.call, "agent": agent_call}, args.rounds, args.n)
+    s, a = seq["sdk"], seq["agent"]
+    rows.append(_ratio_row(provider, "one call p50", s.median("p50"), a.median("p50"), "ms", 1.10))
+    rows.append(_ratio_row(provider, "one call p99", s.median("p99"), a.median("p99"), "ms", 1.20))
+    rows.append(
+        _ratio_row(provider, "client CPU / call", s.median("cpu"), a.median("cpu"), "ms", 1.10)
+    )
+    tool = await interleaved(
+        {"sdk": raw.tool_round, "agent": agent_tool_round}, args.rounds, args.tool_n
+    )
+    s, a = tool["sdk"], tool["agent"]
+    rows.append(
+        _ratio_row(
+            provider, "tool round p50 (vs SDK loop)", s.median("p50"), a.median("p50"), "ms", 1.10
+        )
+    )
+    rows.append(
+        _ratio_row(provider, "tool round CPU", s.median("cpu"), a.median("cpu"), "ms", 1.10)
+    )
+    burst = await bursts(
+        {
+            "sdk": lambda k: [raw.call() for _ in range(k)],
+            "one": lambda k: [one.run(PROMPT) for _ in range(k)],
+            "many": lambda k: [many[i % len(many)].run(PROMPT) for i in range(k)],
+        },
+        args.rounds,
+        args.concurrency,
+    )
+    k = args.concurrency
+    sdk_rate = burst["sdk"].median("rate")
+    rows.append(
+        _ratio_row(
+            provider,
+            f"{k} concurrent, 1 Agent",
+            sdk_rate,
+            burst["one"].median("rate"),
+            "calls/s",
+            0.90,
+            True,
+        )
+    )
+    rows.append(
+        _ratio_row(
+            provider,
+            f"{k} concurrent, {k} Agents",
+            sdk_rate,
+            burst["many"].median("rate"),
+            "calls/s",
+            0.90,
+            True,
+        )
+    )
+    rows.append(
+        _ratio_row(
+            provider,
+            f"{k} concurrent, CPU / call",
+            burst["sdk"].median("cpu"),
+            burst["one"].median("cpu"),
+            "ms",
+            1.10,
+        )
+    )
+    for a_ in (one, with_tool, *many):
+        await a_.close()
+    await raw.close()
+    return rows
+
+
+def _import_seconds(statement: str) -> float:
+    """``statement`` in a fresh interpreter, by ``-X importtime`` (cumulative, seconds)."""
+    module = statement.split()[-1]
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", statement],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stderr
+    for line in out.splitlines():
+        match = re.match(r"import time:\s+\d+ \|\s+(\d+) \|\s?(\S+)$", line)
+        if match and match.group(2) == module:
+            return int(match.group(1)) / 1e6
+    raise RuntimeError(f"no importtime line for {module}")
+
+
+def import_rows(rounds: int) -> list[Row]:
+    """The import figures: ours, pydantic's (our floor) and pydantic-ai's (when installed)."""
+    ours, pyd, peer = [], [], []
+    have_peer = importlib.util.find_spec("pydantic_ai") is not None
+    for _ in range(rounds):
+        ours.append(_import_seconds("import doc_processing_toolkit"))
+        pyd.append(_import_seconds("import pydantic"))
+        if have_peer:
+            peer.append(_import_seconds("import pydantic_ai"))
+    probe = (
+        "import sys, doc_processing_toolkit; "
+        f"print(','.join(m for m in {FORBIDDEN_AT_IMPORT!r} if m in sys.modules))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    mine = statistics.median(ours)
+    ref = statistics.median(peer) if have_peer else PYDANTIC_AI_REFERENCE_S
+    label = (
+        "import pydantic_ai" if have_peer else f"pydantic_ai not installed: issue 17's {ref:.2f} s"
+    )
+    return [
+        Row(
+            "import",
+            f"doc_processing_toolkit vs {label}",
+            ref,
+            mine,
+            "s",
+            f"<= {IMPORT_GOAL:.2f}x",
+            mine / ref <= IMPORT_GOAL,
+        ),
+        Row(
+            "import",
+            "import pydantic (a dependency: the floor) vs ours",
+            statistics.median(pyd),
+            mine,
+            "s",
+        ),
+        Row(
+            "import",
+            "SDK / rich / MCP / yaml / tenacity imported",
+            None,
+            float(len([m for m in loaded.split(",") if m])),
+            f"modules ({loaded or 'none'})",
+            "0",
+            not loaded,
+        ),
+    ]
+
+
+def print_table(rows: list[Row], header: str) -> None:
+    cols = ["group", "figure", "raw SDK (1.00x)", "Agent", "ratio", "goal", "met"]
+    cells = [cols] + [r.cells() for r in rows]
+    widths = [max(len(c[i]) for c in cells) for i in range(len(cols))]
+    print(f"\n{header}\n")
+    for j, line in enumerate(cells):
+        print("| " + " | ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)) + " |")
+        if j == 0:
+            print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+
+
+async def run_all(args: argparse.Namespace) -> list[Row]:
+    rows: list[Row] = []
+    with emulator_process() as url:
+        for provider in args.providers:
+            rows += await provider_rows(provider, url, args)
+        for figure, unit, value, note in await session_rows(
+            url, args.session_sizes, args.session_repeat
+        ):
+            rows.append(
+                Row("sessions", f"{figure}{f' ({note})' if note else ''}", None, value, unit)
+            )
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--smoke", action="store_true", help="one short round of everything")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument(
+        "--n", type=int, default=60, help="sequential calls per contender per round"
+    )
+    parser.add_argument(
+        "--tool-n", type=int, default=12, help="tool rounds per contender per round"
+    )
+    parser.add_argument("--concurrency", type=int, default=100)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--provider", choices=[*MODELS, "all"], default="all")
+    args = parser.parse_args()
+    if args.smoke:
+        args.rounds, args.n, args.tool_n, args.concurrency, args.warmup = 1, 3, 1, 10, 1
+    args.session_sizes = (30, 300) if args.smoke else (300, 3000)
+    args.session_repeat = 1 if args.smoke else 5
+    args.providers = list(MODELS) if args.provider == "all" else [args.provider]
+    os.environ["DPT_AGENT_LOG_TO_FILE"] = "0"
+    os.environ.pop("AGENT_LOG_LEVEL", None)
+    warnings.filterwarnings("ignore", category=DeprecationWarning)
+    gc.collect()
+    start = time.perf_counter()
+    rows = import_rows(1 if args.smoke else args.rounds)
+    rows = asyncio.run(run_all(args)) + rows
+    header = (
+        f"Agent vs raw SDK, emulator in a separate process, {args.rounds} interleaved round(s) "
+        f"(medians), {args.n} calls/round, {args.concurrency} concurrent; "
+        f"{time.perf_counter() - start:.0f} s, {os.cpu_count()} CPUs, "
+        f"Python {sys.version.split()[0]}"
+    )
+    print_table(rows, header)
+
+
+if __name__ == "__main__":
+    main()
