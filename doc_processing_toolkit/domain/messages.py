@@ -10,7 +10,7 @@ one can drop exactly what cannot cross.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from pydantic import ConfigDict, Discriminator, TypeAdapter
 
@@ -161,11 +161,25 @@ class Message:
         return "".join(p.text for p in self.parts if isinstance(p, ReasoningPart))
 
 
-MESSAGE_ADAPTER: TypeAdapter[Message] = TypeAdapter(Message)
-"""Validates / serialises one :class:`Message`."""
+if TYPE_CHECKING:
+    MESSAGE_ADAPTER: TypeAdapter[Message]
+    """Validates / serialises one :class:`Message`."""
 
-MESSAGES_ADAPTER: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
-"""The one adapter that persists a conversation (bytes travel as base64 in JSON)."""
+    MESSAGES_ADAPTER: TypeAdapter[list[Message]]
+    """The one adapter that persists a conversation (bytes travel as base64 in JSON)."""
+
+
+def __getattr__(name: str) -> Any:
+    # The adapters are built on first use, not at import: building their pydantic-core
+    # schema is most of this module's import time (and most runs never persist).
+    if name == "MESSAGE_ADAPTER":
+        adapter: Any = TypeAdapter(Message)
+    elif name == "MESSAGES_ADAPTER":
+        adapter = TypeAdapter(list[Message])
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = adapter
+    return adapter
 
 
 def user_text(text: str) -> Message:

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
-from doc_processing_toolkit._logging import redact, register_secret
+from doc_processing_toolkit._logging import redact, register_secret, set_listener_check
 from doc_processing_toolkit.domain.errors import ConfigurationError
 
 __all__ = [
@@ -70,6 +70,27 @@ class _ForwardToActiveAgent(logging.Handler):
             target.handle(record)
 
 
+def _listens(logger: logging.Logger, level: int) -> bool:
+    """Whether a record of ``level`` from ``logger`` reaches any handler: the running
+    Agent's logger (forwarding) or a handler on the way up (the host's, pytest's, ...).
+
+    The package logger sits at DEBUG for forwarding, so every library logger is enabled;
+    this is what lets a library event nobody would see cost one check, not an event.
+    """
+    target = _current_logger.get()
+    if target is not None and target.isEnabledFor(level):
+        return True
+    current: logging.Logger | None = logger
+    while current is not None:
+        for handler in current.handlers:
+            if level >= handler.level and not isinstance(handler, _ForwardToActiveAgent):
+                return True
+        if not current.propagate:
+            return False
+        current = current.parent
+    return False  # the forwarding handler counts as found: lastResort never fires
+
+
 def install_forwarding() -> None:
     """Install the forwarding handler on the package logger once."""
     global _configured
@@ -82,6 +103,7 @@ def install_forwarding() -> None:
         package.addHandler(_ForwardToActiveAgent())
         if package.level == logging.NOTSET:
             package.setLevel(logging.DEBUG)
+    set_listener_check(_listens)
 
 
 def _resolve_level(log_level: str) -> int:

@@ -7,8 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 from doc_processing_toolkit.application.deps import default_deps
+from doc_processing_toolkit.domain import messages as _ir
 from doc_processing_toolkit.domain.errors import ConfigurationError
-from doc_processing_toolkit.domain.messages import MESSAGES_ADAPTER, user_text
+from doc_processing_toolkit.domain.messages import user_text
 
 __all__ = ["build_injected_user_message", "stream_callback_accepts_metadata"]
 
@@ -34,7 +35,7 @@ def build_injected_user_message(provider: str, text: str) -> Any:
     message = user_text(text)
     codec = default_deps().history_codecs(provider)
     if codec is None:
-        return MESSAGES_ADAPTER.dump_python([message], mode="json")[0]
+        return _ir.MESSAGES_ADAPTER.dump_python([message], mode="json")[0]
     return codec.render([message])[0]
 
 

@@ -18,10 +18,10 @@ from doc_processing_toolkit.application.costs.builder import (
 )
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.loop import RunOutcome
+from doc_processing_toolkit.domain import messages as _ir
 from doc_processing_toolkit.domain.costs.ledger import price_request
 from doc_processing_toolkit.domain.costs.pricing import round_usd
 from doc_processing_toolkit.domain.errors import AgentAborted, ProviderError
-from doc_processing_toolkit.domain.messages import MESSAGES_ADAPTER
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.ports.dialect import HistoryCodec
 
@@ -94,7 +94,7 @@ def build_result(
     if codec is not None:
         messages = codec.render(new_messages)
     else:
-        messages = MESSAGES_ADAPTER.dump_python(new_messages, mode="json")
+        messages = _ir.MESSAGES_ADAPTER.dump_python(new_messages, mode="json")
     last = outcome.last_response
     result = AgentResult(
         output=outcome.output if error is None else None,

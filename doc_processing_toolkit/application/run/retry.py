@@ -18,14 +18,7 @@ import os
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-
-from tenacity import (
-    AsyncRetrying,
-    RetryCallState,
-    retry_if_exception,
-    stop_after_attempt,
-    wait_random_exponential,
-)
+from typing import TYPE_CHECKING
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit._redaction import scrub_exception_chain
@@ -33,6 +26,9 @@ from doc_processing_toolkit.domain.costs.ledger import RetryAccumulator, RetryAt
 from doc_processing_toolkit.domain.errors import ProviderError
 from doc_processing_toolkit.domain.requests import ModelRequest, ModelResponse, StreamDelta, Usage
 from doc_processing_toolkit.ports.model_client import ModelClient
+
+if TYPE_CHECKING:
+    from tenacity import RetryCallState
 
 __all__ = ["RetryPolicy", "stream_with_retry"]
 
@@ -72,6 +68,8 @@ class _Wait:
     """retry-after when the provider sent one (capped), else jittered exponential backoff."""
 
     def __init__(self, policy: RetryPolicy) -> None:
+        from tenacity import wait_random_exponential  # lazily: not at package import
+
         self._policy = policy
         self._backoff = wait_random_exponential(
             multiplier=policy.backoff_initial, max=policy.backoff_max
@@ -143,6 +141,8 @@ async def stream_with_retry(
     Raises:
         ProviderError: the last failure, when attempts are exhausted or it is not retryable.
     """
+    from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
+
     policy = policy or RetryPolicy.from_env()
     response: ModelResponse | None = None
 

@@ -13,8 +13,8 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
+from doc_processing_toolkit.domain import messages as _ir
 from doc_processing_toolkit.domain.messages import (
-    MESSAGES_ADAPTER,
     Message,
     ToolCallPart,
     ToolResultPart,
@@ -34,13 +34,13 @@ class NativeHistory:
         """IR -> native dicts (JSON-clean)."""
         if self.codec is not None:
             return copy.deepcopy(self.codec.render(list(messages)))
-        return list(MESSAGES_ADAPTER.dump_python(list(messages), mode="json"))
+        return list(_ir.MESSAGES_ADAPTER.dump_python(list(messages), mode="json"))
 
     def parse(self, native: list[dict[str, Any]]) -> list[Message]:
         """Native dicts -> IR."""
         if self.codec is not None:
             return self.codec.parse(copy.deepcopy(list(native)))
-        return MESSAGES_ADAPTER.validate_python(copy.deepcopy(list(native)))
+        return _ir.MESSAGES_ADAPTER.validate_python(copy.deepcopy(list(native)))
 
     def spans(self, native: list[dict[str, Any]]) -> tuple[list[Message], list[int]]:
         """The IR messages and, for each, the native index it starts at (plus the end).
