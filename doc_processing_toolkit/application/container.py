@@ -244,7 +244,8 @@ def default_deps(container: Container | None = None) -> AgentDeps:
     return AgentDeps(
         registry=registry(container),
         model_clients=model_client,
-        history_codecs=functools.partial(build_history_codec, container),
+        # Codecs are stateless: one lookup per provider per Agent, not one per run.
+        history_codecs=functools.cache(functools.partial(build_history_codec, container)),
         provider_profiles=functools.partial(build_provider_profile, container),
         tools=tool_loader_wiring(container),
         release_loop_resources=release_loop_resources,

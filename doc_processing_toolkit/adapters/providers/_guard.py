@@ -13,6 +13,7 @@ redacted summary of the SDK exception (:func:`~doc_processing_toolkit._redaction
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -56,7 +57,7 @@ def sdk_timeout(request_timeout: float | None, connect_timeout: float | None) ->
 class GuardedEvents:
     """An SDK event iterator with the idle timer and parse-error mapping (see the module)."""
 
-    __slots__ = ("_idle", "_interrupted", "_it", "_provider", "_waiting_for_request")
+    __slots__ = ("_asyncio", "_idle", "_interrupted", "_it", "_provider", "_waiting_for_request")
 
     def __init__(
         self,
@@ -74,6 +75,11 @@ class GuardedEvents:
         self._provider = provider
         self._idle = idle_timeout
         self._interrupted = interrupted
+        try:
+            asyncio.get_running_loop()
+            self._asyncio = True
+        except RuntimeError:  # anyio on trio
+            self._asyncio = False
 
     def __aiter__(self) -> GuardedEvents:
         return self
@@ -83,8 +89,18 @@ class GuardedEvents:
             if self._idle is None or self._waiting_for_request:
                 self._waiting_for_request = False
                 return await self._it.__anext__()
-            with anyio.move_on_after(self._idle):
-                return await self._it.__anext__()
+            if self._asyncio:
+                # One asyncio timer per event: a fraction of an anyio cancel scope's cost.
+                timer = asyncio.timeout(self._idle)
+                try:
+                    async with timer:
+                        return await self._it.__anext__()
+                except TimeoutError:
+                    if not timer.expired():
+                        raise  # not our timer: the SDK's own
+            else:
+                with anyio.move_on_after(self._idle):
+                    return await self._it.__anext__()
         except ValueError as exc:  # JSONDecodeError and the SDKs' own parse errors
             error = self._interrupted(
                 redact_text(

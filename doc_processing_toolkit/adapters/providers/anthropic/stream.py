@@ -88,13 +88,23 @@ class StreamAssembler:
             return [ThinkingDelta(block["thinking"])]
         return []
 
+    def feed_sdk_event(self, event: Any) -> list[StreamDelta] | None:
+        """A text delta read straight off the SDK event (no ``to_dict`` per chunk); None
+        for every other event (fed as a dict by :meth:`feed`)."""
+        if event.type == "content_block_delta" and event.delta.type == "text_delta":
+            return self._text_delta(int(event.index), str(event.delta.text or ""))
+        return None
+
+    def _text_delta(self, index: int, text: str) -> list[StreamDelta]:
+        block = self._blocks.setdefault(index, {"type": "text", "text": ""})
+        block["text"] = block.get("text", "") + text
+        return [TextDelta(text, structured_output=self._structured_output)] if text else []
+
     def _apply_delta(self, index: int, delta: Mapping[str, Any]) -> list[StreamDelta]:
+        if delta.get("type") == "text_delta":
+            return self._text_delta(index, str(delta.get("text", "")))
         block = self._blocks.setdefault(index, {"type": "text", "text": ""})
         match delta.get("type"):
-            case "text_delta":
-                text = str(delta.get("text", ""))
-                block["text"] = block.get("text", "") + text
-                return [TextDelta(text, structured_output=self._structured_output)] if text else []
             case "thinking_delta":
                 text = str(delta.get("thinking", ""))
                 block["thinking"] = block.get("thinking", "") + text

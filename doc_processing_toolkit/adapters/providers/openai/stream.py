@@ -75,6 +75,19 @@ class StreamAssembler:
         self.failure: StreamFailure | None = None
         """The in-band failure, if the stream reported one."""
 
+    def feed_sdk_event(self, event: Any) -> list[StreamDelta] | None:
+        """A text delta read straight off the SDK event (no ``to_dict`` per chunk); None
+        for every other event (fed as a dict by :meth:`feed`)."""
+        if event.type != "response.output_text.delta":
+            return None
+        self.started = True
+        return self._text_delta(_index(event.output_index), event.content_index, event.delta)
+
+    def _text_delta(self, index: int, content_index: Any, delta: Any) -> list[StreamDelta]:
+        text = str(delta or "")
+        self._texts.setdefault((index, _index(content_index)), []).append(text)
+        return [TextDelta(text, structured_output=self._structured_output)] if text else []
+
     def feed(self, event: Mapping[str, Any]) -> list[StreamDelta]:
         """Apply one event; returns the deltas to yield for it (often none)."""
         self.started = True
@@ -102,10 +115,7 @@ class StreamAssembler:
             case "response.output_item.done":
                 self._done[index] = dict(event.get("item") or {})
             case "response.output_text.delta":
-                text = str(event.get("delta") or "")
-                key = (index, _index(event.get("content_index")))
-                self._texts.setdefault(key, []).append(text)
-                return [TextDelta(text, structured_output=self._structured_output)] if text else []
+                return self._text_delta(index, event.get("content_index"), event.get("delta"))
             case "response.function_call_arguments.delta":
                 self._arguments.setdefault(index, []).append(str(event.get("delta") or ""))
             case "response.function_call_arguments.done":
