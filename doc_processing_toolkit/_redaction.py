@@ -153,8 +153,14 @@ _install_lock = threading.Lock()
 _FILTER = SecretRedactingFilter()
 
 
+_THIRD_PARTY_ROOTS = frozenset(THIRD_PARTY_LOGGERS)
+_THIRD_PARTY_PREFIXES = tuple(f"{root}." for root in THIRD_PARTY_LOGGERS)
+
+
 def _third_party(name: str) -> bool:
-    return any(name == root or name.startswith(root + ".") for root in THIRD_PARTY_LOGGERS)
+    # Runs for every log record of the process (the record factory): one set lookup and
+    # one startswith, not a generator over every root.
+    return name in _THIRD_PARTY_ROOTS or name.startswith(_THIRD_PARTY_PREFIXES)
 
 
 def install_third_party_redaction() -> None:

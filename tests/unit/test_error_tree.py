@@ -61,6 +61,7 @@ ALLOWED_RAISES: dict[tuple[str, str, str], str] = {
         "the attribute protocol: hasattr()/getattr(default) rely on AttributeError"
     ),
     ("testing/__init__.py", "__getattr__", "AttributeError"): "a module's lazy __getattr__",
+    ("domain/messages.py", "__getattr__", "AttributeError"): "a module's lazy __getattr__",
     ("cli/main.py", "", "SystemExit"): "the dpt console script exits with main()'s code",
     ("testing/contract/__init__.py", "__getattr__", "AttributeError"): (
         "a module's lazy __getattr__"

@@ -14,6 +14,7 @@ redacted summary of the SDK exception (:func:`~doc_processing_toolkit._redaction
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -54,10 +55,33 @@ def sdk_timeout(request_timeout: float | None, connect_timeout: float | None) ->
     )
 
 
+def _on_timer(ref: weakref.ref[GuardedEvents]) -> None:
+    guard = ref()
+    if guard is not None:
+        guard._on_timer()
+
+
+_IDLE = object()
+"""What :meth:`GuardedEvents._next_timed` returns when the idle timer fired."""
+
+
 class GuardedEvents:
     """An SDK event iterator with the idle timer and parse-error mapping (see the module)."""
 
-    __slots__ = ("_asyncio", "_idle", "_interrupted", "_it", "_provider", "_waiting_for_request")
+    __slots__ = (
+        "__weakref__",
+        "_deadline",
+        "_fired",
+        "_idle",
+        "_interrupted",
+        "_it",
+        "_loop",
+        "_provider",
+        "_task",
+        "_timer",
+        "_waiting",
+        "_waiting_for_request",
+    )
 
     def __init__(
         self,
@@ -76,28 +100,83 @@ class GuardedEvents:
         self._idle = idle_timeout
         self._interrupted = interrupted
         try:
-            asyncio.get_running_loop()
-            self._asyncio = True
-        except RuntimeError:  # anyio on trio
-            self._asyncio = False
+            self._loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:  # anyio on trio: a cancel scope per event instead
+            self._loop = None
+        self._task: asyncio.Task[Any] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._deadline = 0.0
+        self._waiting = False
+        self._fired = False
 
     def __aiter__(self) -> GuardedEvents:
         return self
+
+    def __del__(self) -> None:
+        # An abandoned stream drops its timer with it (the timer holds only a weakref).
+        timer = self._timer
+        if timer is not None:
+            timer.cancel()
+
+    def _arm(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._timer = loop.call_at(self._deadline, _on_timer, weakref.ref(self))
+
+    def _on_timer(self) -> None:
+        """The stream's one idle timer: re-armed to the current wait's deadline, and only
+        a wait inside ``__anext__`` that outlived it is cancelled (never the consumer)."""
+        self._timer = None
+        if not self._waiting or self._loop is None or self._task is None:
+            return  # between events (or done): the next __anext__ arms it again
+        if self._loop.time() < self._deadline:
+            self._arm(self._loop)
+            return
+        self._fired = True
+        self._task.cancel()
+
+    def _stop_timer(self) -> None:
+        self._waiting = False
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    async def _next_timed(self, idle: float) -> Any:
+        """The next event within ``idle`` seconds (asyncio): one timer per stream, re-armed
+        lazily, so an event costs a clock read, not a timer (or a cancel scope)."""
+        loop = self._loop
+        assert loop is not None
+        if self._task is None:
+            self._task = asyncio.current_task()
+        self._deadline = loop.time() + idle
+        self._waiting = True
+        if self._timer is None:
+            self._arm(loop)
+        try:
+            item = await self._it.__anext__()
+        except asyncio.CancelledError:
+            if not self._fired:
+                self._stop_timer()
+                raise
+            self._fired = False
+            self._stop_timer()
+            task = self._task
+            if task is not None and task.uncancel() > 0:
+                raise  # cancelled from outside as well: that cancellation wins
+            return _IDLE
+        except BaseException:
+            self._stop_timer()
+            raise
+        self._waiting = False
+        return item
 
     async def __anext__(self) -> Any:
         try:
             if self._idle is None or self._waiting_for_request:
                 self._waiting_for_request = False
                 return await self._it.__anext__()
-            if self._asyncio:
-                # One asyncio timer per event: a fraction of an anyio cancel scope's cost.
-                timer = asyncio.timeout(self._idle)
-                try:
-                    async with timer:
-                        return await self._it.__anext__()
-                except TimeoutError:
-                    if not timer.expired():
-                        raise  # not our timer: the SDK's own
+            if self._loop is not None:
+                item = await self._next_timed(self._idle)
+                if item is not _IDLE:
+                    return item
             else:
                 with anyio.move_on_after(self._idle):
                     return await self._it.__anext__()
