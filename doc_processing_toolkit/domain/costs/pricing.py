@@ -23,6 +23,7 @@ Arithmetic is done in :class:`~decimal.Decimal` and rounded to float once per re
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -88,7 +89,10 @@ def pricing_snapshot(row: ModelInfo | None, served_tier: str | None = None) -> d
     return {key: float(value) for key, value in data.items() if value is not None}
 
 
+@functools.lru_cache(maxsize=1024)
 def _d(value: float) -> Decimal:
+    # A handful of registry rates, converted on every priced request: cached (Decimal is
+    # immutable, so sharing one is safe).
     return Decimal(str(value))
 
 
