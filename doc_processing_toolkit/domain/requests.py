@@ -118,6 +118,15 @@ class ModelRequest:
     code_execution_file_ids: tuple[str, ...] = ()
     """Uploaded ``tool_files`` the code-execution tool's configuration names (providers
     that hand files to code execution in the user turn ignore it)."""
+    block_binding: str | None = None
+    """How replayed reasoning bound to a conversation prefix that moved is treated:
+    "drop_block", "error", "off", or None (nothing sent); see :mod:`..binding`.
+    Providers without bound reasoning ignore it."""
+    rebind: bool = False
+    """A prefix-binding refusal was re-sent in this run: stale bound reasoning is dropped
+    ("drop_block"), or removed from the history when the request cannot carry the field."""
+    strip_reasoning_before: int = 0
+    """``prefix_strip_fallback``: replayed reasoning in ``messages[:n]`` is not sent."""
     on_usage: Callable[[Usage], None] | None = field(default=None, compare=False, repr=False)
     """Receives the usage the provider reports while the response is still streaming
     (Anthropic's ``message_start``), so a request cancelled mid-stream still reports what

@@ -11,12 +11,14 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 __all__ = [
+    "PREFIX_BINDING_MESSAGE",
     "Fault",
     "GeneratedFile",
     "Reply",
     "ScriptStep",
     "ThinkingBlock",
     "ToolCall",
+    "prefix_binding_fault",
     "reply",
     "tool_call",
 ]
@@ -86,6 +88,10 @@ class Reply:
     think_tags: bool = False
     """Chat-completions dialect: stream ``thinking`` as ``<think>...</think>`` inside the
     content instead of ``reasoning_content`` deltas (as some Fireworks models do)."""
+    input_transformations: tuple[dict[str, Any], ...] = ()
+    """Anthropic: entries the server reports in ``input_transformations`` (after the ones
+    the emulator's own prefix check produced); sent only to a request carrying the
+    thinking-binding beta, as the API does."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +130,24 @@ class Fault:
 
 
 ScriptStep: TypeAlias = Reply | Fault
+
+
+PREFIX_BINDING_MESSAGE = (
+    "{path}: Invalid `signature` in `thinking` block. The block is bound to a different "
+    "conversation. Remove the block, or set `thinking.block_binding.prefix_mismatch_behavior` "
+    'to "drop_block". That setting requires the `thinking-binding-controls-2026-08-01` value '
+    "in the `anthropic-beta` header. The first change is in {changed}."
+)
+"""The Anthropic 400 refusing a replayed thinking block whose conversation prefix moved."""
+
+
+def prefix_binding_fault(path: str = "messages.1.content.0", changed: str = "messages.0") -> Fault:
+    """Anthropic's prefix-binding 400 (``invalid_request_error``) for the block at ``path``."""
+    return Fault(
+        status=400,
+        error_type="invalid_request_error",
+        message=PREFIX_BINDING_MESSAGE.format(path=path, changed=changed),
+    )
 
 
 def reply(text: str = "", **kwargs: Any) -> Reply:

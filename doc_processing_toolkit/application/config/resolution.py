@@ -9,10 +9,12 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from doc_processing_toolkit.application.config.settings import AgentSettings
 from doc_processing_toolkit.application.deps import AgentDeps
+from doc_processing_toolkit.application.run.prefix_audit import PrefixAuditor, prefix_audit_enabled
 from doc_processing_toolkit.domain.registry import ModelInfo, closest_model_names
 from doc_processing_toolkit.domain.tools.results import resolve_cap
 from doc_processing_toolkit.ports.provider_profile import ProviderOptions, ProviderProfile
@@ -38,6 +40,10 @@ class AgentResolution:
     """The provider's native tool search is on (``defer_tools`` can take effect)."""
     tool_result_cap: int
     """Characters of a tool result the model is shown (0: no cap)."""
+    row_lookup: Callable[[str], ModelInfo | None] | None = None
+    """The registry's row lookup (a request is priced at the row of its serving model)."""
+    prefix_auditor: PrefixAuditor | None = None
+    """The shadow prefix audit of this Agent's requests (None: off)."""
 
 
 _AGENT_PARAMETERS = tuple(
@@ -92,4 +98,6 @@ def resolve_settings(
         built_in_tool_names=tuple(report.built_in_tool_names),
         native_tool_search=report.native_tool_search,
         tool_result_cap=resolve_cap(settings.max_tool_result_chars, window),
+        row_lookup=deps.registry.row,
+        prefix_auditor=PrefixAuditor() if prefix_audit_enabled(settings.prefix_audit) else None,
     )

@@ -18,6 +18,7 @@ from doc_processing_toolkit.application.costs.builder import (
 )
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.loop import RunOutcome
+from doc_processing_toolkit.domain.binding import count_mismatches
 from doc_processing_toolkit.domain.costs.ledger import price_request
 from doc_processing_toolkit.domain.costs.pricing import round_usd
 from doc_processing_toolkit.domain.errors import AgentAborted, ProviderError
@@ -130,6 +131,7 @@ def build_result(
         retry_output_tokens=attempts.total_output_tokens,
     )
     _apply_response_metadata(result, outcome.response_metadata)
+    result.prefix_binding_retry = outcome.prefix_binding_retry
     if detailed_costs:
         context = report_context or ReportContext(
             provider=last.provider if last is not None else ""
@@ -167,17 +169,8 @@ def _apply_response_metadata(result: AgentResult, metadata: dict[str, Any]) -> N
     for key, value in metadata.items():
         if key in _METADATA_FIELDS:
             setattr(result, key, list(value) if isinstance(value, list) else value)
-    transformations = result.input_transformations
-    result.prefix_binding_mismatches = sum(
-        1
-        for t in transformations
-        if t.get("type") == "thinking_dropped" and t.get("reason") == "prefix_binding_mismatch"
-    )
-    result.model_binding_mismatches = sum(
-        1
-        for t in transformations
-        if t.get("type") == "thinking_dropped" and t.get("reason") == "model_binding_mismatch"
-    )
+    prefix, model = count_mismatches(result.input_transformations)
+    result.prefix_binding_mismatches, result.model_binding_mismatches = prefix, model
 
 
 def failure_metadata(result: AgentResult, error: BaseException) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import Any, Self
 
 from doc_processing_toolkit.application.history.dialects import Dialects
 from doc_processing_toolkit.application.result import AgentResult
+from doc_processing_toolkit.application.run.tool_surface import ToolSurfaceGuard
 from doc_processing_toolkit.application.session.envelope import (
     EnvelopeSource,
     build_envelope,
@@ -101,6 +102,7 @@ class SessionPersistence:
     _media_report: list[dict[str, Any]]
     _history_config: dict[str, Any] | None
     _container_id: str | None
+    _tool_surface: ToolSurfaceGuard
     _store: SessionStore | None
     _closed: bool
     _in_flight: bool
@@ -357,6 +359,10 @@ class SessionPersistence:
         self.prefix_changed_on_resume = change is not None
         self.converted_from = conversion.source
 
+    def _record_drift(self, record: dict[str, Any]) -> None:
+        """Keep one tool-surface drift record (AgentSession.tool_surface_drift)."""
+        self._metadata.setdefault("tool_surface_drift", []).append(record)
+
     def rebind(self, new_agent: Any) -> Self:
         """Continue this session's next turn on ``new_agent``, converting the history.
 
@@ -403,6 +409,7 @@ class SessionPersistence:
         self._messages = json_clean(conversion.messages)
         self._metadata = metadata
         self._container_id = None
+        self._tool_surface.snapshot = None
         self.converted_from = conversion.source
         self.prefix_change_report = change
         self.prefix_changed_on_resume = change is not None

@@ -18,6 +18,12 @@ JSON message) and ``POST /v1/messages/count_tokens``. Script steps map as follow
 * ``Fault("stream_error")`` -> a 200 stream: message_start, partial text, then
   ``event: error`` (``overloaded_error`` unless ``error_type`` says otherwise).
 * ``Fault("disconnect")`` -> a 200 stream cut after the partial text.
+* thinking binding (:mod:`.anthropic_binding`): generated thinking blocks carry bound
+  signatures; a request carrying ``thinking.block_binding`` is prefix-checked (drops are
+  reported in ``message_start``'s ``input_transformations`` with
+  ``Reply.input_transformations`` after them, only to a request with the binding beta;
+  ``"error"`` answers the API's 400 without consuming a step). ``Reply.model`` is the
+  served model (server-side fallback).
 
 A ``stream_error`` fault on a non-streaming request answers HTTP 529 (500 for another
 ``error_type``). Like the real API, a request whose tool rounds do not pair up (a
@@ -29,6 +35,7 @@ script step.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -36,6 +43,7 @@ from typing import Any
 import anyio
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
+from doc_processing_toolkit.testing.emulator.anthropic_binding import bind_reply, check_bindings
 from doc_processing_toolkit.testing.emulator.common import (
     EXHAUSTED_MESSAGE,
     MID_STREAM_TAILS,
@@ -206,6 +214,8 @@ def _message_head(reply: Reply, model: str, container_id: str | None = None) -> 
     }
     if container_id is not None:
         head["container"] = {"id": container_id, "expires_at": "2026-12-31T00:00:00Z"}
+    if reply.input_transformations:
+        head["input_transformations"] = [dict(t) for t in reply.input_transformations]
     return head
 
 
@@ -365,9 +375,17 @@ async def handle_messages(call: EmulatorCall) -> Response:
     problem = validate_request(call.body)
     if problem is not None:
         return _error_response(400, "invalid_request_error", problem)
+    binding = check_bindings(call.state, call.body, call.request.headers)
+    if binding.error is not None:
+        return _error_response(400, "invalid_request_error", binding.error)
     step = call.next_step()
     model = str(call.body.get("model") or "claude-emulated")
     streaming = call.body.get("stream") is True
+    if isinstance(step, Reply):
+        step = bind_reply(call.state, call.body, step, model)
+        if binding.beta:
+            reported = (*binding.entries, *step.input_transformations)
+            step = dataclasses.replace(step, input_transformations=reported)
     if step is None:
         return _error_response(500, "api_error", EXHAUSTED_MESSAGE)
     if isinstance(step, Fault):

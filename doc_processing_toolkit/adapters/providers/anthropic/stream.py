@@ -40,8 +40,16 @@ log = get_logger(__name__)
 class StreamAssembler:
     """Accumulates one Messages stream; :meth:`feed` returns the deltas each event yields."""
 
-    def __init__(self, *, structured_output: bool = False) -> None:
+    def __init__(
+        self, *, structured_output: bool = False, report_transformations: bool = False
+    ) -> None:
+        """Args:
+        report_transformations: The request carried the thinking-binding beta, so the
+            response's ``input_transformations`` is reported (see :mod:`.binding`).
+        """
         self._structured_output = structured_output
+        self._report_transformations = report_transformations
+        self._transformations: Any = None
         self._message: dict[str, Any] = {}
         self._usage: dict[str, Any] = {}
         self._delta: dict[str, Any] = {}
@@ -58,6 +66,7 @@ class StreamAssembler:
             case "message_start":
                 self._message = dict(event.get("message") or {})
                 self._usage = dict(self._message.get("usage") or {})
+                self._transformations = self._message.get("input_transformations")
                 self.started = True
             case "content_block_start":
                 return self._start_block(int(event["index"]), dict(event["content_block"]))
@@ -70,6 +79,9 @@ class StreamAssembler:
                     {k: v for k, v in (event.get("delta") or {}).items() if v is not None}
                 )
                 self._usage = merge_usage(self._usage, event.get("usage"))
+                if event.get("input_transformations") is not None:
+                    # only after a mid-stream server-side fallback: the serving model's
+                    self._transformations = event["input_transformations"]
             case "message_stop":
                 self.complete = True
             case _:
@@ -171,6 +183,10 @@ class StreamAssembler:
         """The :class:`ModelResponse` of a completed stream."""
         tier = self._usage.get("service_tier")
         invoked, metadata = built_in_evidence(self.content_blocks(), self._delta, self._message)
+        if self._report_transformations and isinstance(self._transformations, list):
+            metadata["input_transformations"] = [
+                dict(t) for t in self._transformations if isinstance(t, Mapping)
+            ]
         return ModelResponse(
             message=self.message(),
             usage=parse_usage(self._usage),
