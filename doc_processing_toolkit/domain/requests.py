@@ -190,6 +190,9 @@ class ModelResponse:
     """How the served tier was established: "body", "header" or "none" (Google)."""
     built_in_tools_invoked: tuple[str, ...] = ()
     """Built-in tools with evidence they ran in this response ("remote_mcp" included)."""
+    usage_by_model: tuple[tuple[str, Usage], ...] = ()
+    """The billed usage per model when a server-side fallback ran several models for
+    this one request (a declined attempt included); empty: all of it is :attr:`model`'s."""
     metadata: dict[str, Any] = field(default_factory=dict)
     """Provider facts the run surfaces on the result (container_id, input_transformations,
     distinct_urls, ...), keyed by AgentResult field name."""

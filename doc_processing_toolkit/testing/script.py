@@ -12,6 +12,7 @@ from typing import Any, Literal, TypeAlias
 
 __all__ = [
     "PREFIX_BINDING_MESSAGE",
+    "FallbackHop",
     "Fault",
     "GeneratedFile",
     "Reply",
@@ -55,6 +56,16 @@ class GeneratedFile:
 
 
 @dataclass(frozen=True, slots=True)
+class FallbackHop:
+    """A model that ran first and declined, before a server-side fallback served the reply
+    (Anthropic: a ``fallback`` content block and a billed ``usage.iterations`` entry)."""
+
+    model: str
+    input_tokens: int = 10
+    output_tokens: int = 5
+
+
+@dataclass(frozen=True, slots=True)
 class Reply:
     """One successful model response."""
 
@@ -88,6 +99,10 @@ class Reply:
     think_tags: bool = False
     """Chat-completions dialect: stream ``thinking`` as ``<think>...</think>`` inside the
     content instead of ``reasoning_content`` deltas (as some Fireworks models do)."""
+    fallback_from: tuple[FallbackHop, ...] = ()
+    """Anthropic server-side fallback: the models that declined first, in order; ``model``
+    is then the fallback model that served the reply (named by the last ``fallback``
+    block, while ``message_start`` names the requested model)."""
     input_transformations: tuple[dict[str, Any], ...] = ()
     """Anthropic: entries the server reports in ``input_transformations`` (after the ones
     the emulator's own prefix check produced); sent only to a request carrying the

@@ -19,6 +19,7 @@ from doc_processing_toolkit.domain.errors import BadRequestError
 from doc_processing_toolkit.domain.requests import Usage
 from doc_processing_toolkit.testing.emulator import ProviderEmulator
 from doc_processing_toolkit.testing.script import (
+    FallbackHop,
     Reply,
     ThinkingBlock,
     ToolCall,
@@ -316,3 +317,45 @@ async def test_model_binding_drop_is_counted_apart_only_with_the_beta(
     assert _binding(emu.requests[-1].body) is None
     assert ungated.input_transformations == []
     assert ungated.model_binding_mismatches == 0
+
+
+async def test_one_request_served_after_a_declined_attempt(
+    emu: ProviderEmulator, tmp_path: Path
+) -> None:
+    agent = _agent(emu, "claude-fable-5-1", detailed_costs=True, cost_output_dir=str(tmp_path))
+    emu.push(
+        Reply(
+            "Answered by the fallback.",
+            model="claude-opus-5-5",
+            input_tokens=800,
+            output_tokens=40,
+            fallback_from=(FallbackHop("claude-fable-5-1", input_tokens=800, output_tokens=12),),
+        )
+    )
+    result = await agent.run("A question the first model declines.")
+
+    assert emu.requests[0].body["model"] == "claude-fable-5-1"
+    (record,) = result.request_cost_records
+    assert record["served_model"] == "claude-opus-5-5"  # named by the fallback block
+    registry = default_registry()
+    declined = price_request(
+        Usage(input_tokens=800, output_tokens=12), registry.row("claude-fable-5-1")
+    ).cost
+    served = price_request(
+        Usage(input_tokens=800, output_tokens=40), registry.row("claude-opus-5-5")
+    ).cost
+    assert record["cost"] == pytest.approx(declined + served)
+    assert [p["model"] for p in record["billed_by_model"]] == [
+        "claude-fable-5-1",
+        "claude-opus-5-5",
+    ]
+    expected = {
+        "claude-fable-5-1": {"input_tokens": 800, "output_tokens": 12},
+        "claude-opus-5-5": {"input_tokens": 800, "output_tokens": 40},
+    }
+    assert result.token_totals_by_model == expected
+    assert result.input_tokens == 1600 and result.output_tokens == 52
+    assert result.detailed_cost_file is not None
+    report = json.loads(Path(result.detailed_cost_file).read_text())  # noqa: ASYNC240
+    assert report["token_totals_by_model"] == expected
+    assert result.output == "Answered by the fallback."

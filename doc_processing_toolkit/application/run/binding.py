@@ -8,12 +8,15 @@ PREFIX_BINDING_ERROR_TYPE``) is logged at WARNING and re-sent once with
 ``ModelRequest.rebind`` set, unless the run asked for ``"error"``. From then on every
 request of the run carries the same choice (``RunOutcome.prefix_binding_retry``).
 :func:`response_facts` annotates the server's ``input_transformations`` with the 1-based
-index of the request that reported them. Nothing here names a provider: the adapter that
+index of the request that reported them; :func:`serving_row` and
+:func:`attribute_fallback` price a request at the model(s) that served it. Nothing here
+names a provider: the adapter that
 binds reasoning maps these fields (the others ignore them).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -24,11 +27,12 @@ from doc_processing_toolkit.domain.binding import (
     PREFIX_BINDING_ERROR_TYPE,
     annotate_transformations,
 )
+from doc_processing_toolkit.domain.costs.ledger import CostRecord, price_request
 from doc_processing_toolkit.domain.errors import ProviderError
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest, ModelResponse
 
-__all__ = ["prepare_request", "rebinder", "response_facts", "serving_row"]
+__all__ = ["attribute_fallback", "prepare_request", "rebinder", "response_facts", "serving_row"]
 
 
 def prepare_request(
@@ -82,6 +86,44 @@ def response_facts(response: ModelResponse, request_index: int) -> dict[str, Any
             metadata["input_transformations"], request_index
         ),
     }
+
+
+def attribute_fallback(
+    record: CostRecord, response: ModelResponse, settings: RunSettings, cache_ttl: str
+) -> CostRecord:
+    """``record`` re-priced per model when a server-side fallback split the request.
+
+    Each model's share (a declined attempt included) is priced at that model's row and
+    listed under ``billed_by_model``; the record's cost is their sum.
+    """
+    if not response.usage_by_model:
+        return record
+    parts = [
+        price_request(
+            usage,
+            serving_row(settings, model),
+            served_tier=response.served_tier,
+            cache_ttl=cache_ttl,
+            served_model=model,
+        )
+        for model, usage in response.usage_by_model
+    ]
+    billed = [
+        {
+            "model": part.served_model,
+            "input_tokens": part.input_tokens,
+            "output_tokens": part.output_tokens,
+            "cost": part.cost,
+        }
+        for part in parts
+    ]
+    return replace(
+        record,
+        cost=math.fsum(part.cost for part in parts),
+        cost_estimated=record.cost_estimated or any(p.cost_estimated for p in parts),
+        price_known=all(part.price_known for part in parts),
+        extra={**record.extra, "billed_by_model": billed},
+    )
 
 
 def serving_row(settings: RunSettings, served_model: str | None) -> ModelInfo | None:

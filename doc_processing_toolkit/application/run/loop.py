@@ -258,6 +258,7 @@ class RunLoop:
                 else None
             ),
         )
+        record = binding.attribute_fallback(record, response, s, self._cache_ttl)
         if not record.price_known:
             self._unpriced(self._log)
         outcome.ledger.record(record)

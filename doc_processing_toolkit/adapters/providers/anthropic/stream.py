@@ -16,6 +16,10 @@ from typing import Any
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import PROVIDER, block_to_part
+from doc_processing_toolkit.adapters.providers.anthropic.fallback import (
+    fallback_target,
+    usage_by_model,
+)
 from doc_processing_toolkit.adapters.providers.anthropic.files import output_file_refs
 from doc_processing_toolkit.adapters.providers.anthropic.mapping import (
     map_stop_reason,
@@ -50,6 +54,7 @@ class StreamAssembler:
         self._structured_output = structured_output
         self._report_transformations = report_transformations
         self._transformations: Any = None
+        self._served: str | None = None
         self._message: dict[str, Any] = {}
         self._usage: dict[str, Any] = {}
         self._delta: dict[str, Any] = {}
@@ -90,6 +95,7 @@ class StreamAssembler:
 
     def _start_block(self, index: int, block: dict[str, Any]) -> list[StreamDelta]:
         self._blocks[index] = block
+        self._served = fallback_target(block) or self._served
         kind = block.get("type")
         if kind == "tool_use":
             self._json[index] = []
@@ -149,8 +155,9 @@ class StreamAssembler:
 
     @property
     def request_model(self) -> str | None:
-        """The model named in message_start."""
-        model = self._message.get("model")
+        """The model that served the response: the last ``fallback`` block's target, else
+        the model named in message_start."""
+        model = self._served or self._message.get("model")
         return model if isinstance(model, str) else None
 
     def content_blocks(self) -> list[dict[str, Any]]:
@@ -187,11 +194,13 @@ class StreamAssembler:
             metadata["input_transformations"] = [
                 dict(t) for t in self._transformations if isinstance(t, Mapping)
             ]
+        served = self.request_model or requested_model
         return ModelResponse(
             message=self.message(),
             usage=parse_usage(self._usage),
+            usage_by_model=usage_by_model(self._usage, served),
             stop_reason=map_stop_reason(self._delta.get("stop_reason")),
-            model=self.request_model or requested_model,
+            model=served,
             provider=PROVIDER,
             request_id=request_id,
             served_tier=tier if isinstance(tier, str) else None,
