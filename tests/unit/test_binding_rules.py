@@ -4,6 +4,7 @@ tests/integration/test_thinking_binding.py)."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
@@ -295,3 +296,41 @@ async def test_session_records_drift_and_keeps_sending_the_frozen_tools() -> Non
     ]
     restored = type(session).from_dict(session.to_dict(), agent)
     assert restored.tool_surface_drift == session.tool_surface_drift  # survives the envelope
+
+
+def test_other_providers_warn_that_the_settings_are_ignored(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    logger = logging.getLogger("tests.binding_rules")
+    with caplog.at_level("WARNING", logger="tests.binding_rules"):
+        agent = Agent("gpt-4o", strict_prefix_binding=True, client=FakeModel([]), logger=logger)
+    assert agent.provider == "openai"
+    assert any(
+        "strict_prefix_binding is Anthropic-only: ignored for provider 'openai'" in r.getMessage()
+        for r in caplog.records
+    )
+
+
+@pytest.mark.anyio
+async def test_a_streamed_session_turn_is_frozen_too() -> None:
+    from doc_processing_toolkit import tool
+
+    @tool
+    def a() -> str:
+        """A."""
+        return "a"
+
+    fake = FakeModel([reply("one"), reply("two")])
+    session = Agent("claude-opus-5-5", tools=[a], client=fake).session()
+    async for _ in session.stream("first"):
+        pass
+    guard = session._tool_surface
+    assert guard.snapshot is not None
+    guard.snapshot = [*guard.snapshot, _spec("gone")]
+    async for _ in session.stream("second"):
+        pass
+    assert [t.name for t in fake.requests[-1].tools] == ["a", "gone"]
+    assert session.tool_surface_drift[0]["removed"] == ["gone"]
+    plain = Agent("claude-opus-5-5", tools=[a], client=FakeModel([reply("x")]))
+    await plain.run("outside any session")  # the guard did not leak into this context
+    assert [t.name for t in plain.settings.client.requests[-1].tools] == ["a"]  # type: ignore[union-attr]

@@ -52,6 +52,25 @@ _AGENT_PARAMETERS = tuple(
 """The Agent's own parameter names, for a "did you mean" on a mistyped provider keyword."""
 
 
+_BINDING_SETTINGS = (
+    "anthropic_block_binding",
+    "strict_prefix_binding",
+    "prefix_audit",
+    "prefix_strip_fallback",
+)
+
+
+def _binding_ignored(settings: AgentSettings, profile: ProviderProfile) -> list[str]:
+    """One warning per thinking-binding setting a provider without bound reasoning ignores."""
+    if getattr(profile, "thinking_binding", False):
+        return []
+    return [
+        f"{name} is Anthropic-only: ignored for provider {profile.name!r}"
+        for name in _BINDING_SETTINGS
+        if getattr(settings, name) not in (None, False)
+    ]
+
+
 def resolve_settings(
     settings: AgentSettings, deps: AgentDeps, logger: logging.Logger
 ) -> AgentResolution:
@@ -87,7 +106,7 @@ def resolve_settings(
         ),
         row,
     )
-    for warning in report.warnings:
+    for warning in (*report.warnings, *_binding_ignored(settings, profile)):
         logger.warning(warning)
     window = row.context_window_tokens if row is not None else None
     return AgentResolution(
