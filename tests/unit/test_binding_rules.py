@@ -19,7 +19,6 @@ from doc_processing_toolkit.adapters.providers.anthropic.mapping import build_re
 from doc_processing_toolkit.adapters.registry.json_file import default_registry
 from doc_processing_toolkit.application.run.prefix_audit import PrefixAuditor
 from doc_processing_toolkit.application.run.tool_surface import (
-    ToolSurfaceChangedError,
     ToolSurfaceGuard,
     guarding,
 )
@@ -28,7 +27,7 @@ from doc_processing_toolkit.domain.binding import (
     count_mismatches,
     resolve_behaviour,
 )
-from doc_processing_toolkit.domain.errors import ConfigurationError
+from doc_processing_toolkit.domain.errors import ConfigurationError, StateError
 from doc_processing_toolkit.domain.messages import Message, ReasoningPart, TextPart, user_text
 from doc_processing_toolkit.domain.requests import ModelRequest
 from doc_processing_toolkit.domain.tools.specs import ToolSpec
@@ -258,7 +257,7 @@ async def test_a_moved_tool_surface_is_frozen_or_fatal() -> None:
     strict = RunSettings(
         model="m", provider="anthropic", row=None, bound_reasoning=True, strict_prefix_binding=True
     )
-    with guarding(guard), pytest.raises(ToolSurfaceChangedError, match=r"added \['c'\]"):
+    with guarding(guard), pytest.raises(StateError, match=r"added \['c'\]"):
         frozen_surface([_spec("a"), _spec("b"), _spec("c")], strict)
     assert drift[-1]["event"] == "refused"
     other = RunSettings(model="m", provider="openai", row=None)

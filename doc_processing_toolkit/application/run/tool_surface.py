@@ -10,8 +10,8 @@ holds a :class:`ToolSurfaceGuard` around each of its runs (:func:`guarding`), an
 * changed: one record lands on the guard's drift list (``event``, ``failed_servers``,
   ``added``, ``removed``, ``redefined``; :attr:`AgentSession.tool_surface_drift`), one
   WARNING is logged, and the frozen array is sent instead (``event: "frozen"``);
-* changed under ``strict_prefix_binding``: the run fails with
-  :class:`ToolSurfaceChangedError` naming what moved (``event: "refused"``).
+* changed under ``strict_prefix_binding``: the run fails with a ``StateError`` naming
+  what moved (the record says ``event: "refused"``).
 
 Runs outside a session, and providers that bind nothing, are never touched.
 """
@@ -26,11 +26,10 @@ from typing import Any
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.application.run.settings import RunSettings
-from doc_processing_toolkit.domain.errors import DocProcessingToolkitError
+from doc_processing_toolkit.domain.errors import StateError
 from doc_processing_toolkit.domain.tools.specs import ToolSpec
 
 __all__ = [
-    "ToolSurfaceChangedError",
     "ToolSurfaceGuard",
     "enter_guard",
     "frozen_surface",
@@ -42,17 +41,6 @@ __all__ = [
 log = get_logger(__name__)
 
 _GUARD: ContextVar[ToolSurfaceGuard | None] = ContextVar("dpt_tool_surface_guard", default=None)
-
-
-class ToolSurfaceChangedError(DocProcessingToolkitError, RuntimeError):
-    """The tools changed mid-session under ``strict_prefix_binding`` (``record`` says how)."""
-
-    def __init__(self, message: str, record: dict[str, Any]) -> None:
-        """Args:
-        record: The drift record (event, failed_servers, added, removed, redefined).
-        """
-        super().__init__(message)
-        self.record = record
 
 
 @dataclass
@@ -115,7 +103,7 @@ def frozen_surface(specs: list[ToolSpec], settings: RunSettings) -> list[ToolSpe
     """The tools a run sends: ``specs``, or the session's frozen array when they moved.
 
     Raises:
-        ToolSurfaceChangedError: they moved under ``strict_prefix_binding``.
+        StateError: they moved under ``strict_prefix_binding`` (the record is kept).
     """
     guard = _GUARD.get()
     if guard is None or not settings.bound_reasoning:
@@ -135,11 +123,10 @@ def frozen_surface(specs: list[ToolSpec], settings: RunSettings) -> list[ToolSpe
     if settings.strict_prefix_binding:
         record["event"] = "refused"
         guard.on_drift(dict(record))
-        raise ToolSurfaceChangedError(
+        raise StateError(
             f"the tool surface changed mid-session ({what}) and strict_prefix_binding=True "
             "makes that fatal: the replayed thinking is bound to the tools the session "
-            "started with",
-            record,
+            "started with (the change is on session.tool_surface_drift)"
         )
     guard.on_drift(dict(record))
     log.warning(
