@@ -295,6 +295,8 @@ async def test_session_records_drift_and_keeps_sending_the_frozen_tools() -> Non
     ]
     restored = type(session).from_dict(session.to_dict(), agent)
     assert restored.tool_surface_drift == session.tool_surface_drift  # survives the envelope
+    session.rebind(Agent("claude-sonnet-5-5", tools=[a], client=FakeModel([])))
+    assert session._tool_surface.snapshot is None  # the frozen array does not cross agents
 
 
 def test_other_providers_warn_that_the_settings_are_ignored(
