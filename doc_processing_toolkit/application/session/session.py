@@ -22,7 +22,6 @@ from pydantic import BaseModel
 
 from doc_processing_toolkit.application.config.log_setup import redact
 from doc_processing_toolkit.application.result import AgentResult
-from doc_processing_toolkit.application.run import tool_surface
 from doc_processing_toolkit.application.session.history_config import (
     apply_history_mode,
     resolve_session_history_config,
@@ -110,7 +109,6 @@ class AgentSession(SessionPersistence):
         self._media_table: dict[str, dict[str, Any]] = {}
         self._media_report: list[dict[str, Any]] = []
         self._container_id: str | None = None
-        self._tool_surface = tool_surface.ToolSurfaceGuard(self._record_drift)
         self._closed = False
         self._in_flight = False
         self.restored_from_schema_version: int | None = None
@@ -342,19 +340,20 @@ class AgentSession(SessionPersistence):
         self._in_flight = True
         result: AgentResult
         error: BaseException | None
+        guard = self._enter_tool_guard()
         try:
-            with tool_surface.guarding(self._tool_surface):
-                result, error = await self.agent._run_turn(
-                    message,
-                    history=history,
-                    files=files,
-                    tool_files=tool_files,
-                    output_schema=output_schema,
-                    media_resolution_list=media_resolution_list,
-                    anthropic_container_id=self._container_for(anthropic_container_id),
-                )
+            result, error = await self.agent._run_turn(
+                message,
+                history=history,
+                files=files,
+                tool_files=tool_files,
+                output_schema=output_schema,
+                media_resolution_list=media_resolution_list,
+                anthropic_container_id=self._container_for(anthropic_container_id),
+            )
         finally:
             self._in_flight = False
+            self._leave_tool_guard(guard)
         if error is not None:
             self._bank_failure(message, files, result, error)
             raise error
@@ -490,7 +489,7 @@ class AgentSession(SessionPersistence):
             follow_up: str | None = None
             completed = False
             self._in_flight = True
-            guard = tool_surface.enter_guard(self._tool_surface)
+            guard = self._enter_tool_guard()
             try:
                 async with contextlib.aclosing(events):
                     async for event in events:
@@ -525,7 +524,7 @@ class AgentSession(SessionPersistence):
                             yield AgentStreamEvent("complete", event.content, meta)
             finally:
                 self._in_flight = False
-                tool_surface.leave_guard(guard)
+                self._leave_tool_guard(guard)
                 if not completed:
                     self._bank_abandoned()
             if follow_up is None:
