@@ -158,12 +158,14 @@ async def stream_with_retry(
                 await before_send(number)
             started = time.monotonic()
             emitted = False
+            streamed_chars = 0  # text and reasoning: the output estimate of a usage-less failure
             try:
                 async for item in client.stream(request):
                     if isinstance(item, ModelResponse):
                         response = item
                     else:
                         emitted = True
+                        streamed_chars += len(getattr(item, "text", ""))
                         await on_delta(item)
                 if response is None:
                     raise ProviderError(
@@ -173,6 +175,7 @@ async def stream_with_retry(
             except ProviderError as exc:
                 scrub_exception_chain(exc)  # no SDK body (and no echoed key) in the chain
                 exc.deltas_emitted = exc.deltas_emitted or emitted
+                exc.streamed_chars = streamed_chars
                 will_retry = _should_retry(exc) and number <= policy.max_retries
                 if will_retry:
                     # Only failed-AND-retried attempts go on the accumulator; the final
