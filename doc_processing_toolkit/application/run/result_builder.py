@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
-
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.application.config.log_setup import redact
 from doc_processing_toolkit.application.costs.builder import (
@@ -21,7 +19,7 @@ from doc_processing_toolkit.application.costs.builder import (
 from doc_processing_toolkit.application.costs.failure import STREAM_PARTIAL, failed_request_record
 from doc_processing_toolkit.application.costs.structured import mark_structured_records
 from doc_processing_toolkit.application.result import AgentResult
-from doc_processing_toolkit.application.run.loop import RunOutcome
+from doc_processing_toolkit.application.run.loop import FINAL_RESULT_TOOL, RunOutcome
 from doc_processing_toolkit.domain.costs.pricing import round_usd
 from doc_processing_toolkit.domain.errors import AgentAborted, ProviderError
 from doc_processing_toolkit.domain.messages import MESSAGES_ADAPTER
@@ -35,6 +33,14 @@ log = get_logger(__name__)
 
 def _dedupe(names: list[str]) -> list[str]:
     return list(dict.fromkeys(names))
+
+
+def _structured(outcome: RunOutcome) -> bool:
+    """Whether the run asked for structured output (Path A's schema or Path B's tool)."""
+    request = outcome.current_request
+    return request is not None and (
+        request.output_schema is not None or any(t.name == FINAL_RESULT_TOOL for t in request.tools)
+    )
 
 
 def build_result(
@@ -77,7 +83,7 @@ def build_result(
         estimated = estimated or partial_record.cost_estimated
         token_source = STREAM_PARTIAL
     priced = [*ledger.records, *([partial_record] if partial_record is not None else [])]
-    if error is None and isinstance(outcome.output, BaseModel):
+    if error is None and _structured(outcome):
         mark_structured_records(records, attempts)
 
     tool_costs = [dict(r) for r in outcome.tool_reported_costs]
