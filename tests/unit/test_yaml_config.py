@@ -339,8 +339,17 @@ def test_round_trip_keeps_secrets_out() -> None:
     )
     text = yaml.safe_dump(agent.to_config())
     assert CANARY not in text
-    again = _round_trip(agent, tools=agent.settings.tools, log_to_file=False)
-    assert "api_key" in again.to_config().get("unserialisable", {}) or True
+    listed = agent.to_config()["unserialisable"]
+    assert "api_key" in listed and listed["tool_env"] == {"c": ["K"]}
+    assert "extra_headers" in listed["provider_overrides"]
+    again = _round_trip(
+        agent,
+        tools=agent.settings.tools,
+        log_to_file=False,
+        api_key=CANARY,
+        extra_headers={"X-Key": CANARY},
+    )
+    assert again.settings.api_key == CANARY and again.to_config() == agent.to_config()
 
 
 _names = st.text(alphabet="abcdefghij_", min_size=1, max_size=8)

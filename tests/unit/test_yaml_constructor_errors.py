@@ -146,3 +146,62 @@ def test_from_config_only_ever_raises_configuration_errors_naming_the_key(key: s
             continue
         except ConfigValidationError as exc:
             assert str(exc).startswith(key), (value, str(exc))
+
+
+def spec_constructor_calls(text: str) -> list[str]:
+    """The source of every ``Agent(model=..., ...)`` call of the spec's examples
+    (parentheses balanced; placeholders such as ``media_policy=...`` left out)."""
+    calls: list[str] = []
+    for match in re.finditer(r"(?<![\w.])Agent\(", text):
+        depth, stop = 0, match.start() + len("Agent")
+        for index in range(stop, min(len(text), stop + 2_000)):
+            depth += {"(": 1, ")": -1}.get(text[index], 0)
+            if depth == 0:
+                stop = index
+                break
+        call = text[match.start() : stop + 1]
+        if re.match(r"Agent\(\s*model=", call) and not re.search(r"=\s*\.\.\.[,)]", call):
+            calls.append(call)
+    return list(dict.fromkeys(calls))
+
+
+def _capture(**kwargs: Any) -> dict[str, Any]:
+    return kwargs
+
+
+@pytest.mark.skipif(not SPEC.exists(), reason="needs ../shared/spec beside the checkout")
+def test_the_spec_constructor_examples_round_trip(tmp_path: Path) -> None:
+    """from_config(to_config(agent)) rebuilds the same agent for every Agent(model=...)
+    example of the spec (live objects - the tool function, an in-process MCP server,
+    hooks, a defer predicate - supplied again, as to_config's ``unserialisable`` says)."""
+    from fastmcp import FastMCP
+
+    from doc_processing_toolkit import BuiltInToolConfig, tool
+
+    @tool
+    def calculate(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    def confirm(event: Any) -> None:
+        return None
+
+    namespace = {
+        "Agent": _capture,
+        "calculate": calculate,
+        "confirm": confirm,
+        "my_hooks": confirm,
+        "big_mcp_server": FastMCP("catalog"),
+        "BuiltInToolConfig": BuiltInToolConfig,
+    }
+    calls = spec_constructor_calls(SPEC.read_text(encoding="utf-8"))
+    assert len(calls) >= 8, calls
+    for call in calls:
+        kwargs = eval(call.replace("[...]", "[calculate]"), dict(namespace))
+        kwargs["log_to_file"] = False
+        if "cost_output_dir" in kwargs:
+            kwargs["cost_output_dir"] = str(tmp_path / "costs")
+        agent = Agent(**kwargs)
+        live = {k: v for k, v in kwargs.items() if k in ("tools", "hooks", "defer_tools")}
+        again = Agent.from_config_string(yaml.safe_dump(agent.to_config()), **live)
+        assert again.to_config() == agent.to_config(), call
