@@ -37,7 +37,11 @@ from doc_processing_toolkit.application.config.yaml_validation import (
     SourceMap,
     validate_config,
 )
-from doc_processing_toolkit.domain.errors import ConfigValidationError
+from doc_processing_toolkit.domain.errors import (
+    ConfigValidationError,
+    InvalidArgumentTypeError,
+    MissingFileError,
+)
 
 __all__ = [
     "agent_from_file",
@@ -212,7 +216,9 @@ def _load(
 ) -> tuple[dict[str, Any], dict[str, Any], SourceMap]:
     """(constructor keywords, the validated YAML-shaped config, where each key sits)."""
     if not isinstance(yaml_content, str):
-        raise TypeError(f"yaml_content must be a string, got {type(yaml_content).__name__}")
+        raise InvalidArgumentTypeError(
+            f"yaml_content must be a string, got {type(yaml_content).__name__}"
+        )
     data, sources = parse_yaml(yaml_content, source)
     data = interpolate_env(data if data is not None else {}, "", sources)
     if not isinstance(data, dict):
@@ -227,7 +233,7 @@ def _load(
 def _read(config_path: str | os.PathLike[str]) -> str:
     path = os.fspath(config_path)
     if not os.path.isfile(path):
-        raise FileNotFoundError(f"config file {path!r} does not exist")
+        raise MissingFileError(f"config file {path!r} does not exist")
     with open(path, encoding="utf-8") as handle:
         return handle.read()
 
