@@ -174,8 +174,8 @@ async def stream_with_retry(
                     )
             except ProviderError as exc:
                 scrub_exception_chain(exc)  # no SDK body (and no echoed key) in the chain
-                exc.deltas_emitted = exc.deltas_emitted or emitted
                 exc.streamed_chars = streamed_chars
+                exc.deltas_emitted = exc.deltas_emitted or emitted
                 will_retry = _should_retry(exc) and number <= policy.max_retries
                 if will_retry:
                     # Only failed-AND-retried attempts go on the accumulator; the final
