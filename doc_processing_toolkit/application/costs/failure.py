@@ -12,8 +12,6 @@ cost nothing and has no record.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from doc_processing_toolkit.application.run.outcome import RunOutcome
 from doc_processing_toolkit.domain.costs.estimate import estimate_tokens_from_chars
 from doc_processing_toolkit.domain.costs.pricing import CostRecord, price_request
@@ -21,19 +19,10 @@ from doc_processing_toolkit.domain.errors import ProviderError
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import Usage
 
-__all__ = ["STREAM_PARTIAL", "FailedRequest", "failed_request_record"]
+__all__ = ["STREAM_PARTIAL", "failed_request_record"]
 
 STREAM_PARTIAL = "stream_partial"
 """The token_source of a record (and a run) whose counts came from a failed stream."""
-
-
-@dataclass(frozen=True, slots=True)
-class FailedRequest:
-    """The priced failed request, and how its counts were established."""
-
-    record: CostRecord
-    estimated: bool
-    """True when the provider reported nothing and the output was counted locally."""
 
 
 def _usage_of_failure(outcome: RunOutcome) -> tuple[Usage, bool] | None:
@@ -50,11 +39,11 @@ def _usage_of_failure(outcome: RunOutcome) -> tuple[Usage, bool] | None:
     return None
 
 
-def failed_request_record(outcome: RunOutcome, row: ModelInfo | None) -> FailedRequest | None:
+def failed_request_record(outcome: RunOutcome, row: ModelInfo | None) -> CostRecord | None:
     """The record of the request ``outcome`` ended on, when it billed anything.
 
-    The estimated record is priced at standard rates (its served tier is unknown); a
-    record of reported usage keeps the request's tier and cache TTL as any other.
+    Priced at the standard row, since a broken stream never confirmed the tier that served
+    it (the tier asked for stays on the record), and with the request's cache TTL.
     """
     found = _usage_of_failure(outcome)
     if found is None:
@@ -65,7 +54,7 @@ def failed_request_record(outcome: RunOutcome, row: ModelInfo | None) -> FailedR
     extra: dict[str, object] = {"token_source": STREAM_PARTIAL}
     if estimated:
         extra["estimated"] = True
-    record = price_request(
+    return price_request(
         usage,
         row,
         requested_tier=request.service_tier if request else None,
@@ -77,4 +66,3 @@ def failed_request_record(outcome: RunOutcome, row: ModelInfo | None) -> FailedR
         estimated=estimated,
         extra=extra,
     )
-    return FailedRequest(record=record, estimated=estimated)

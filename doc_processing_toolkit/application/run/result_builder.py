@@ -63,7 +63,6 @@ def build_result(
     estimated = bool(ledger.cost_estimated) or any(a.cost_estimated for a in attempts.attempts)
     token_source: str | None = "api_response" if records else None
     error_text: str | None = None
-    partial_record = None
 
     error = outcome.error
     if error is not None:
@@ -73,9 +72,8 @@ def build_result(
             token_source = "rejected_before_stream"
         elif not records:
             token_source = "unknown"
-    failed = failed_request_record(outcome, row)
-    if failed is not None:  # the request the run failed on (or was cancelled in) was billed
-        partial_record = failed.record
+    partial_record = failed_request_record(outcome, row)
+    if partial_record is not None:  # the request the run failed on (or was cancelled in)
         records.append(partial_record.to_dict())
         input_tokens += partial_record.input_tokens
         output_tokens += partial_record.output_tokens
