@@ -137,7 +137,8 @@ class Fault:
     message: str = "scripted fault"
     partial_text: str = ""
     input_tokens: int = 10
-    """Usage reported at stream start before a mid-stream fault."""
+    """Usage reported at stream start before a mid-stream fault (FakeModel: 0 reports no
+    usage at all, as OpenAI's Responses stream does before its final event)."""
     stall_seconds: float = 0.0
     """How long a ``stall`` lasts before the connection is cut."""
     keepalive_interval: float | None = None

@@ -202,7 +202,7 @@ class RunLoop:
 
         async def before_send(attempt: int) -> None:
             outcome.request_count += 1
-            outcome.in_flight_usage = None
+            outcome.begin_request(request, iteration)
             if self._request_start is not None:
                 await self._request_start.emit(
                     iteration=iteration, attempt=attempt, purpose=request.purpose

@@ -171,12 +171,14 @@ async def stream_with_retry(
                 await before_send(number)
             started = time.monotonic()
             emitted = False
+            streamed_chars = 0  # text and reasoning: the output estimate of a usage-less failure
             try:
                 async for item in client.stream(request):
                     if isinstance(item, ModelResponse):
                         response = item
                     else:
                         emitted = True
+                        streamed_chars += len(getattr(item, "text", ""))
                         await on_delta(item)
                 if response is None:
                     raise ProviderError(
@@ -185,6 +187,7 @@ async def stream_with_retry(
                     )
             except ProviderError as exc:
                 scrub_exception_chain(exc)  # no SDK body (and no echoed key) in the chain
+                exc.streamed_chars = streamed_chars
                 exc.deltas_emitted = exc.deltas_emitted or emitted
                 will_retry = _should_retry(exc) and number <= policy.max_retries + len(rebound)
                 if not will_retry and rebind is not None and not rebound:
