@@ -24,7 +24,11 @@ from doc_processing_toolkit.agent import Agent, AgentResult
 from doc_processing_toolkit.agent.tools import is_tool
 from doc_processing_toolkit.cli.config_cost import add_commands
 from doc_processing_toolkit.cli.render import cost_line, held_warnings, stream_run
-from doc_processing_toolkit.domain.errors import ConfigurationError, MissingFileError
+from doc_processing_toolkit.domain.errors import (
+    ConfigurationError,
+    InvalidArgumentTypeError,
+    MissingFileError,
+)
 
 __all__ = ["main"]
 
@@ -152,7 +156,13 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return int(args.func(args))
-    except (UsageError, ValueError, FileNotFoundError, NotImplementedError) as exc:
+    except (
+        UsageError,
+        ValueError,
+        InvalidArgumentTypeError,
+        FileNotFoundError,
+        NotImplementedError,
+    ) as exc:
         print(f"dpt: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:

@@ -238,11 +238,12 @@ class StreamProgress:
         straight off the SDK object, or None to take the ``to_dict`` path."""
 
     def feed(self, event: Any) -> Sequence[StreamDelta]:
-        """The deltas of one SDK event (its ``to_dict(mode="json")`` fed to the assembler)."""
+        """The deltas of one SDK event (its ``to_dict(mode="json")`` fed to the assembler;
+        a block type the SDK does not model yet is kept as sent, without a warning)."""
         fast = self._fast
         deltas = fast(event) if fast is not None else None
         if deltas is None:
-            deltas = self.assembler.feed(event.to_dict(mode="json"))
+            deltas = self.assembler.feed(event.to_dict(mode="json", warnings=False))
         if deltas:
             self.emitted = True
         return deltas
