@@ -32,6 +32,7 @@ __all__ = [
     "RedactingFilter",
     "active_agent_logger",
     "build_agent_logger",
+    "handled",
     "install_forwarding",
     "logger_for_agent",
     "redact",
@@ -70,6 +71,23 @@ class _ForwardToActiveAgent(logging.Handler):
             target.handle(record)
 
 
+def handled(logger: logging.Logger, level: int) -> bool:
+    """Whether a record of ``level`` logged on ``logger`` would reach any handler (its own
+    or one up the propagation chain; the forwarding handler aside): a line nobody takes
+    is then not built at all."""
+    if not logger.isEnabledFor(level):
+        return False
+    current: logging.Logger | None = logger
+    while current is not None:
+        for handler in current.handlers:
+            if level >= handler.level and not isinstance(handler, _ForwardToActiveAgent):
+                return True
+        if not current.propagate:
+            return False
+        current = current.parent
+    return False
+
+
 def _listens(logger: logging.Logger, level: int) -> bool:
     """Whether a record of ``level`` from ``logger`` reaches any handler: the running
     Agent's logger (forwarding) or a handler on the way up (the host's, pytest's, ...).
@@ -80,15 +98,8 @@ def _listens(logger: logging.Logger, level: int) -> bool:
     target = _current_logger.get()
     if target is not None and target.isEnabledFor(level):
         return True
-    current: logging.Logger | None = logger
-    while current is not None:
-        for handler in current.handlers:
-            if level >= handler.level and not isinstance(handler, _ForwardToActiveAgent):
-                return True
-        if not current.propagate:
-            return False
-        current = current.parent
-    return False  # the forwarding handler counts as found: lastResort never fires
+    # The forwarding handler counts as found, so lastResort never fires for these.
+    return handled(logger, level)
 
 
 def install_forwarding() -> None:

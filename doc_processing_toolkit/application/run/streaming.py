@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from doc_processing_toolkit.application.config.log_setup import redact
+from doc_processing_toolkit.application.config.log_setup import handled, redact
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.events import EventSink
 from doc_processing_toolkit.application.run.loop import RunLoop
@@ -178,6 +178,8 @@ def log_run_end(
     if error is not None:
         logger.error("run %s failed: %s: %s", run_id, type(error).__name__, result.error)
         return
+    if not handled(logger, logging.INFO):
+        return  # console-only at WARNING: no record is built for a line nobody sees
     logger.info(
         "run %s finished: iterations=%d tokens=%d cost=%.6f",
         run_id,
