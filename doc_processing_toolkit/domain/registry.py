@@ -73,6 +73,9 @@ class ModelInfo(BaseModel):
     pricing: Pricing = Field(default_factory=Pricing)
     service_tiers: dict[str, Pricing] = Field(default_factory=dict)
     """Tier name (priority, flex, ultrafast) -> that tier's prices."""
+    batch: Pricing | None = None
+    """The prices of the provider's batch API (served tier ``"batch"``); None: unknown, or
+    the provider sells no batch processing for this model."""
     cache_write_billing: str = "additive"
     """"additive" (Anthropic: writes on top of input) or "subset" (OpenAI GPT-5.6+)."""
     cache_write_input_multiplier: float | None = None
