@@ -29,6 +29,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from doc_processing_toolkit.testing.emulator.batch_store import BatchStore
 from doc_processing_toolkit.testing.emulator.files_store import FileStore
 from doc_processing_toolkit.testing.script import Fault, Reply, ScriptStep
 
@@ -146,6 +147,8 @@ class EmulatorState:
         self.default = default
         self.files = FileStore()
         """The Files API store (uploads outlive :meth:`reset`)."""
+        self.batches = BatchStore()
+        """The provider batches (they outlive :meth:`reset`)."""
 
     def next_step(self) -> ScriptStep | None:
         """Consume the next step; the default reply when the script is exhausted, else None."""

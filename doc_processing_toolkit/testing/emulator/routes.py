@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from doc_processing_toolkit.testing.emulator.anthropic_batch_wire import ANTHROPIC_BATCH_ROUTES
 from doc_processing_toolkit.testing.emulator.anthropic_wire import ANTHROPIC_ROUTES
 from doc_processing_toolkit.testing.emulator.chat_completions_wire import CHAT_COMPLETIONS_ROUTES
 from doc_processing_toolkit.testing.emulator.common import DialectRoute
@@ -26,6 +27,7 @@ DIALECT_ROUTES: dict[str, DialectRoute] = {
     **GOOGLE_ROUTES,  # /v1(beta)/models/{model}:streamGenerateContent, ...
     **GOOGLE_FILES_ROUTES,  # /upload/v1(beta)/files
     **FILES_ROUTES,  # /v1/files (Anthropic, OpenAI), /{version}/files/{id} (+ Gemini), ...
+    **ANTHROPIC_BATCH_ROUTES,  # /v1/messages/batches (Message Batches)
 }
 """Every route the emulator serves by default."""
 

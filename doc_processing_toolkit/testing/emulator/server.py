@@ -29,6 +29,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from doc_processing_toolkit.testing.emulator.batch_store import BatchStore
 from doc_processing_toolkit.testing.emulator.common import (
     DialectRoute,
     EmulatorCall,
@@ -251,6 +252,13 @@ class ProviderEmulator:
         """The Files API store: :meth:`FileStore.script_states` scripts the states the next
         upload is polled through; :attr:`FileStore.uploaded` lists what was uploaded."""
         return self._state.files
+
+    @property
+    def batches(self) -> BatchStore:
+        """The provider batches: :meth:`BatchStore.script` scripts how many status checks
+        the next batch stays in progress for; :attr:`BatchStore.batches` lists every batch
+        created and :attr:`BatchStore.request_count` the model requests they carried."""
+        return self._state.batches
 
     def reset(self, script: Sequence[ScriptStep] = ()) -> None:
         """Forget recorded requests and replace the script (the default reply stays)."""
