@@ -14,8 +14,10 @@ from doc_processing_toolkit.testing.emulator.anthropic_wire import ANTHROPIC_ROU
 from doc_processing_toolkit.testing.emulator.chat_completions_wire import CHAT_COMPLETIONS_ROUTES
 from doc_processing_toolkit.testing.emulator.common import DialectRoute
 from doc_processing_toolkit.testing.emulator.files_wire import FILES_ROUTES
+from doc_processing_toolkit.testing.emulator.google_batch_wire import GOOGLE_BATCH_ROUTES
 from doc_processing_toolkit.testing.emulator.google_files_wire import GOOGLE_FILES_ROUTES
 from doc_processing_toolkit.testing.emulator.google_wire import GOOGLE_ROUTES
+from doc_processing_toolkit.testing.emulator.openai_batch_wire import OPENAI_BATCH_ROUTES
 from doc_processing_toolkit.testing.emulator.openai_wire import OPENAI_ROUTES
 
 __all__ = ["DIALECT_ROUTES", "register_dialect_routes"]
@@ -28,6 +30,8 @@ DIALECT_ROUTES: dict[str, DialectRoute] = {
     **GOOGLE_FILES_ROUTES,  # /upload/v1(beta)/files
     **FILES_ROUTES,  # /v1/files (Anthropic, OpenAI), /{version}/files/{id} (+ Gemini), ...
     **ANTHROPIC_BATCH_ROUTES,  # /v1/messages/batches (Message Batches)
+    **OPENAI_BATCH_ROUTES,  # /v1/batches (Batch API; its GET shares Gemini's path)
+    **GOOGLE_BATCH_ROUTES,  # :batchGenerateContent, /{version}/batches/{id} (+ OpenAI's GET)
 }
 """Every route the emulator serves by default."""
 
