@@ -35,18 +35,22 @@ from dependency_injector import containers, providers
 
 from doc_processing_toolkit.adapters.mcp.local_functions import LocalFunctionSession
 from doc_processing_toolkit.adapters.mcp.truncated_results import TruncatedResultSession
+from doc_processing_toolkit.adapters.providers._batch import BatchPolling
 from doc_processing_toolkit.adapters.providers._common import release_loop_clients
 from doc_processing_toolkit.adapters.providers._profile import BaseProfile
+from doc_processing_toolkit.adapters.providers.anthropic.batch import AnthropicBatchClient
 from doc_processing_toolkit.adapters.providers.anthropic.client import AnthropicModelClient
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import AnthropicHistoryCodec
 from doc_processing_toolkit.adapters.providers.anthropic.profile import AnthropicProfile
 from doc_processing_toolkit.adapters.providers.fireworks.client import FireworksModelClient
 from doc_processing_toolkit.adapters.providers.fireworks.dialect import FireworksHistoryCodec
 from doc_processing_toolkit.adapters.providers.fireworks.profile import FireworksProfile
+from doc_processing_toolkit.adapters.providers.google.batch import GoogleBatchClient
 from doc_processing_toolkit.adapters.providers.google.client import GoogleModelClient
 from doc_processing_toolkit.adapters.providers.google.dialect import GoogleHistoryCodec
 from doc_processing_toolkit.adapters.providers.google.profile import GoogleProfile
 from doc_processing_toolkit.adapters.providers.native_media import ProviderMediaShapes
+from doc_processing_toolkit.adapters.providers.openai.batch import OpenAIBatchClient
 from doc_processing_toolkit.adapters.providers.openai.client import OpenAIModelClient
 from doc_processing_toolkit.adapters.providers.openai.dialect import OpenAIHistoryCodec
 from doc_processing_toolkit.adapters.providers.openai.profile import OpenAIProfile
@@ -54,6 +58,7 @@ from doc_processing_toolkit.adapters.registry.json_file import JsonFileRegistry
 from doc_processing_toolkit.application.deps import AgentDeps
 from doc_processing_toolkit.application.tools.wiring import ToolWiring
 from doc_processing_toolkit.domain.registry import ModelInfo
+from doc_processing_toolkit.ports.batch import BatchClient
 from doc_processing_toolkit.ports.dialect import HistoryCodec
 from doc_processing_toolkit.ports.media_store import MediaStore
 from doc_processing_toolkit.ports.model_client import ModelClient
@@ -65,7 +70,9 @@ __all__ = [
     "CODEC_ENTRY_POINT_GROUP",
     "ENTRY_POINT_GROUP",
     "PROFILE_ENTRY_POINT_GROUP",
+    "BatchPolling",
     "Container",
+    "build_batch_client",
     "build_history_codec",
     "build_model_client",
     "build_provider_profile",
@@ -112,6 +119,12 @@ class Container(containers.DeclarativeContainer):
         google=providers.Singleton(GoogleProfile),
         fireworks=providers.Singleton(FireworksProfile),
     )
+    batch_clients: providers.FactoryAggregate[Any] = providers.FactoryAggregate(
+        anthropic=providers.Factory(AnthropicBatchClient),
+        openai=providers.Factory(OpenAIBatchClient),
+        google=providers.Factory(GoogleBatchClient),
+    )
+    """Provider batch APIs by provider (Fireworks has none: its jobs run interactively)."""
     local_functions = providers.Factory(LocalFunctionSession)
     mcp_sessions = providers.FactoryAggregate(
         fastmcp=providers.Factory(_mcp_session),
@@ -191,6 +204,37 @@ def build_model_client(
         f"no adapter for provider {provider!r}: register one under the entry-point group "
         f"{ENTRY_POINT_GROUP!r} or pass client="
     )
+
+
+def build_batch_client(
+    provider: str,
+    *,
+    api_key: str | None = None,
+    base_url: str | None = None,
+    polling: BatchPolling | None = None,
+    container: Container | None = None,
+) -> BatchClient | None:
+    """The BatchClient of ``provider``'s batch API, or None when the toolkit has none for it
+    (Fireworks, plug-ins): the caller then runs those requests interactively.
+
+    ``api_key`` / ``base_url`` work as for ``Agent(...)``: unset, the key comes from the
+    provider's variable (``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY``,
+    ``GOOGLE_GEMINI_API_KEY``) and the endpoint from ``DPT_<PROVIDER>_BASE_URL`` or the
+    SDK's own. A missing key raises ConfigurationError naming the variable at the first
+    ``run_batch``, before any network. ``polling`` sets the poll intervals and the timeout
+    (:class:`BatchPolling`; default: 10 s doubling to 5 min, cancelled after 25 h). The
+    client prices nothing itself: its responses carry ``served_tier="batch"`` and the
+    ledger bills them at the registry row's ``batch`` prices. Override per provider with
+    ``container.batch_clients.<provider>.override(...)``.
+    """
+    container = container or default_container()
+    if provider not in container.batch_clients.providers:
+        return None
+    kwargs: dict[str, Any] = {"row_lookup": registry(container).row}
+    for name, value in (("api_key", api_key), ("base_url", base_url), ("polling", polling)):
+        if value is not None:
+            kwargs[name] = value
+    return cast(BatchClient, container.batch_clients(provider, **kwargs))
 
 
 def local_function_session(container: Container, functions: list[Any]) -> ToolSession:

@@ -148,7 +148,9 @@ async def wait_for_end(
     )
 
 
-async def _cancel_quietly(cancel: Callable[[], Awaitable[Any]], provider: str, batch_id: str) -> None:
+async def _cancel_quietly(
+    cancel: Callable[[], Awaitable[Any]], provider: str, batch_id: str
+) -> None:
     try:
         await asyncio.shield(cancel())
     except Exception as exc:  # the caller's cancellation wins; say what was left running

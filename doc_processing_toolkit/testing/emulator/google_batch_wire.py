@@ -25,7 +25,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from doc_processing_toolkit.testing.emulator import openai_batch_wire
+from doc_processing_toolkit.testing.emulator import openai_batch_wire, openai_wire
 from doc_processing_toolkit.testing.emulator.batch_store import EmulatedBatch
 from doc_processing_toolkit.testing.emulator.common import (
     EXHAUSTED_MESSAGE,
@@ -61,7 +61,7 @@ _GRPC = {
 
 def batches_dialect(request: Request) -> str:
     """``google`` for the genai SDK (it sends ``x-goog-api-key``), else ``openai``."""
-    return DIALECT if "x-goog-api-key" in request.headers else openai_batch_wire.DIALECT
+    return DIALECT if "x-goog-api-key" in request.headers else openai_wire.DIALECT
 
 
 def _time(stamp: float | None) -> str | None:
@@ -71,7 +71,9 @@ def _time(stamp: float | None) -> str | None:
 
 
 def _error(status: int, message: str, metadata: Any) -> dict[str, Any]:
-    code, name = _GRPC.get(status, (13, "INTERNAL") if status >= 500 else (9, "FAILED_PRECONDITION"))
+    code, name = _GRPC.get(
+        status, (13, "INTERNAL") if status >= 500 else (9, "FAILED_PRECONDITION")
+    )
     entry: dict[str, Any] = {"error": {"code": code, "message": message, "status": name}}
     if metadata is not None:
         entry["metadata"] = metadata
@@ -112,7 +114,9 @@ def _batch_json(batch: EmulatedBatch) -> dict[str, Any]:
     }
     if batch.ended:
         metadata["endTime"] = _time(batch.ended_at)
-        metadata["output"] = {"inlinedResponses": {"inlinedResponses": list(batch.results.values())}}
+        metadata["output"] = {
+            "inlinedResponses": {"inlinedResponses": list(batch.results.values())}
+        }
     return {"name": batch.id, "metadata": metadata, "done": batch.ended}
 
 

@@ -40,6 +40,7 @@ from doc_processing_toolkit.testing.script import Fault
 
 __all__ = ["OPENAI_BATCH_ROUTES", "handle_cancel", "handle_create", "handle_retrieve"]
 
+
 def _line(custom_id: str, status: int, body: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": new_id("batch_req_"),

@@ -126,9 +126,9 @@ class AnthropicBatchClient:
         async for line in results:
             data = line.to_dict(mode="json")
             custom_id = str(data.get("custom_id"))
-            request = requests.get(custom_id)
-            if request is not None:
-                outcomes[custom_id] = self._outcome(custom_id, request, data["result"], batch_id)
+            wanted = requests.get(custom_id)
+            if wanted is not None:
+                outcomes[custom_id] = self._outcome(custom_id, wanted, data["result"], batch_id)
         return {
             custom_id: outcomes.get(custom_id) or missing_result(PROVIDER, custom_id, batch_id)
             for custom_id in requests

@@ -164,7 +164,9 @@ class GoogleBatchClient:
         self, custom_id: str, request: ModelRequest, answered: Any, batch_id: str
     ) -> BatchOutcome:
         if answered.response is not None:
-            data = answered.response.model_dump(mode="json", exclude_none=True, exclude=_DUMP_EXCLUDE)
+            data = answered.response.model_dump(
+                mode="json", exclude_none=True, exclude=_DUMP_EXCLUDE
+            )
             response = parse_response(
                 data,
                 requested_model=request.model,
@@ -176,7 +178,9 @@ class GoogleBatchClient:
         code = getattr(error, "code", None)
         if code == 1:
             return not_run(PROVIDER, custom_id, "cancelled", batch_id)
-        status = _HTTP.get(code, code if isinstance(code, int) and code >= 100 else 500)
+        status = 500
+        if isinstance(code, int):
+            status = code if code >= 100 else _HTTP.get(code, 500)
         return status_error_class(status)(
             self._client._redact(
                 f"google batch request {custom_id!r} {status}: "

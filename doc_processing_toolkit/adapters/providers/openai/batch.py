@@ -177,7 +177,8 @@ class OpenAIBatchClient:
                     structured_output=request.output_schema is not None,
                 )
                 return batch_response(parsed, batch_id)
-            detail = body.get("error") if isinstance(body.get("error"), Mapping) else {}
+            raw_detail = body.get("error")
+            detail: Mapping[str, Any] = raw_detail if isinstance(raw_detail, Mapping) else {}
             kind = detail.get("type") or detail.get("code") or "error"
             return status_error_class(status)(
                 self._client._redact(
@@ -210,4 +211,3 @@ class OpenAIBatchClient:
     async def aclose(self) -> None:
         """Close the SDK client this instance owns (a shared one is left open)."""
         await self._client.aclose()
-
