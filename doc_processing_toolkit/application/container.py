@@ -33,6 +33,7 @@ from typing import Any, cast
 
 from dependency_injector import containers, providers
 
+from doc_processing_toolkit.adapters.durable.dbos import DbosEngine
 from doc_processing_toolkit.adapters.mcp.local_functions import LocalFunctionSession
 from doc_processing_toolkit.adapters.mcp.truncated_results import TruncatedResultSession
 from doc_processing_toolkit.adapters.providers._common import release_loop_clients
@@ -52,9 +53,12 @@ from doc_processing_toolkit.adapters.providers.openai.dialect import OpenAIHisto
 from doc_processing_toolkit.adapters.providers.openai.profile import OpenAIProfile
 from doc_processing_toolkit.adapters.registry.json_file import JsonFileRegistry
 from doc_processing_toolkit.application.deps import AgentDeps
+from doc_processing_toolkit.application.fleet.fleet import FleetDeps
 from doc_processing_toolkit.application.tools.wiring import ToolWiring
 from doc_processing_toolkit.domain.registry import ModelInfo
+from doc_processing_toolkit.ports.batch import BatchClient
 from doc_processing_toolkit.ports.dialect import HistoryCodec
+from doc_processing_toolkit.ports.durable import DurableEngine
 from doc_processing_toolkit.ports.media_store import MediaStore
 from doc_processing_toolkit.ports.model_client import ModelClient
 from doc_processing_toolkit.ports.provider_profile import ProviderProfile
@@ -66,11 +70,14 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "PROFILE_ENTRY_POINT_GROUP",
     "Container",
+    "build_batch_client",
+    "build_durable_engine",
     "build_history_codec",
     "build_model_client",
     "build_provider_profile",
     "default_container",
     "default_deps",
+    "fleet_deps",
     "local_function_session",
     "registry",
     "release_loop_resources",
@@ -122,6 +129,11 @@ class Container(containers.DeclarativeContainer):
     )
     """ToolLoader session factories by tool format: ``(config dict) -> ManagedToolSession``."""
     truncated_results = providers.Factory(TruncatedResultSession)
+    batch_clients: providers.FactoryAggregate[Any] = providers.FactoryAggregate()
+    """provider -> its BatchClient factory ``(**client_kwargs)`` (fleets in batch mode); a
+    provider missing here has no batch API and its fleet jobs run interactively."""
+    durable_engine = providers.Factory(DbosEngine)
+    """``(database_url, name) -> DurableEngine`` of fleets (DBOS)."""
 
 
 _default: Container | None = None
@@ -286,6 +298,31 @@ def build_provider_profile(container: Container, provider: str) -> ProviderProfi
     if factory is not None:
         return cast(ProviderProfile, factory())
     return BaseProfile(name=provider)
+
+
+def build_batch_client(container: Container, provider: str, **kwargs: Any) -> BatchClient | None:
+    """The BatchClient of ``provider`` (``kwargs``: ``api_key``, ``base_url`` when set), or
+    None when no batch adapter is registered for it."""
+    if provider in container.batch_clients.providers:
+        return cast(BatchClient, container.batch_clients(provider, **kwargs))
+    return None
+
+
+def build_durable_engine(
+    container: Container, database_url: str | None, name: str
+) -> DurableEngine:
+    """The durable engine of fleet ``name`` on ``database_url``."""
+    return cast(DurableEngine, container.durable_engine(database_url, name))
+
+
+def fleet_deps(container: Container | None = None) -> FleetDeps:
+    """The FleetDeps of ``container`` (default: the process container)."""
+    container = container or default_container()
+    return FleetDeps(
+        engine=functools.partial(build_durable_engine, container),
+        batch_clients=functools.partial(build_batch_client, container),
+        registry=registry(container),
+    )
 
 
 def registry(container: Container | None = None) -> ModelRegistry:
