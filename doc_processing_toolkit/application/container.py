@@ -33,6 +33,7 @@ from typing import Any, cast
 
 from dependency_injector import containers, providers
 
+from doc_processing_toolkit.adapters.durable.dbos import DbosEngine
 from doc_processing_toolkit.adapters.mcp.local_functions import LocalFunctionSession
 from doc_processing_toolkit.adapters.mcp.truncated_results import TruncatedResultSession
 from doc_processing_toolkit.adapters.providers._batch import BatchPolling
@@ -56,10 +57,12 @@ from doc_processing_toolkit.adapters.providers.openai.dialect import OpenAIHisto
 from doc_processing_toolkit.adapters.providers.openai.profile import OpenAIProfile
 from doc_processing_toolkit.adapters.registry.json_file import JsonFileRegistry
 from doc_processing_toolkit.application.deps import AgentDeps
+from doc_processing_toolkit.application.fleet.fleet import FleetDeps
 from doc_processing_toolkit.application.tools.wiring import ToolWiring
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.ports.batch import BatchClient
 from doc_processing_toolkit.ports.dialect import HistoryCodec
+from doc_processing_toolkit.ports.durable import DurableEngine
 from doc_processing_toolkit.ports.media_store import MediaStore
 from doc_processing_toolkit.ports.model_client import ModelClient
 from doc_processing_toolkit.ports.provider_profile import ProviderProfile
@@ -73,11 +76,13 @@ __all__ = [
     "BatchPolling",
     "Container",
     "build_batch_client",
+    "build_durable_engine",
     "build_history_codec",
     "build_model_client",
     "build_provider_profile",
     "default_container",
     "default_deps",
+    "fleet_deps",
     "local_function_session",
     "registry",
     "release_loop_resources",
@@ -135,6 +140,8 @@ class Container(containers.DeclarativeContainer):
     )
     """ToolLoader session factories by tool format: ``(config dict) -> ManagedToolSession``."""
     truncated_results = providers.Factory(TruncatedResultSession)
+    durable_engine = providers.Factory(DbosEngine)
+    """``(database_url, name) -> DurableEngine`` of fleets (DBOS)."""
 
 
 _default: Container | None = None
@@ -207,12 +214,13 @@ def build_model_client(
 
 
 def build_batch_client(
+    container: Container,
     provider: str,
     *,
     api_key: str | None = None,
     base_url: str | None = None,
     polling: BatchPolling | None = None,
-    container: Container | None = None,
+    row_lookup: Callable[[str], ModelInfo | None] | None = None,
 ) -> BatchClient | None:
     """The BatchClient of ``provider``'s batch API, or None when the toolkit has none for it
     (Fireworks, plug-ins): the caller then runs those requests interactively.
@@ -222,15 +230,16 @@ def build_batch_client(
     ``GOOGLE_GEMINI_API_KEY``) and the endpoint from ``DPT_<PROVIDER>_BASE_URL`` or the
     SDK's own. A missing key raises ConfigurationError naming the variable at the first
     ``run_batch``, before any network. ``polling`` sets the poll intervals and the timeout
-    (:class:`BatchPolling`; default: 10 s doubling to 5 min, cancelled after 25 h). The
-    client prices nothing itself: its responses carry ``served_tier="batch"`` and the
-    ledger bills them at the registry row's ``batch`` prices. Override per provider with
-    ``container.batch_clients.<provider>.override(...)``.
+    (:class:`BatchPolling`; default: 10 s doubling to 5 min, cancelled after 25 h);
+    ``row_lookup`` defaults to the container's registry. The client prices nothing
+    itself: its responses carry ``served_tier="batch"`` and the ledger bills them at the
+    registry row's ``batch`` prices. Override per provider with
+    ``container.batch_clients.<provider>.override(...)``; fleets in batch mode get theirs
+    here (:func:`fleet_deps`).
     """
-    container = container or default_container()
     if provider not in container.batch_clients.providers:
         return None
-    kwargs: dict[str, Any] = {"row_lookup": registry(container).row}
+    kwargs: dict[str, Any] = {"row_lookup": row_lookup or registry(container).row}
     for name, value in (("api_key", api_key), ("base_url", base_url), ("polling", polling)):
         if value is not None:
             kwargs[name] = value
@@ -330,6 +339,23 @@ def build_provider_profile(container: Container, provider: str) -> ProviderProfi
     if factory is not None:
         return cast(ProviderProfile, factory())
     return BaseProfile(name=provider)
+
+
+def build_durable_engine(
+    container: Container, database_url: str | None, name: str
+) -> DurableEngine:
+    """The durable engine of fleet ``name`` on ``database_url``."""
+    return cast(DurableEngine, container.durable_engine(database_url, name))
+
+
+def fleet_deps(container: Container | None = None) -> FleetDeps:
+    """The FleetDeps of ``container`` (default: the process container)."""
+    container = container or default_container()
+    return FleetDeps(
+        engine=functools.partial(build_durable_engine, container),
+        batch_clients=functools.partial(build_batch_client, container),
+        registry=registry(container),
+    )
 
 
 def registry(container: Container | None = None) -> ModelRegistry:

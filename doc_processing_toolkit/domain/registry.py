@@ -123,6 +123,11 @@ class ModelInfo(BaseModel):
     """The model the provider recommends instead."""
     release_date: str | None = None
     notes: str | None = None
+    requests_per_minute: int | None = None
+    """The provider's request rate limit for this model, when one applies to every
+    account (fleets limit their requests to it); None: it depends on the account's tier."""
+    tokens_per_minute: int | None = None
+    """The provider's token rate limit (input + output) for this model; None: unknown."""
 
     def lifecycle_warning(self, today: str) -> str | None:
         """The WARNING for a deprecated or retired row on ``today`` (YYYY-MM-DD); None if

@@ -11,7 +11,11 @@ import pytest
 
 from doc_processing_toolkit import Agent, tool
 from doc_processing_toolkit.adapters.providers._batch import BatchPolling
-from doc_processing_toolkit.application.container import build_batch_client, registry
+from doc_processing_toolkit.application.container import (
+    build_batch_client,
+    default_container,
+    registry,
+)
 from doc_processing_toolkit.domain.errors import ProviderError
 from doc_processing_toolkit.domain.requests import ModelRequest, StreamItem
 from doc_processing_toolkit.ports.batch import BatchClient
@@ -64,7 +68,9 @@ async def test_a_tool_round_at_batch_prices_costs_half_the_interactive_run(
     model: str, provider: str
 ) -> None:
     async with ProviderEmulator(SCRIPT) as emu:
-        batch = build_batch_client(provider, base_url=_base_url(emu, provider), polling=FAST)
+        batch = build_batch_client(
+            default_container(), provider, base_url=_base_url(emu, provider), polling=FAST
+        )
         assert batch is not None
         agent = Agent(model=model, tools=[lookup_total], client=BatchTurns(batch))
         batched = await agent.run("What is the total of inv-7?")

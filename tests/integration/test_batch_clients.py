@@ -13,7 +13,7 @@ from doc_processing_toolkit.adapters.providers._batch import BatchPolling
 from doc_processing_toolkit.adapters.providers.anthropic.batch import AnthropicBatchClient
 from doc_processing_toolkit.adapters.providers.google.batch import GoogleBatchClient
 from doc_processing_toolkit.adapters.providers.openai.batch import OpenAIBatchClient
-from doc_processing_toolkit.application.container import build_batch_client
+from doc_processing_toolkit.application.container import build_batch_client, default_container
 from doc_processing_toolkit.domain.errors import (
     ConfigurationError,
     ProviderError,
@@ -215,11 +215,15 @@ async def test_missing_key_is_a_configuration_error_before_any_network(
 
 async def test_build_batch_client_by_provider() -> None:
     for provider, (cls, *_rest) in _CASES.items():
-        client = build_batch_client(provider, base_url="http://127.0.0.1:9", polling=FAST)
+        client = build_batch_client(
+            default_container(), provider, base_url="http://127.0.0.1:9", polling=FAST
+        )
         assert isinstance(client, cls) and isinstance(client, BatchClient)
         assert client.provider == provider and getattr(client, "polling", None) is FAST
-    assert build_batch_client("fireworks") is None  # no batch adapter: jobs run interactively
-    assert build_batch_client("someone-elses-plugin") is None
+    assert (
+        build_batch_client(default_container(), "fireworks") is None
+    )  # no batch adapter: jobs run interactively
+    assert build_batch_client(default_container(), "someone-elses-plugin") is None
 
 
 def test_polling_settings_are_checked() -> None:

@@ -19,7 +19,7 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Self
 
@@ -217,6 +217,16 @@ class ProviderEmulator:
     def push(self, *steps: ScriptStep) -> None:
         """Append steps to the script."""
         self._state.push(*steps)
+
+    @property
+    def responder(self) -> Callable[[dict[str, Any]], ScriptStep | None] | None:
+        """Answers each request from its JSON body (the wire request the SDK sent) before the
+        script does; None from it, or no responder: the script answers."""
+        return self._state.responder
+
+    @responder.setter
+    def responder(self, value: Callable[[dict[str, Any]], ScriptStep | None] | None) -> None:
+        self._state.responder = value
 
     @property
     def default(self) -> Reply | None:
