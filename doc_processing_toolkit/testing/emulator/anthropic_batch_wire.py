@@ -67,7 +67,7 @@ def _answer(state: EmulatorState, params: dict[str, Any]) -> dict[str, Any]:
     problem = validate_request(params)
     if problem is not None:
         return _errored("invalid_request_error", problem)
-    step = state.next_step()
+    step = state.next_step(params)
     if step is None:
         return _errored("api_error", EXHAUSTED_MESSAGE)
     if isinstance(step, Fault):

@@ -88,7 +88,7 @@ def _answer(state: EmulatorState, model: str, entry: dict[str, Any]) -> dict[str
     problem = validate_request(request)
     if problem is not None:
         return _error(400, problem, metadata)
-    step = state.next_step()
+    step = state.next_step(request)
     if step is None:
         return _error(500, EXHAUSTED_MESSAGE, metadata)
     if isinstance(step, Fault):

@@ -64,7 +64,7 @@ def _answer(state: EmulatorState, custom_id: str, line: dict[str, Any]) -> dict[
     problem = validate_request(body)
     if problem is not None:
         return _failed(custom_id, problem[0], problem[1], None)
-    step = state.next_step()
+    step = state.next_step(body)
     if step is None:
         return _failed(custom_id, 500, EXHAUSTED_MESSAGE, None)
     if isinstance(step, Fault):
