@@ -231,7 +231,9 @@ def build_batch_client(
     ``GOOGLE_GEMINI_API_KEY``) and the endpoint from ``DPT_<PROVIDER>_BASE_URL`` or the
     SDK's own. A missing key raises ConfigurationError naming the variable at the first
     ``run_batch``, before any network. ``polling`` sets the poll intervals and the timeout
-    (:class:`BatchPolling`; default: 10 s doubling to 5 min, cancelled after 25 h);
+    (:class:`BatchPolling`; default: 10 s doubling to 5 min, cancelled after 25 h, each
+    overridable by ``DPT_BATCH_POLL_INITIAL_S``, ``DPT_BATCH_POLL_MAX_S`` and
+    ``DPT_BATCH_TIMEOUT_S``);
     ``row_lookup`` defaults to the container's registry. The client prices nothing
     itself: its responses carry ``served_tier="batch"`` and the ledger bills them at the
     registry row's ``batch`` prices. Override per provider with
@@ -240,8 +242,11 @@ def build_batch_client(
     """
     if provider not in container.batch_clients.providers:
         return None
-    kwargs: dict[str, Any] = {"row_lookup": row_lookup or registry(container).row}
-    for name, value in (("api_key", api_key), ("base_url", base_url), ("polling", polling)):
+    kwargs: dict[str, Any] = {
+        "row_lookup": row_lookup or registry(container).row,
+        "polling": polling or BatchPolling.from_env(os.environ),
+    }
+    for name, value in (("api_key", api_key), ("base_url", base_url)):
         if value is not None:
             kwargs[name] = value
     return cast(BatchClient, container.batch_clients(provider, **kwargs))

@@ -277,3 +277,15 @@ async def test_tool_calls_keep_their_ids_across_the_batch() -> None:
     (part,) = [p for p in response.message.parts if isinstance(p, ToolCallPart)]
     assert part.id == "toolu_fixed"
     assert params["tools"][0]["name"] == "calculate" and "stream" not in params
+
+
+def test_polling_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DPT_BATCH_POLL_INITIAL_S", "0.5")
+    monkeypatch.setenv("DPT_BATCH_TIMEOUT_S", "120")
+    client = build_batch_client(default_container(), "openai")
+    polling = getattr(client, "polling", None)
+    assert isinstance(polling, BatchPolling)
+    assert (polling.initial_interval, polling.timeout, polling.max_interval) == (0.5, 120, 300)
+    monkeypatch.setenv("DPT_BATCH_POLL_MAX_S", "soon")
+    with pytest.raises(ConfigurationError, match="DPT_BATCH_POLL_MAX_S"):
+        build_batch_client(default_container(), "openai")

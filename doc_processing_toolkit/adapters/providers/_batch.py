@@ -46,6 +46,13 @@ BATCH_TIER_SOURCE = "batch_api"
 
 _T = TypeVar("_T")
 
+_ENV = {
+    "initial_interval": "DPT_BATCH_POLL_INITIAL_S",
+    "max_interval": "DPT_BATCH_POLL_MAX_S",
+    "timeout": "DPT_BATCH_TIMEOUT_S",
+}
+"""BatchPolling fields -> the variables :meth:`BatchPolling.from_env` reads."""
+
 
 @dataclass(frozen=True, slots=True)
 class BatchPolling:
@@ -78,6 +85,26 @@ class BatchPolling:
             raise ConfigurationError("BatchPolling.multiplier must be >= 1")
         if self.timeout is not None and self.timeout <= 0:
             raise ConfigurationError("BatchPolling.timeout must be > 0 (or None: no limit)")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str]) -> BatchPolling:
+        """The defaults, with ``DPT_BATCH_POLL_INITIAL_S``, ``DPT_BATCH_POLL_MAX_S`` and
+        ``DPT_BATCH_TIMEOUT_S`` (seconds) from ``environ`` where set.
+
+        Raises:
+            ConfigurationError: a value that is not a number, naming the variable.
+        """
+        values: dict[str, float] = {}
+        for name, variable in _ENV.items():
+            raw = environ.get(variable)
+            if raw:
+                try:
+                    values[name] = float(raw)
+                except ValueError:
+                    raise ConfigurationError(
+                        f"{variable} must be a number of seconds, got {raw!r}"
+                    ) from None
+        return cls(**values)
 
     def intervals(self) -> Iterator[float]:
         """The waits between checks, forever (backoff capped at ``max_interval``)."""
