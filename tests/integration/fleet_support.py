@@ -3,7 +3,7 @@
 Run as a script it is one fleet worker process (the kill and multi-worker tests start
 several)::
 
-    python tests/integration/fleet_support.py DATABASE_URL WORKER_ID CONCURRENCY
+    python tests/integration/fleet_support.py DATABASE_URL WORKER_ID CONCURRENCY [READY GO]
 
 The environment carries the emulator's URL (``DPT_TEST_EMULATOR_URL``) and the tool's
 log file (``DPT_TEST_TOOL_LOG``): every call appends ``<job> <pid>`` to it with one
@@ -97,11 +97,19 @@ def tool_log(path: Path) -> list[tuple[str, int]]:
 
 
 def main(argv: list[str]) -> int:
-    """One worker process: serve the fleet until its queue is empty."""
+    """One worker process: serve the fleet until its queue is empty. With READY and GO
+    file paths it touches READY once built and waits for GO before serving (so several
+    workers start draining together)."""
+    import time
+
     from doc_processing_toolkit.fleet import Fleet
 
     database_url, worker_id, concurrency = argv[0], argv[1], int(argv[2])
     fleet = Fleet(make_agent, database_url, worker_id=worker_id, concurrency=concurrency)
+    if len(argv) >= 5:
+        Path(argv[3]).touch()
+        while not Path(argv[4]).exists():
+            time.sleep(0.02)
     fleet.run()
     fleet.close()
     return 0
