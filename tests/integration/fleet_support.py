@@ -71,11 +71,16 @@ def job_of(body: dict[str, Any]) -> tuple[str, int]:
     return job, 2 if messages and _has_tool_result(messages[-1]) else 1
 
 
+def profile_of(job: str) -> int:
+    """The job's usage profile (0-9): jobs of one profile bill the same tokens."""
+    return sum(ord(c) for c in job) % 10
+
+
 def invoice_responder(body: dict[str, Any]) -> ScriptStep | None:
     """First request of a job: one ``lookup`` call; after the tool result: the answer.
-    Token counts depend on the job, so two jobs' ledgers differ."""
+    Token counts depend on the job's profile, so jobs' ledgers differ."""
     job, iteration = job_of(body)
-    digits = sum(ord(c) for c in job) % 50
+    digits = 7 * profile_of(job)
     if iteration == 1:
         return Reply(
             tool_calls=(ToolCall("lookup", {"job": job}, id=f"toolu_{job}"),),

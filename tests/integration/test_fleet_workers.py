@@ -95,21 +95,31 @@ def _wait(condition: Callable[[], bool], timeout: float, what: str) -> None:
         time.sleep(0.01)
 
 
-def _uninterrupted_ledgers(ids: list[str], base_url: str) -> dict[str, list[dict[str, Any]]]:
-    """Each job run once by a plain Agent, nothing killed: the reference ledgers."""
+def _uninterrupted_ledgers(ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """The reference ledgers: one job of each usage profile run by a plain Agent, nothing
+    killed, against an emulator of its own (jobs of one profile bill the same tokens)."""
+    first = {fs.profile_of(i): i for i in reversed(ids)}
 
-    async def one(job_id: str) -> tuple[str, list[dict[str, Any]]]:
+    async def one(job_id: str) -> list[dict[str, Any]]:
         agent = fs.make_agent()
         try:
             result = await agent.run(f"Process job {job_id}.")
         finally:
             await agent.close()
-        return job_id, result.request_cost_records
+        return result.request_cost_records
 
-    async def every() -> list[tuple[str, list[dict[str, Any]]]]:
-        return list(await asyncio.gather(*(one(i) for i in ids)))
+    async def every() -> dict[int, list[dict[str, Any]]]:
+        return {p: await one(job_id) for p, job_id in first.items()}
 
-    return dict(asyncio.run(every()))
+    with ProviderEmulator() as emu:
+        emu.responder = fs.invoice_responder
+        previous = os.environ["DPT_TEST_EMULATOR_URL"]
+        os.environ["DPT_TEST_EMULATOR_URL"] = emu.anthropic_base_url
+        try:
+            by_profile = asyncio.run(every())
+        finally:
+            os.environ["DPT_TEST_EMULATOR_URL"] = previous
+    return {job_id: by_profile[fs.profile_of(job_id)] for job_id in ids}
 
 
 @pytest.fixture
@@ -134,8 +144,7 @@ def test_a_worker_killed_three_times_resumes_every_job_from_its_checkpoints(env:
         emu.responder = fs.invoice_responder
         os.environ["DPT_TEST_EMULATOR_URL"] = emu.anthropic_base_url
         ids = [f"inv-{i:03d}" for i in range(200)]
-        reference = _uninterrupted_ledgers(ids, emu.anthropic_base_url)
-        gate.served.clear()
+        reference = _uninterrupted_ledgers(ids)
         (env / "tools.log").unlink(missing_ok=True)
 
         database = env / "fleet.sqlite"

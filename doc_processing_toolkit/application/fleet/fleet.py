@@ -97,7 +97,7 @@ class Fleet:
 
     def __init__(
         self,
-        agent_factory: Callable[[], Any],
+        agent_factory: Callable[[], Any] | None,
         database_url: str | None = None,
         *,
         mode: FleetMode = "interactive",
@@ -114,6 +114,8 @@ class Fleet:
     ) -> None:
         """Args:
         agent_factory: Builds one job's Agent (called for every job, in every worker).
+            None: a fleet that only submits and reads (``dpt fleet status``); it cannot
+            :meth:`run`.
         database_url: The engine's database: None for a SQLite file ``<name>.sqlite`` in
             the working directory, a path or ``sqlite:///...`` URL, or a
             ``postgresql://`` URL that several workers share.
@@ -149,18 +151,21 @@ class Fleet:
         self._storm = storm_seconds
         self._batch_window = batch_window_seconds
         self._batch_settle = batch_settle_seconds
-        probe = agent_factory()
-        try:
-            self.provider: str = probe.provider
-            self.model: str = probe.model
-            self._client_kwargs = _client_kwargs(probe)
-            row = self._deps.registry.row(self.model)
-        finally:
-            run_blocking(probe.close)
-        if rate_limit is None and row is not None and row.requests_per_minute:
-            rate_limit = RateLimit(
-                row.requests_per_minute, rate_window_seconds, tokens=row.tokens_per_minute
-            )
+        self.provider: str | None = None
+        self.model: str | None = None
+        self._client_kwargs: dict[str, Any] = {}
+        if agent_factory is not None:
+            probe = agent_factory()
+            try:
+                self.provider, self.model = probe.provider, probe.model
+                self._client_kwargs = _client_kwargs(probe)
+                row = self._deps.registry.row(probe.model)
+            finally:
+                run_blocking(probe.close)
+            if rate_limit is None and row is not None and row.requests_per_minute:
+                rate_limit = RateLimit(
+                    row.requests_per_minute, rate_window_seconds, tokens=row.tokens_per_minute
+                )
         self.rate_limit = rate_limit
         """The provider's fleet-wide rate limit (None: none known)."""
         self._engine = self._deps.engine(database_url, name)
@@ -197,7 +202,13 @@ class Fleet:
     # ------------------------------------------------------------------ worker side
     @property
     def runner(self) -> FleetJobRunner:
-        """The job runner of this process (built on first use)."""
+        """The job runner of this process (built on first use).
+
+        Raises:
+            ValueError: the fleet has no agent factory.
+        """
+        if self._factory is None or self.provider is None:
+            raise ValueError("this Fleet has no agent_factory: it can submit and read, not run")
         if self._runner is None:
             batch_clients: Callable[[str], BatchClient | None] | None = None
             if self.mode == "batch":
@@ -219,7 +230,7 @@ class Fleet:
     def queues(self) -> FleetQueues:
         """The queues this fleet's workers serve."""
         lanes = {}
-        if self.rate_limit is not None and self.mode == "interactive":
+        if self.rate_limit is not None and self.provider and self.mode == "interactive":
             limit = self.rate_limit
             lanes[lane_name(self.name, self.provider)] = RateLimit(
                 limit.requests, headroom(limit.period_seconds), tokens=limit.tokens
@@ -240,6 +251,7 @@ class Fleet:
         """Work in this process: resume this worker's unfinished jobs, then take queued
         ones until none is queued or running here (``until_idle``); returns the results.
         """
+        runner = self.runner
         tick = None
         if on_progress is not None:
             progress = on_progress
@@ -248,7 +260,7 @@ class Fleet:
                 progress(status_of(list(records)))
 
         self._engine.serve(
-            self.runner,
+            runner,
             self.queues(),
             worker_id=self.worker_id,
             until_idle=until_idle,
