@@ -27,6 +27,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from doc_processing_toolkit.cli.tool_files import load_tool_file
+from doc_processing_toolkit.domain.errors import (
+    ConfigurationError,
+    InvalidInputError,
+    MissingFileError,
+)
 from doc_processing_toolkit.fleet import Fleet, FleetStatus
 
 __all__ = ["ProgressBar", "add_commands", "read_jobs"]
@@ -36,12 +41,12 @@ def read_jobs(path: str) -> list[dict[str, Any]]:
     """The jobs of a JSONL file, checked.
 
     Raises:
-        FileNotFoundError: no such file.
-        ValueError: a line that is not a job, naming the line.
+        MissingFileError: no such file.
+        InvalidInputError: a line that is not a job, naming the line.
     """
     file = Path(path)
     if not file.is_file():
-        raise FileNotFoundError(f"jobs file not found: {path}")
+        raise MissingFileError(f"jobs file not found: {path}")
     jobs: list[dict[str, Any]] = []
     seen: set[str] = set()
     for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
@@ -50,22 +55,22 @@ def read_jobs(path: str) -> list[dict[str, Any]]:
         try:
             job = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{number}: not JSON ({exc.msg})") from exc
+            raise InvalidInputError(f"{path}:{number}: not JSON ({exc.msg})") from exc
         if not isinstance(job, dict):
-            raise ValueError(f"{path}:{number}: a job is an object with id and message")
+            raise InvalidInputError(f"{path}:{number}: a job is an object with id and message")
         job_id, message, files = job.get("id"), job.get("message"), job.get("files") or []
         if not isinstance(job_id, str) or not job_id:
-            raise ValueError(f"{path}:{number}: 'id' must be a non-empty string")
+            raise InvalidInputError(f"{path}:{number}: 'id' must be a non-empty string")
         if not isinstance(message, str):
-            raise ValueError(f"{path}:{number}: 'message' must be a string")
+            raise InvalidInputError(f"{path}:{number}: 'message' must be a string")
         if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
-            raise ValueError(f"{path}:{number}: 'files' must be a list of paths or URLs")
+            raise InvalidInputError(f"{path}:{number}: 'files' must be a list of paths or URLs")
         if job_id in seen:
-            raise ValueError(f"{path}:{number}: job id {job_id!r} appears twice")
+            raise InvalidInputError(f"{path}:{number}: job id {job_id!r} appears twice")
         seen.add(job_id)
         jobs.append({"id": job_id, "message": message, "files": files})
     if not jobs:
-        raise ValueError(f"{path} holds no jobs")
+        raise InvalidInputError(f"{path} holds no jobs")
     return jobs
 
 
@@ -127,7 +132,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     for path in args.tool or []:
         tools.extend(load_tool_file(path))
     if args.workers < 1:
-        raise ValueError(f"--workers must be at least 1, got {args.workers}")
+        raise ConfigurationError(f"--workers must be at least 1, got {args.workers}")
 
     def agent() -> Agent:
         return Agent(args.model, args.instructions or "", tools=tools or None, log_to_file=False)

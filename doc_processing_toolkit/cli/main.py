@@ -25,6 +25,7 @@ from doc_processing_toolkit.cli import fleet as fleet_cli
 from doc_processing_toolkit.cli.config_cost import add_commands
 from doc_processing_toolkit.cli.render import cost_line, held_warnings, stream_run
 from doc_processing_toolkit.cli.tool_files import load_tool_file as _load_tool_file
+from doc_processing_toolkit.domain.errors import ConfigurationError, MissingFileError
 
 __all__ = ["main"]
 
@@ -35,7 +36,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         tools.extend(_load_tool_file(path))
     for item in args.file or []:
         if "://" not in item and not Path(item).exists():
-            raise FileNotFoundError(f"file not found: {item}")
+            raise MissingFileError(f"file not found: {item}")
     out = sys.stdout
     # Warnings go to stderr after the answer, never into the middle of it.
     with held_warnings(sys.stderr) as logger:
@@ -88,7 +89,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(args.model, sys.stdout)
 
 
-class UsageError(Exception):
+class UsageError(ConfigurationError):
     """A command line the user should change (exit code 2)."""
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from doc_processing_toolkit.agent.tools import is_tool
+from doc_processing_toolkit.domain.errors import ConfigurationError, MissingFileError
 
 __all__ = ["load_tool_file"]
 
@@ -15,18 +16,18 @@ def load_tool_file(path: str) -> list[Any]:
     """The ``@tool`` functions a Python file defines.
 
     Raises:
-        FileNotFoundError: no such file.
-        ValueError: the file cannot be imported or defines no tool.
+        MissingFileError: no such file.
+        ConfigurationError: the file cannot be imported or defines no tool.
     """
     file = Path(path)
     if not file.is_file():
-        raise FileNotFoundError(f"tool file not found: {path}")
+        raise MissingFileError(f"tool file not found: {path}")
     spec = importlib.util.spec_from_file_location(f"dpt_cli_tools_{file.stem}", file)
     if spec is None or spec.loader is None:
-        raise ValueError(f"cannot import tool file {path}")
+        raise ConfigurationError(f"cannot import tool file {path}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     tools = [obj for obj in vars(module).values() if is_tool(obj)]
     if not tools:
-        raise ValueError(f"{path} defines no @tool functions")
+        raise ConfigurationError(f"{path} defines no @tool functions")
     return tools

@@ -38,6 +38,7 @@ from typing import Any, Literal
 
 from doc_processing_toolkit.application.fleet.jobs import FleetAgent, FleetJobRunner
 from doc_processing_toolkit.application.run.streaming import run_blocking
+from doc_processing_toolkit.domain.errors import ConfigurationError, StateError
 from doc_processing_toolkit.domain.fleet import (
     FleetQueues,
     FleetStatus,
@@ -79,7 +80,7 @@ def set_default_fleet_deps_factory(factory: Callable[[], FleetDeps] | None) -> N
 
 def _default_deps() -> FleetDeps:
     if _default_factory is None:
-        raise RuntimeError(
+        raise StateError(
             "no default FleetDeps: import doc_processing_toolkit.fleet (which installs the "
             "composition root's) or pass deps="
         )
@@ -135,12 +136,12 @@ class Fleet:
         deps: The adapters (default: the composition root's).
 
         Raises:
-            ValueError: a mode other than interactive/batch, or concurrency below 1.
+            ConfigurationError: a mode other than interactive/batch, or concurrency below 1.
         """
         if mode not in ("interactive", "batch"):
-            raise ValueError(f"Fleet mode must be 'interactive' or 'batch', got {mode!r}")
+            raise ConfigurationError(f"Fleet mode must be 'interactive' or 'batch', got {mode!r}")
         if concurrency < 1:
-            raise ValueError(f"Fleet concurrency must be at least 1, got {concurrency}")
+            raise ConfigurationError(f"Fleet concurrency must be at least 1, got {concurrency}")
         self._deps = deps or _default_deps()
         self._factory = agent_factory
         self.name = name
@@ -178,12 +179,12 @@ class Fleet:
         ``files`` are paths or URLs the workers can read (``Agent.run(files=...)``).
 
         Raises:
-            ValueError: an empty job id, or a message that is not a string.
+            ConfigurationError: an empty job id, or a message that is not a string.
         """
         if not isinstance(job_id, str) or not job_id:
-            raise ValueError(f"job_id must be a non-empty string, got {job_id!r}")
+            raise ConfigurationError(f"job_id must be a non-empty string, got {job_id!r}")
         if not isinstance(message, str):
-            raise ValueError(f"message must be a string, got {type(message).__name__}")
+            raise ConfigurationError(f"message must be a string, got {type(message).__name__}")
         payload = {"message": message, "files": [str(f) for f in files or []]}
         return self._engine.submit(job_id, payload)
 
@@ -205,10 +206,10 @@ class Fleet:
         """The job runner of this process (built on first use).
 
         Raises:
-            ValueError: the fleet has no agent factory.
+            StateError: the fleet has no agent factory.
         """
         if self._factory is None or self.provider is None:
-            raise ValueError("this Fleet has no agent_factory: it can submit and read, not run")
+            raise StateError("this Fleet has no agent_factory: it can submit and read, not run")
         if self._runner is None:
             batch_clients: Callable[[str], BatchClient | None] | None = None
             if self.mode == "batch":
