@@ -221,7 +221,12 @@ def add_commands(sub: Any) -> None:
     run = commands.add_parser("run", help="submit jobs.jsonl and work until the queue is empty")
     run.add_argument("jobs", help='a JSONL file: {"id", "message", "files"} per line')
     run.add_argument("--model", required=True, help="a registry model name, e.g. gpt-4o")
-    run.add_argument("--mode", choices=("interactive", "batch"), default="interactive")
+    run.add_argument(
+        "--mode",
+        choices=("interactive", "batch"),
+        default="interactive",
+        help="interactive requests, or provider batch APIs at batch prices",
+    )
     run.add_argument("--workers", type=int, default=8, help="jobs this process runs at once")
     run.add_argument("--worker-id", default=None, help="this worker's stable name")
     run.add_argument("--tool", action="append", metavar="FILE.py", help="a file of @tool functions")
