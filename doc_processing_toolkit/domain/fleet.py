@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from doc_processing_toolkit.domain.errors import ConfigurationError
+
 __all__ = [
     "FleetQueues",
     "FleetStatus",
@@ -38,9 +40,9 @@ class RateLimit:
 
     def __post_init__(self) -> None:
         if self.requests < 1:
-            raise ValueError(f"RateLimit.requests must be at least 1, got {self.requests}")
+            raise ConfigurationError(f"RateLimit.requests must be at least 1, got {self.requests}")
         if self.period_seconds <= 0:
-            raise ValueError(
+            raise ConfigurationError(
                 f"RateLimit.period_seconds must be positive, got {self.period_seconds}"
             )
 

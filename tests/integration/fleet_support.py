@@ -3,7 +3,7 @@
 Run as a script it is one fleet worker process (the kill and multi-worker tests start
 several)::
 
-    python tests/integration/fleet_support.py DATABASE_URL WORKER_ID CONCURRENCY
+    python tests/integration/fleet_support.py DATABASE_URL WORKER_ID CONCURRENCY [READY GO]
 
 The environment carries the emulator's URL (``DPT_TEST_EMULATOR_URL``) and the tool's
 log file (``DPT_TEST_TOOL_LOG``): every call appends ``<job> <pid>`` to it with one
@@ -71,11 +71,16 @@ def job_of(body: dict[str, Any]) -> tuple[str, int]:
     return job, 2 if messages and _has_tool_result(messages[-1]) else 1
 
 
+def profile_of(job: str) -> int:
+    """The job's usage profile (0-9): jobs of one profile bill the same tokens."""
+    return sum(ord(c) for c in job) % 10
+
+
 def invoice_responder(body: dict[str, Any]) -> ScriptStep | None:
     """First request of a job: one ``lookup`` call; after the tool result: the answer.
-    Token counts depend on the job, so two jobs' ledgers differ."""
+    Token counts depend on the job's profile, so jobs' ledgers differ."""
     job, iteration = job_of(body)
-    digits = sum(ord(c) for c in job) % 50
+    digits = 7 * profile_of(job)
     if iteration == 1:
         return Reply(
             tool_calls=(ToolCall("lookup", {"job": job}, id=f"toolu_{job}"),),
@@ -97,11 +102,19 @@ def tool_log(path: Path) -> list[tuple[str, int]]:
 
 
 def main(argv: list[str]) -> int:
-    """One worker process: serve the fleet until its queue is empty."""
+    """One worker process: serve the fleet until its queue is empty. With READY and GO
+    file paths it touches READY once built and waits for GO before serving (so several
+    workers start draining together)."""
+    import time
+
     from doc_processing_toolkit.fleet import Fleet
 
     database_url, worker_id, concurrency = argv[0], argv[1], int(argv[2])
     fleet = Fleet(make_agent, database_url, worker_id=worker_id, concurrency=concurrency)
+    if len(argv) >= 5:
+        Path(argv[3]).touch()
+        while not Path(argv[4]).exists():
+            time.sleep(0.02)
     fleet.run()
     fleet.close()
     return 0

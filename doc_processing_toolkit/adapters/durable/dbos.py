@@ -28,7 +28,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from doc_processing_toolkit._logging import get_logger
-from doc_processing_toolkit.domain.errors import ConfigurationError
+from doc_processing_toolkit.domain.errors import (
+    ConfigurationError,
+    MissingDependencyError,
+    StateError,
+)
 from doc_processing_toolkit.domain.fleet import FleetQueues, JobRecord, JobState
 from doc_processing_toolkit.ports.durable import JobRunner
 
@@ -73,7 +77,9 @@ def _import_dbos() -> Any:
     try:
         import dbos
     except ImportError as exc:  # pragma: no cover - the fleet extra is missing
-        raise ImportError("fleets need DBOS: pip install 'doc-processing-toolkit[fleet]'") from exc
+        raise MissingDependencyError(
+            "fleets need DBOS: pip install 'doc-processing-toolkit[fleet]'"
+        ) from exc
     return dbos
 
 
@@ -121,7 +127,7 @@ def _register(dbos: Any) -> None:
     @DBOS.workflow(name=JOB_WORKFLOW, max_recovery_attempts=50)  # type: ignore[untyped-decorator]
     async def job_workflow(payload: dict[str, Any]) -> dict[str, Any]:
         if _runner is None:  # pragma: no cover - a workflow outside serve()
-            raise RuntimeError("a fleet job ran outside DbosEngine.serve()")
+            raise StateError("a fleet job ran outside DbosEngine.serve()")
         return await _runner(str(DBOS.workflow_id), payload, _DbosSteps())
 
     @DBOS.workflow(name=PERMIT_WORKFLOW)  # type: ignore[untyped-decorator]
@@ -225,7 +231,7 @@ class DbosEngine:
         """Launch DBOS as worker ``worker_id``, drain the queue, shut DBOS down."""
         global _runner, _poll_seconds
         if not _serve_lock.acquire(blocking=False):
-            raise RuntimeError("a DbosEngine is already serving in this process")
+            raise StateError("a DbosEngine is already serving in this process")
         DBOS = self._dbos.DBOS
         try:
             self._ensure_queue()

@@ -38,6 +38,7 @@ from typing import Any, Literal
 
 from doc_processing_toolkit.application.fleet.jobs import FleetAgent, FleetJobRunner
 from doc_processing_toolkit.application.run.streaming import run_blocking
+from doc_processing_toolkit.domain.errors import ConfigurationError, StateError
 from doc_processing_toolkit.domain.fleet import (
     FleetQueues,
     FleetStatus,
@@ -79,7 +80,7 @@ def set_default_fleet_deps_factory(factory: Callable[[], FleetDeps] | None) -> N
 
 def _default_deps() -> FleetDeps:
     if _default_factory is None:
-        raise RuntimeError(
+        raise StateError(
             "no default FleetDeps: import doc_processing_toolkit.fleet (which installs the "
             "composition root's) or pass deps="
         )
@@ -97,7 +98,7 @@ class Fleet:
 
     def __init__(
         self,
-        agent_factory: Callable[[], Any],
+        agent_factory: Callable[[], Any] | None,
         database_url: str | None = None,
         *,
         mode: FleetMode = "interactive",
@@ -114,6 +115,8 @@ class Fleet:
     ) -> None:
         """Args:
         agent_factory: Builds one job's Agent (called for every job, in every worker).
+            None: a fleet that only submits and reads (``dpt fleet status``); it cannot
+            :meth:`run`.
         database_url: The engine's database: None for a SQLite file ``<name>.sqlite`` in
             the working directory, a path or ``sqlite:///...`` URL, or a
             ``postgresql://`` URL that several workers share.
@@ -133,12 +136,12 @@ class Fleet:
         deps: The adapters (default: the composition root's).
 
         Raises:
-            ValueError: a mode other than interactive/batch, or concurrency below 1.
+            ConfigurationError: a mode other than interactive/batch, or concurrency below 1.
         """
         if mode not in ("interactive", "batch"):
-            raise ValueError(f"Fleet mode must be 'interactive' or 'batch', got {mode!r}")
+            raise ConfigurationError(f"Fleet mode must be 'interactive' or 'batch', got {mode!r}")
         if concurrency < 1:
-            raise ValueError(f"Fleet concurrency must be at least 1, got {concurrency}")
+            raise ConfigurationError(f"Fleet concurrency must be at least 1, got {concurrency}")
         self._deps = deps or _default_deps()
         self._factory = agent_factory
         self.name = name
@@ -149,18 +152,21 @@ class Fleet:
         self._storm = storm_seconds
         self._batch_window = batch_window_seconds
         self._batch_settle = batch_settle_seconds
-        probe = agent_factory()
-        try:
-            self.provider: str = probe.provider
-            self.model: str = probe.model
-            self._client_kwargs = _client_kwargs(probe)
-            row = self._deps.registry.row(self.model)
-        finally:
-            run_blocking(probe.close)
-        if rate_limit is None and row is not None and row.requests_per_minute:
-            rate_limit = RateLimit(
-                row.requests_per_minute, rate_window_seconds, tokens=row.tokens_per_minute
-            )
+        self.provider: str | None = None
+        self.model: str | None = None
+        self._client_kwargs: dict[str, Any] = {}
+        if agent_factory is not None:
+            probe = agent_factory()
+            try:
+                self.provider, self.model = probe.provider, probe.model
+                self._client_kwargs = _client_kwargs(probe)
+                row = self._deps.registry.row(probe.model)
+            finally:
+                run_blocking(probe.close)
+            if rate_limit is None and row is not None and row.requests_per_minute:
+                rate_limit = RateLimit(
+                    row.requests_per_minute, rate_window_seconds, tokens=row.tokens_per_minute
+                )
         self.rate_limit = rate_limit
         """The provider's fleet-wide rate limit (None: none known)."""
         self._engine = self._deps.engine(database_url, name)
@@ -173,12 +179,12 @@ class Fleet:
         ``files`` are paths or URLs the workers can read (``Agent.run(files=...)``).
 
         Raises:
-            ValueError: an empty job id, or a message that is not a string.
+            ConfigurationError: an empty job id, or a message that is not a string.
         """
         if not isinstance(job_id, str) or not job_id:
-            raise ValueError(f"job_id must be a non-empty string, got {job_id!r}")
+            raise ConfigurationError(f"job_id must be a non-empty string, got {job_id!r}")
         if not isinstance(message, str):
-            raise ValueError(f"message must be a string, got {type(message).__name__}")
+            raise ConfigurationError(f"message must be a string, got {type(message).__name__}")
         payload = {"message": message, "files": [str(f) for f in files or []]}
         return self._engine.submit(job_id, payload)
 
@@ -197,7 +203,13 @@ class Fleet:
     # ------------------------------------------------------------------ worker side
     @property
     def runner(self) -> FleetJobRunner:
-        """The job runner of this process (built on first use)."""
+        """The job runner of this process (built on first use).
+
+        Raises:
+            StateError: the fleet has no agent factory.
+        """
+        if self._factory is None or self.provider is None:
+            raise StateError("this Fleet has no agent_factory: it can submit and read, not run")
         if self._runner is None:
             batch_clients: Callable[[str], BatchClient | None] | None = None
             if self.mode == "batch":
@@ -219,7 +231,7 @@ class Fleet:
     def queues(self) -> FleetQueues:
         """The queues this fleet's workers serve."""
         lanes = {}
-        if self.rate_limit is not None and self.mode == "interactive":
+        if self.rate_limit is not None and self.provider and self.mode == "interactive":
             limit = self.rate_limit
             lanes[lane_name(self.name, self.provider)] = RateLimit(
                 limit.requests, headroom(limit.period_seconds), tokens=limit.tokens
@@ -240,6 +252,7 @@ class Fleet:
         """Work in this process: resume this worker's unfinished jobs, then take queued
         ones until none is queued or running here (``until_idle``); returns the results.
         """
+        runner = self.runner
         tick = None
         if on_progress is not None:
             progress = on_progress
@@ -248,7 +261,7 @@ class Fleet:
                 progress(status_of(list(records)))
 
         self._engine.serve(
-            self.runner,
+            runner,
             self.queues(),
             worker_id=self.worker_id,
             until_idle=until_idle,

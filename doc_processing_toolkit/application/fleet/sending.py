@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import anyio
 
 from doc_processing_toolkit._logging import get_logger
-from doc_processing_toolkit.domain.errors import RateLimitError
+from doc_processing_toolkit.domain.errors import ProviderError, RateLimitError
 from doc_processing_toolkit.domain.fleet import RateLimit
 from doc_processing_toolkit.domain.requests import ModelRequest, ModelResponse, StreamItem
 from doc_processing_toolkit.ports.durable import DurableSteps
@@ -53,7 +53,10 @@ async def collect_response(client: ModelClient, request: ModelRequest) -> ModelR
         if isinstance(item, ModelResponse):
             response = item
     if response is None:  # pragma: no cover - a broken adapter
-        raise RuntimeError(f"{client.provider} client ended its stream without a response")
+        raise ProviderError(
+            f"{client.provider} client ended its stream without a response",
+            provider=client.provider,
+        )
     return response
 
 
