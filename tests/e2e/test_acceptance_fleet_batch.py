@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,19 +15,12 @@ import pytest
 pytest.importorskip("dbos")
 
 from doc_processing_toolkit import Agent, tool
-from doc_processing_toolkit.adapters.providers._batch import BatchPolling
-from doc_processing_toolkit.application.container import (
-    build_batch_client,
-    default_container,
-    fleet_deps,
-    registry,
-)
-from doc_processing_toolkit.fleet import Fleet, FleetDeps, JobResult
+from doc_processing_toolkit.application.container import registry
+from doc_processing_toolkit.fleet import Fleet, JobResult
 from doc_processing_toolkit.testing import ProviderEmulator
 from doc_processing_toolkit.testing.script import Reply, ScriptStep, ToolCall
 
-FAST = BatchPolling(initial_interval=0.01, max_interval=0.05, timeout=60.0)
-JOBS = 6
+JOBS = 4
 _JOB = re.compile(r"job (inv-\d+)")
 
 
@@ -54,25 +46,18 @@ def responder(body: dict[str, Any]) -> ScriptStep | None:
     )
 
 
-def _run(
-    model: str, base_url: str, database: Path, *, mode: str, emu: ProviderEmulator
-) -> dict[str, JobResult]:
+def _run(model: str, base_url: str, database: Path, *, mode: str) -> dict[str, JobResult]:
     def make_agent() -> Agent:
         return Agent(model, "Extract invoice totals.", tools=[lookup], base_url=base_url)
 
-    base = fleet_deps()
-    container = default_container()
-    batch_clients: Callable[..., Any] = lambda provider, **kwargs: build_batch_client(  # noqa: E731
-        container, provider, polling=FAST, **kwargs
-    )
-    deps = FleetDeps(engine=base.engine, batch_clients=batch_clients, registry=base.registry)
+    # The fleet's own deps (the composition root's fleet_deps -> build_batch_client); the
+    # poll intervals come from DPT_BATCH_POLL_INITIAL_S / DPT_BATCH_POLL_MAX_S.
     fleet = Fleet(
         make_agent,
         str(database),
         mode=mode,  # type: ignore[arg-type]
         concurrency=JOBS,
-        batch_settle_seconds=0.3,
-        deps=deps,
+        batch_settle_seconds=0.1,
     )
     try:
         for n in range(JOBS):
@@ -90,14 +75,16 @@ def _run(
     [("claude-sonnet-5-5", "/v1/messages"), ("gpt-4o", "/v1/responses")],
 )
 def test_batch_mode_runs_each_iteration_as_one_batch_at_half_the_price(
-    model: str, model_path: str, tmp_path: Path
+    model: str, model_path: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("DPT_BATCH_POLL_INITIAL_S", "0.01")
+    monkeypatch.setenv("DPT_BATCH_POLL_MAX_S", "0.05")
     row = registry().row(model)
     assert row is not None and row.batch is not None
     with ProviderEmulator() as emu:
         emu.responder = responder
         base_url = emu.anthropic_base_url if model.startswith("claude") else emu.openai_base_url
-        batched = _run(model, base_url, tmp_path / "batch.sqlite", mode="batch", emu=emu)
+        batched = _run(model, base_url, tmp_path / "batch.sqlite", mode="batch")
 
         batches = emu.batches.batches
         assert len(batches) == 2  # two submissions: one per iteration
@@ -121,7 +108,7 @@ def test_batch_mode_runs_each_iteration_as_one_batch_at_half_the_price(
     with ProviderEmulator() as emu:
         emu.responder = responder
         base_url = emu.anthropic_base_url if model.startswith("claude") else emu.openai_base_url
-        interactive = _run(model, base_url, tmp_path / "live.sqlite", mode="interactive", emu=emu)
+        interactive = _run(model, base_url, tmp_path / "live.sqlite", mode="interactive")
         assert not emu.batches.batches
         assert len([r for r in emu.requests if r.path == model_path]) == 2 * JOBS
 
