@@ -25,7 +25,11 @@ from doc_processing_toolkit.cli import fleet as fleet_cli
 from doc_processing_toolkit.cli.config_cost import add_commands
 from doc_processing_toolkit.cli.render import cost_line, held_warnings, stream_run
 from doc_processing_toolkit.cli.tool_files import load_tool_file as _load_tool_file
-from doc_processing_toolkit.domain.errors import ConfigurationError, MissingFileError
+from doc_processing_toolkit.domain.errors import (
+    ConfigurationError,
+    InvalidArgumentTypeError,
+    MissingFileError,
+)
 
 __all__ = ["main"]
 
@@ -139,7 +143,13 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return int(args.func(args))
-    except (UsageError, ValueError, FileNotFoundError, NotImplementedError) as exc:
+    except (
+        UsageError,
+        ValueError,
+        InvalidArgumentTypeError,
+        FileNotFoundError,
+        NotImplementedError,
+    ) as exc:
         print(f"dpt: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:
