@@ -220,3 +220,68 @@ def test_fleet_arguments_are_checked(emulator: ProviderEmulator, tmp_path: Path)
         fleet.submit("", "message")
     assert os.path.exists(tmp_path / "x.sqlite")
     fleet.close()
+
+
+def test_a_failed_job_keeps_its_error_and_spend(emulator: ProviderEmulator, tmp_path: Path) -> None:
+    def refuse_bad(body: dict[str, Any]) -> ScriptStep | None:
+        job, iteration = fs.job_of(body)
+        if job == "inv-001" and iteration == 2:
+            return Fault(status=400, error_type="invalid_request_error", message="bad document")
+        return fs.invoice_responder(body)
+
+    emulator.responder = refuse_bad
+    fleet = Fleet(fs.make_agent, str(tmp_path / "fail.sqlite"))
+    _submit(fleet, 3)
+    results = fleet.run()
+    bad = results["inv-001"]
+    assert bad.state == "failed" and bad.error_type == "BadRequestError"
+    assert "bad document" in (bad.error or "")
+    assert bad.requests == 1 and bad.cost > 0  # the first request was billed
+    status = fleet.status()
+    assert (status.done, status.failed) == (2, 1)
+    assert status.spend == pytest.approx(sum(r.cost for r in results.values()))
+    fleet.close()
+
+
+def test_mcp_tool_calls_are_checkpointed_steps(
+    emulator: ProviderEmulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("mcp")
+    import sqlite3
+
+    from mcp.server.mcpserver import MCPServer
+
+    from doc_processing_toolkit import Agent
+
+    calls: list[str] = []
+    server = MCPServer("books", log_level="WARNING")
+
+    @server.tool()
+    def lookup(job: str) -> str:
+        """Look up an invoice's total."""
+        calls.append(job)
+        return f"total for {job}: {len(job) * 7} EUR"
+
+    def agent() -> Agent:
+        return Agent(
+            fs.MODEL,
+            tools=[{"type": "fastmcp", "server": server, "name": "books"}],
+            base_url=emulator.anthropic_base_url,
+            log_to_file=False,
+        )
+
+    database = tmp_path / "mcp.sqlite"
+    fleet = Fleet(agent, str(database))
+    ids = _submit(fleet, 3)
+    results = fleet.run()
+    assert all(r.success and r.tools_used == ("lookup",) for r in results.values())
+    assert sorted(calls) == ids
+    with sqlite3.connect(database) as db:
+        steps = db.execute(
+            "SELECT workflow_uuid, function_name FROM operation_outputs ORDER BY function_id"
+        ).fetchall()
+    for job_id in ids:
+        names = [name for wf, name in steps if wf == job_id]
+        assert names[0] == "model:generation" and names[-1] == "model:tool_followup"
+        assert names[1].startswith("tool:lookup#")
+    fleet.close()
