@@ -53,9 +53,15 @@ class EventChannel:
         """Emit one event. Returns the hook's directive at hook points, else None."""
         if event_type == "request_start" and not self.emit_request_start:
             return None
+        to_sink = self._sink is not None and event_type in STREAM_EVENT_TYPES
+        to_hooks = self._hooks is not None and event_type in HOOK_POINTS
+        if not (to_sink or to_hooks):
+            return None  # run() without hooks: no event object is built for nobody
         event = AgentStreamEvent(event_type, content, metadata)
-        if self._sink is not None and event_type in STREAM_EVENT_TYPES:
+        if to_sink:
+            assert self._sink is not None
             await self._sink(event)
-        if self._hooks is not None and event_type in HOOK_POINTS:
+        if to_hooks:
+            assert self._hooks is not None
             return await self._hooks.dispatch(event)
         return None
