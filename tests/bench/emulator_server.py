@@ -32,7 +32,7 @@ class _OneStep:
         self._state = state
         self._step = step
 
-    def next_step(self) -> Reply:
+    def next_step(self, body: Any = None) -> Reply:
         return self._step
 
     def __getattr__(self, name: str) -> Any:
