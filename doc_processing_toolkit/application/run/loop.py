@@ -32,6 +32,7 @@ from pydantic import BaseModel, ValidationError
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
 from doc_processing_toolkit.application.run.events import EventChannel
+from doc_processing_toolkit.application.run.input_estimate import estimate_request_tokens
 from doc_processing_toolkit.application.run.outcome import RunOutcome
 from doc_processing_toolkit.application.run.retry import stream_with_retry
 from doc_processing_toolkit.application.run.settings import RunSettings
@@ -41,6 +42,7 @@ from doc_processing_toolkit.application.tools.accounting import (
     spend_record,
 )
 from doc_processing_toolkit.application.tools.tool_set import ToolSet
+from doc_processing_toolkit.domain.citations import strip_citation_markers
 from doc_processing_toolkit.domain.costs.ledger import (
     Ledger,
     RetryAccumulator,
@@ -224,6 +226,8 @@ class RunLoop:
         def on_usage(usage: Usage) -> None:
             outcome.in_flight_usage = usage
 
+        estimate = await estimate_request_tokens(s.estimate_input_tokens, self._client, request)
+        outcome.estimated_input_tokens = estimate
         try:
             response = await stream_with_retry(
                 self._client,
@@ -233,6 +237,7 @@ class RunLoop:
                 price=self._price,
                 policy=s.retry_policy,
                 before_send=before_send,
+                estimated_input_tokens=estimate,
             )
         except Exception:
             # A failure's partial usage travels on the error (or a retried attempt's cost).
@@ -416,7 +421,7 @@ class RunLoop:
                     f"structured output is not valid JSON: {exc.msg} at position {exc.pos}"
                 ) from exc
             return _validate_structured(self._settings.output_schema, data)
-        return text
+        return strip_citation_markers(text) if self._settings.remove_citations else text
 
     async def _iteration_complete(
         self,

@@ -52,6 +52,8 @@ class RunOutcome:
     ``duration_ms`` and ``thinking`` - what the detailed cost report needs."""
     tool_call_facts: list[dict[str, Any]] = field(default_factory=list)
     """Per executed tool call: name, id, iteration, success, duration and sizes."""
+    estimated_input_tokens: int = 0
+    """The pre-flight input estimate of the latest request (``estimate_input_tokens``)."""
 
     @property
     def reasoning_content(self) -> str | None:

@@ -18,11 +18,13 @@ from doc_processing_toolkit.application.costs.builder import (
 )
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.loop import RunOutcome
+from doc_processing_toolkit.application.run.retry import input_only_billable
 from doc_processing_toolkit.domain.costs.ledger import price_request
 from doc_processing_toolkit.domain.costs.pricing import round_usd
 from doc_processing_toolkit.domain.errors import AgentAborted, ProviderError
 from doc_processing_toolkit.domain.messages import MESSAGES_ADAPTER
 from doc_processing_toolkit.domain.registry import ModelInfo
+from doc_processing_toolkit.domain.requests import Usage
 from doc_processing_toolkit.ports.dialect import HistoryCodec
 
 __all__ = ["build_result", "failure_metadata"]
@@ -67,6 +69,14 @@ def build_result(
             cost += record.cost
             estimated = estimated or record.cost_estimated
             token_source = "stream_partial"
+        elif input_only_billable(error, outcome.estimated_input_tokens):
+            # Accepted, then failed with no usage: the pre-flight estimate is billed.
+            estimate = Usage(input_tokens=outcome.estimated_input_tokens)
+            record = partial_record = price_request(estimate, row)
+            input_tokens += estimate.input_tokens
+            cost += record.cost
+            estimated = True
+            token_source = "billable_error_input_only"
         elif not records and isinstance(error, ProviderError) and error.before_stream:
             # Refused before a byte streamed (after any retries): nothing was billed.
             token_source = "rejected_before_stream"

@@ -34,7 +34,7 @@ from doc_processing_toolkit.domain.errors import ProviderError
 from doc_processing_toolkit.domain.requests import ModelRequest, ModelResponse, StreamDelta, Usage
 from doc_processing_toolkit.ports.model_client import ModelClient
 
-__all__ = ["RetryPolicy", "stream_with_retry"]
+__all__ = ["RetryPolicy", "input_only_billable", "stream_with_retry"]
 
 log = get_logger(__name__)
 
@@ -89,8 +89,20 @@ def _attempt_cost(
     attempt_number: int,
     duration_ms: int,
     price: Callable[[Usage], tuple[float, bool]],
+    estimated_input_tokens: int = 0,
 ) -> RetryAttemptCost:
     usage = exc.partial_usage
+    if usage is None and input_only_billable(exc, estimated_input_tokens):
+        cost, _ = price(Usage(input_tokens=estimated_input_tokens))
+        return RetryAttemptCost(
+            attempt_number=attempt_number,
+            input_tokens=estimated_input_tokens,
+            cost=cost,
+            token_source="billable_error_input_only",
+            error=str(exc),
+            duration_ms=duration_ms,
+            cost_estimated=True,
+        )
     if exc.before_stream or usage is None:
         source = "rejected_before_stream" if exc.before_stream else "no_charge"
         return RetryAttemptCost(
@@ -120,6 +132,23 @@ def _attempt_cost(
     )
 
 
+def input_only_billable(exc: BaseException, estimated_input_tokens: int) -> bool:
+    """Whether a failure with no usage is billed its estimated input.
+
+    True for a stream that failed after the provider started answering (stream data
+    reached the caller) without reporting usage, when a pre-flight estimate exists. A
+    request refused before streaming, or a stream that broke before any data
+    (``"no_charge"``), is never charged the estimate.
+    """
+    return (
+        estimated_input_tokens > 0
+        and isinstance(exc, ProviderError)
+        and not exc.before_stream
+        and exc.deltas_emitted
+        and exc.partial_usage is None
+    )
+
+
 async def stream_with_retry(
     client: ModelClient,
     request: ModelRequest,
@@ -129,6 +158,7 @@ async def stream_with_retry(
     price: Callable[[Usage], tuple[float, bool]],
     policy: RetryPolicy | None = None,
     before_send: Callable[[int], Awaitable[None]] | None = None,
+    estimated_input_tokens: int = 0,
 ) -> ModelResponse:
     """Stream ``request`` through ``client``, retrying per ``policy``.
 
@@ -139,6 +169,8 @@ async def stream_with_retry(
         price: prices a partial Usage as (cost, estimated).
         before_send: awaited with the 1-based attempt number before each send
             (the request_start event).
+        estimated_input_tokens: the request's pre-flight input estimate (what a failed
+            attempt that streamed but reported no usage is charged).
 
     Raises:
         ProviderError: the last failure, when attempts are exhausted or it is not retryable.
@@ -178,7 +210,9 @@ async def stream_with_retry(
                     # Only failed-AND-retried attempts go on the accumulator; the final
                     # failure's partial usage travels on the exception to the run's error.
                     duration_ms = int((time.monotonic() - started) * 1000)
-                    accumulator.add_attempt(_attempt_cost(exc, number, duration_ms, price))
+                    accumulator.add_attempt(
+                        _attempt_cost(exc, number, duration_ms, price, estimated_input_tokens)
+                    )
                 log.warning(
                     "provider request failed",
                     provider=client.provider,
