@@ -146,6 +146,8 @@ class EmulatorState:
         self.default = default
         self.files = FileStore()
         """The Files API store (uploads outlive :meth:`reset`)."""
+        self.skills: dict[str, list[tuple[str, bytes]]] = {}
+        """Custom skills created (``POST /v1/skills``): id -> the uploaded files."""
 
     def next_step(self) -> ScriptStep | None:
         """Consume the next step; the default reply when the script is exhausted, else None."""

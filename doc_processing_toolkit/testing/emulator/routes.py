@@ -16,6 +16,7 @@ from doc_processing_toolkit.testing.emulator.files_wire import FILES_ROUTES
 from doc_processing_toolkit.testing.emulator.google_files_wire import GOOGLE_FILES_ROUTES
 from doc_processing_toolkit.testing.emulator.google_wire import GOOGLE_ROUTES
 from doc_processing_toolkit.testing.emulator.openai_wire import OPENAI_ROUTES
+from doc_processing_toolkit.testing.emulator.skills_wire import SKILLS_ROUTES
 
 __all__ = ["DIALECT_ROUTES", "register_dialect_routes"]
 
@@ -25,6 +26,7 @@ DIALECT_ROUTES: dict[str, DialectRoute] = {
     **CHAT_COMPLETIONS_ROUTES,  # chat completions (Fireworks)
     **GOOGLE_ROUTES,  # /v1(beta)/models/{model}:streamGenerateContent, ...
     **GOOGLE_FILES_ROUTES,  # /upload/v1(beta)/files
+    **SKILLS_ROUTES,  # /v1/skills (Anthropic custom skills)
     **FILES_ROUTES,  # /v1/files (Anthropic, OpenAI), /{version}/files/{id} (+ Gemini), ...
 }
 """Every route the emulator serves by default."""

@@ -252,6 +252,11 @@ class ProviderEmulator:
         upload is polled through; :attr:`FileStore.uploaded` lists what was uploaded."""
         return self._state.files
 
+    @property
+    def skills(self) -> dict[str, list[tuple[str, bytes]]]:
+        """Custom skills created (``POST /v1/skills``): id -> the ``(name, bytes)`` files."""
+        return self._state.skills
+
     def reset(self, script: Sequence[ScriptStep] = ()) -> None:
         """Forget recorded requests and replace the script (the default reply stays)."""
         self._state.reset(script)

@@ -18,6 +18,7 @@ from doc_processing_toolkit.adapters.providers.anthropic.options import (
     ANTHROPIC_OPTIONS,
     anthropic_mcp_connector,
 )
+from doc_processing_toolkit.adapters.providers.anthropic.skills import apply_skills
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest, StopReason, Usage
 from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolChoice, ToolSpec
@@ -266,7 +267,7 @@ def build_request(
         elif key in _LOOP_OPTIONS:
             continue
         elif key == "skills":
-            ignored.append(key)
+            betas.extend(apply_skills(params, value))
         else:
             extra_body[key] = value
             notes.append(f"provider option {key!r} sent through extra_body")
