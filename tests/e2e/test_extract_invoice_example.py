@@ -38,3 +38,30 @@ def test_extract_invoice_example_runs_on_every_provider(capsys: pytest.CaptureFi
     assert all("total=296.00 items=3" in line for line in lines)
     [fireworks] = [line for line in lines if "fireworks" in line]
     assert "dropped=" in fireworks and "pdf" in fireworks
+
+
+def _docx() -> bytes:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        archive.writestr("word/document.xml", "<w:document/>")
+    return buffer.getvalue()
+
+
+def test_an_office_document_is_refused_with_the_supported_types_and_the_ways_in() -> None:
+    from doc_processing_toolkit import Agent, UnsupportedPartError
+    from doc_processing_toolkit.testing import FakeModel, reply
+
+    fake = FakeModel([reply("ok")])
+    agent = Agent("claude-sonnet-5-5", client=fake, log_to_file=False)
+    result = agent.run_sync("Summarise", files=[_docx()])
+    [dropped] = result.dropped_parts
+    assert "wordprocessingml" in dropped["kind"]
+    assert "image, pdf" in dropped["reason"] and "convert the docx file to PDF" in dropped["reason"]
+    assert "tool_files=" in dropped["reason"]
+    strict = Agent("gpt-4o", client=FakeModel([]), on_unsupported_part="raise", log_to_file=False)
+    with pytest.raises(UnsupportedPartError, match="convert the docx file to PDF"):
+        strict.run_sync("Summarise", files=[_docx()])
