@@ -24,8 +24,8 @@ from doc_processing_toolkit.application.builder import AgentBuilder
 from doc_processing_toolkit.application.config import log_setup
 from doc_processing_toolkit.application.config.export import export_config
 from doc_processing_toolkit.application.config.from_config import (
-    agent_kwargs_from_file,
-    agent_kwargs_from_string,
+    agent_from_file,
+    agent_from_string,
 )
 from doc_processing_toolkit.application.config.reference import AGENT_INIT_DOC
 from doc_processing_toolkit.application.config.resolution import resolve_settings
@@ -69,6 +69,7 @@ from doc_processing_toolkit.application.run.streaming import (
 from doc_processing_toolkit.application.session.session import AgentSession
 from doc_processing_toolkit.application.tools.loader import ToolLoader
 from doc_processing_toolkit.application.tools.planning import build_tool_planner
+from doc_processing_toolkit.domain.errors import StateError
 from doc_processing_toolkit.domain.events import AgentStreamEvent
 from doc_processing_toolkit.domain.messages import Message
 from doc_processing_toolkit.domain.tools.results import DEFAULT_TOOL_RESULT_PREVIEW_CHARS
@@ -421,7 +422,7 @@ class Agent:
             anthropic_container_id=anthropic_container_id,
         )
         if any(c.format == "client_session" for c in self._tool_loader.server_configs):
-            raise RuntimeError(
+            raise StateError(
                 "run_sync() cannot use a pre-built session ({'session': ...}): it belongs to "
                 "the loop it was opened on. Use await agent.run(...), or let the toolkit own "
                 "the connection with {'type': 'mcp_remote_client', ...}"
@@ -572,12 +573,12 @@ class Agent:
     @classmethod
     def from_config(cls, config_path: str, **overrides: Any) -> Self:
         """Create an Agent from a YAML file (see ``agent.config`` for errors and rules)."""
-        return cls(**agent_kwargs_from_file(config_path, overrides))
+        return agent_from_file(cls, config_path, overrides)
 
     @classmethod
     def from_config_string(cls, yaml_content: str, **overrides: Any) -> Self:
         """Create an Agent from a YAML string (overrides as in :meth:`from_config`)."""
-        return cls(**agent_kwargs_from_string(yaml_content, overrides))
+        return agent_from_string(cls, yaml_content, overrides)
 
     def to_config(self) -> dict[str, Any]:
         """The data half of this agent's constructor, in the YAML shape from_config reads.

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from doc_processing_toolkit.domain.errors import ConfigurationError
+
 __all__ = ["text_pdf"]
 
 _PAGE_WIDTH, _PAGE_HEIGHT = 612, 792
@@ -39,10 +41,10 @@ def text_pdf(pages: Sequence[Sequence[str]], *, title: str | None = None) -> byt
     """The bytes of a PDF with one page per entry of ``pages`` (each a list of lines).
 
     Raises:
-        ValueError: no pages.
+        ConfigurationError: no pages.
     """
     if not pages:
-        raise ValueError("text_pdf: at least one page is required")
+        raise ConfigurationError("text_pdf: at least one page is required")
     count = len(pages)
     # objects: 1 catalog, 2 page tree, 3 font, 4 info, then (page, content) per page
     page_ids = [5 + 2 * i for i in range(count)]

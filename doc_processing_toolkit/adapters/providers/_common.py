@@ -29,6 +29,7 @@ from doc_processing_toolkit._logging import get_logger, redact, register_secret
 from doc_processing_toolkit.adapters.providers._guard import GuardedEvents, sdk_timeout
 from doc_processing_toolkit.domain.errors import (
     ConfigurationError,
+    MissingDependencyError,
     ProviderConnectionError,
     ProviderError,
     ProviderTimeoutError,
@@ -178,7 +179,7 @@ def import_sdk(module: str, *, provider: str, sdk: str, extra: str) -> Any:
     try:
         return importlib.import_module(module)
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise ImportError(
+        raise MissingDependencyError(
             f"The {provider} provider needs the {sdk} SDK: "
             f"pip install 'doc-processing-toolkit[{extra}]'"
         ) from exc
@@ -234,8 +235,9 @@ class StreamProgress:
         """Whether a delta was handed out (so a retry would repeat it)."""
 
     def feed(self, event: Any) -> Sequence[StreamDelta]:
-        """The deltas of one SDK event (its ``to_dict(mode="json")`` fed to the assembler)."""
-        deltas = self.assembler.feed(event.to_dict(mode="json"))
+        """The deltas of one SDK event (its ``to_dict(mode="json")`` fed to the assembler;
+        a block type the SDK does not model yet is kept as sent, without a warning)."""
+        deltas = self.assembler.feed(event.to_dict(mode="json", warnings=False))
         if deltas:
             self.emitted = True
         return deltas

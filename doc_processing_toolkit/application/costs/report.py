@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from doc_processing_toolkit.domain.costs.ledger import summarize_served_tiers
+from doc_processing_toolkit.domain.errors import MissingFileError
 
 __all__ = [
     "CONTINUATION_PURPOSES",
@@ -241,6 +242,8 @@ class DetailedCostReport:
     """Preserved-thinking blocks the serving model could not read."""
     prefix_binding_retry: bool = False
     """Whether a request was re-sent once after a prefix-binding 400."""
+    token_totals_by_model: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Billed tokens per model that ran them (AgentResult.token_totals_by_model)."""
     schema_version: int = REPORT_SCHEMA_VERSION
     """Persisted-report schema marker."""
 
@@ -407,5 +410,8 @@ class DetailedCostReport:
     @classmethod
     def load(cls, file_path: str) -> DetailedCostReport:
         """Load a report from a JSON file written by :meth:`save`."""
-        with open(file_path, encoding="utf-8") as handle:
-            return cls.from_dict(json.load(handle))
+        try:
+            with open(file_path, encoding="utf-8") as handle:
+                return cls.from_dict(json.load(handle))
+        except FileNotFoundError:
+            raise MissingFileError(f"cost report {file_path!r} does not exist") from None

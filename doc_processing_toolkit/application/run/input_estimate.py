@@ -22,6 +22,7 @@ import json
 from typing import Any
 
 from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.messages import (
     MediaPart,
     Message,
@@ -59,11 +60,11 @@ def validate_estimate_mode(value: Any) -> str | bool:
     """``value`` when it is ``"lazy"``, ``True`` or ``False``.
 
     Raises:
-        ValueError: any other value (naming the parameter).
+        ConfigurationError: any other value (naming the parameter).
     """
     if value is True or value is False or value == "lazy":
         return value if isinstance(value, bool) else "lazy"
-    raise ValueError(f"estimate_input_tokens must be 'lazy', True or False, got {value!r}")
+    raise ConfigurationError(f"estimate_input_tokens must be 'lazy', True or False, got {value!r}")
 
 
 def _media_tokens(part: MediaPart) -> int:

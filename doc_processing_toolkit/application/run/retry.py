@@ -7,7 +7,9 @@ exactly once per attempt and every failed attempt is costed once:
   but a mid-stream failure only while no delta has reached the caller;
 * waits honour ``retry-after`` / ``retry-after-ms`` (capped), else exponential backoff
   with jitter;
-* attempts = 1 + ``max_retries``;
+* attempts = 1 + ``max_retries``, plus at most one re-send of a changed request when
+  ``rebind`` returns one for a failure (the prefix-binding 400): not waited for, and
+  costed like any failed attempt;
 * each failed attempt becomes a ``RetryAttemptCost`` on the run's ``RetryAccumulator``;
   an attempt the provider refused before streaming (``rejected_before_stream``) costs 0.
 """
@@ -34,7 +36,7 @@ from doc_processing_toolkit.domain.errors import ProviderError
 from doc_processing_toolkit.domain.requests import ModelRequest, ModelResponse, StreamDelta, Usage
 from doc_processing_toolkit.ports.model_client import ModelClient
 
-__all__ = ["RetryPolicy", "input_only_billable", "stream_with_retry"]
+__all__ = ["RetryPolicy", "stream_with_retry"]
 
 log = get_logger(__name__)
 
@@ -69,16 +71,20 @@ def _should_retry(exc: BaseException) -> bool:
 
 
 class _Wait:
-    """retry-after when the provider sent one (capped), else jittered exponential backoff."""
+    """retry-after when the provider sent one (capped), else jittered exponential backoff;
+    none before a rebound re-send."""
 
-    def __init__(self, policy: RetryPolicy) -> None:
+    def __init__(self, policy: RetryPolicy, rebound: list[BaseException] | None = None) -> None:
         self._policy = policy
+        self._rebound = rebound if rebound is not None else []
         self._backoff = wait_random_exponential(
             multiplier=policy.backoff_initial, max=policy.backoff_max
         )
 
     def __call__(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
+        if exc is not None and any(exc is r for r in self._rebound):
+            return 0.0
         if isinstance(exc, ProviderError) and exc.retry_after is not None:
             return max(0.0, min(exc.retry_after, self._policy.retry_after_cap))
         return float(self._backoff(state))
@@ -89,20 +95,8 @@ def _attempt_cost(
     attempt_number: int,
     duration_ms: int,
     price: Callable[[Usage], tuple[float, bool]],
-    estimated_input_tokens: int = 0,
 ) -> RetryAttemptCost:
     usage = exc.partial_usage
-    if usage is None and input_only_billable(exc, estimated_input_tokens):
-        cost, _ = price(Usage(input_tokens=estimated_input_tokens))
-        return RetryAttemptCost(
-            attempt_number=attempt_number,
-            input_tokens=estimated_input_tokens,
-            cost=cost,
-            token_source="billable_error_input_only",
-            error=str(exc),
-            duration_ms=duration_ms,
-            cost_estimated=True,
-        )
     if exc.before_stream or usage is None:
         source = "rejected_before_stream" if exc.before_stream else "no_charge"
         return RetryAttemptCost(
@@ -132,23 +126,6 @@ def _attempt_cost(
     )
 
 
-def input_only_billable(exc: BaseException, estimated_input_tokens: int) -> bool:
-    """Whether a failure with no usage is billed its estimated input.
-
-    True for a stream that failed after the provider started answering (stream data
-    reached the caller) without reporting usage, when a pre-flight estimate exists. A
-    request refused before streaming, or a stream that broke before any data
-    (``"no_charge"``), is never charged the estimate.
-    """
-    return (
-        estimated_input_tokens > 0
-        and isinstance(exc, ProviderError)
-        and not exc.before_stream
-        and exc.deltas_emitted
-        and exc.partial_usage is None
-    )
-
-
 async def stream_with_retry(
     client: ModelClient,
     request: ModelRequest,
@@ -158,7 +135,7 @@ async def stream_with_retry(
     price: Callable[[Usage], tuple[float, bool]],
     policy: RetryPolicy | None = None,
     before_send: Callable[[int], Awaitable[None]] | None = None,
-    estimated_input_tokens: int = 0,
+    rebind: Callable[[ProviderError, ModelRequest], ModelRequest | None] | None = None,
 ) -> ModelResponse:
     """Stream ``request`` through ``client``, retrying per ``policy``.
 
@@ -169,19 +146,23 @@ async def stream_with_retry(
         price: prices a partial Usage as (cost, estimated).
         before_send: awaited with the 1-based attempt number before each send
             (the request_start event).
-        estimated_input_tokens: the request's pre-flight input estimate (what a failed
-            attempt that streamed but reported no usage is charged).
+        rebind: asked once about a failure the policy would not retry; a request it
+            returns is sent next, once per call (the prefix-binding re-send).
 
     Raises:
         ProviderError: the last failure, when attempts are exhausted or it is not retryable.
     """
     policy = policy or RetryPolicy.from_env()
     response: ModelResponse | None = None
+    rebound: list[BaseException] = []
+
+    def should_retry(exc: BaseException) -> bool:
+        return _should_retry(exc) or any(exc is r for r in rebound)
 
     async for attempt in AsyncRetrying(
-        stop=stop_after_attempt(policy.max_retries + 1),
-        wait=_Wait(policy),
-        retry=retry_if_exception(_should_retry),
+        stop=lambda state: stop_after_attempt(policy.max_retries + 1 + len(rebound))(state),
+        wait=_Wait(policy, rebound),
+        retry=retry_if_exception(should_retry),
         reraise=True,
     ):
         with attempt:
@@ -190,12 +171,14 @@ async def stream_with_retry(
                 await before_send(number)
             started = time.monotonic()
             emitted = False
+            streamed_chars = 0  # text and reasoning: the output estimate of a usage-less failure
             try:
                 async for item in client.stream(request):
                     if isinstance(item, ModelResponse):
                         response = item
                     else:
                         emitted = True
+                        streamed_chars += len(getattr(item, "text", ""))
                         await on_delta(item)
                 if response is None:
                     raise ProviderError(
@@ -204,15 +187,19 @@ async def stream_with_retry(
                     )
             except ProviderError as exc:
                 scrub_exception_chain(exc)  # no SDK body (and no echoed key) in the chain
+                exc.streamed_chars = streamed_chars
                 exc.deltas_emitted = exc.deltas_emitted or emitted
-                will_retry = _should_retry(exc) and number <= policy.max_retries
+                will_retry = _should_retry(exc) and number <= policy.max_retries + len(rebound)
+                if not will_retry and rebind is not None and not rebound:
+                    changed = rebind(exc, request)
+                    if changed is not None:
+                        request, will_retry = changed, True
+                        rebound.append(exc)
                 if will_retry:
                     # Only failed-AND-retried attempts go on the accumulator; the final
                     # failure's partial usage travels on the exception to the run's error.
                     duration_ms = int((time.monotonic() - started) * 1000)
-                    accumulator.add_attempt(
-                        _attempt_cost(exc, number, duration_ms, price, estimated_input_tokens)
-                    )
+                    accumulator.add_attempt(_attempt_cost(exc, number, duration_ms, price))
                 log.warning(
                     "provider request failed",
                     provider=client.provider,

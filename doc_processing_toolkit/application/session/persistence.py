@@ -11,11 +11,17 @@ import copy
 import json
 import logging
 import os
+from contextvars import Token
 from pathlib import Path
 from typing import Any, Self
 
 from doc_processing_toolkit.application.history.dialects import Dialects
 from doc_processing_toolkit.application.result import AgentResult
+from doc_processing_toolkit.application.run.tool_surface import (
+    ToolSurfaceGuard,
+    enter_guard,
+    leave_guard,
+)
 from doc_processing_toolkit.application.session.envelope import (
     EnvelopeSource,
     build_envelope,
@@ -45,7 +51,13 @@ from doc_processing_toolkit.application.session.restore import (
     convert_stored_history,
     detect_dialect,
 )
-from doc_processing_toolkit.domain.errors import UnsupportedPartError
+from doc_processing_toolkit.domain.errors import (
+    ConfigurationError,
+    InvalidInputError,
+    MissingFileError,
+    StateError,
+    UnsupportedPartError,
+)
 from doc_processing_toolkit.domain.media import accepts_input_type
 from doc_processing_toolkit.domain.session import parse_envelope
 from doc_processing_toolkit.ports.media_store import MediaStore
@@ -77,13 +89,16 @@ def read_envelope_json(source: str | bytes | os.PathLike[str]) -> dict[str, Any]
     elif isinstance(source, str) and source.lstrip()[:1] in ("{", "["):
         text = source
     else:
-        text = Path(source).read_text(encoding="utf-8")
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise MissingFileError(f"session file {os.fspath(source)!r} does not exist") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"session JSON does not decode: {exc}") from exc
+        raise InvalidInputError(f"session JSON does not decode: {exc}") from exc
     if not isinstance(data, dict):
-        raise ValueError(f"session JSON must decode to an object, got {type(data).__name__}")
+        raise InvalidInputError(f"session JSON must decode to an object, got {type(data).__name__}")
     return data
 
 
@@ -358,6 +373,26 @@ class SessionPersistence:
         self.prefix_changed_on_resume = change is not None
         self.converted_from = conversion.source
 
+    @property
+    def _tool_surface(self) -> ToolSurfaceGuard:
+        """The session's frozen tool surface (application/run/tool_surface.py)."""
+        guard = self.__dict__.get("_frozen_tool_surface")
+        if guard is None:
+            guard = self.__dict__["_frozen_tool_surface"] = ToolSurfaceGuard(self._record_drift)
+        return guard
+
+    def _record_drift(self, record: dict[str, Any]) -> None:
+        """Keep one tool-surface drift record (AgentSession.tool_surface_drift)."""
+        self._metadata.setdefault("tool_surface_drift", []).append(record)
+
+    def _enter_tool_guard(self) -> Token[ToolSurfaceGuard | None]:
+        """Make this session's frozen tool surface current for the run it starts."""
+        return enter_guard(self._tool_surface)
+
+    @staticmethod
+    def _leave_tool_guard(token: Token[ToolSurfaceGuard | None]) -> None:
+        leave_guard(token)
+
     def rebind(self, new_agent: Any) -> Self:
         """Continue this session's next turn on ``new_agent``, converting the history.
 
@@ -366,7 +401,7 @@ class SessionPersistence:
             SessionCompatibilityError: If the history cannot be converted.
         """
         if self._in_flight:
-            raise RuntimeError("cannot rebind while a turn is running on this session")
+            raise StateError("cannot rebind while a turn is running on this session")
         old_provider = self.agent.provider
         old_table = self._media_table
         store = self._media_store(UNSET)
@@ -404,6 +439,7 @@ class SessionPersistence:
         self._messages = json_clean(conversion.messages)
         self._metadata = metadata
         self._container_id = None
+        self._tool_surface.snapshot = None
         self.converted_from = conversion.source
         self.prefix_change_report = change
         self.prefix_changed_on_resume = change is not None
@@ -418,13 +454,13 @@ class SessionPersistence:
             RuntimeError: the session is closed (or a turn is running).
         """
         if self._closed:
-            raise RuntimeError(f"session {self._session_id!r} is closed")
+            raise StateError(f"session {self._session_id!r} is closed")
         if self._in_flight:
-            raise RuntimeError("cannot truncate while a turn is running on this session")
+            raise StateError("cannot truncate while a turn is running on this session")
         if not _is_int(message_count):
-            raise ValueError(f"message_count must be an int, got {message_count!r}")
+            raise ConfigurationError(f"message_count must be an int, got {message_count!r}")
         if not 0 <= message_count <= len(self._messages):
-            raise ValueError(
+            raise ConfigurationError(
                 f"message_count must be between 0 and {len(self._messages)}, got {message_count}"
             )
         native = self._native()
@@ -460,7 +496,7 @@ class SessionPersistence:
             RuntimeError: the session is closed.
         """
         if self._closed:
-            raise RuntimeError(f"session {self._session_id!r} is closed")
+            raise StateError(f"session {self._session_id!r} is closed")
         boundaries = list(self._metadata.get("run_boundaries", []))
         if not _is_int(turn_index) or not 0 <= turn_index <= len(boundaries):
             reset = self._metadata.get("boundaries_reset_at_run")
@@ -470,7 +506,7 @@ class SessionPersistence:
                 if reset is not None
                 else ""
             )
-            raise ValueError(
+            raise ConfigurationError(
                 f"turn_index must be an int from 0 to {len(boundaries)}, got {turn_index!r}{hint}"
             )
         if turn_index == len(boundaries):

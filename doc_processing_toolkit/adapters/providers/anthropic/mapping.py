@@ -12,6 +12,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from doc_processing_toolkit.adapters.providers._wire import WireRequest
+from doc_processing_toolkit.adapters.providers.anthropic.binding import (
+    apply_binding,
+    without_block_binding,
+)
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import AnthropicHistoryCodec
 from doc_processing_toolkit.adapters.providers.anthropic.options import (
     ANTHROPIC_MCP_BETA,
@@ -19,6 +23,7 @@ from doc_processing_toolkit.adapters.providers.anthropic.options import (
     anthropic_mcp_connector,
 )
 from doc_processing_toolkit.adapters.providers.anthropic.skills import apply_skills
+from doc_processing_toolkit.domain.errors import CompatibilityError, ConfigurationError
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest, StopReason, Usage
 from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolChoice, ToolSpec
@@ -101,12 +106,12 @@ def map_tool_choice(
         case ForcedTool(name=str() as name):
             wire = {"type": "tool", "name": name}
         case ForcedTool(name=names):
-            raise ValueError(
+            raise CompatibilityError(
                 f"tool_choice forcing several tools {list(names)!r} is Google-only; "
                 "Anthropic forces one tool by name"
             )
         case _:
-            raise ValueError(f"unknown tool_choice {choice!r}")
+            raise ConfigurationError(f"unknown tool_choice {choice!r}")
     if not supports_forced_tool_choice:
         return {"type": "auto"}, str(wire.get("name", "any"))
     return wire, None
@@ -234,7 +239,9 @@ def build_request(
 
     effort = request.provider_options.get("effort_config")
     transform = ANTHROPIC_OPTIONS.transform_thinking(
-        request.thinking, row, effort=effort if isinstance(effort, str) else None
+        without_block_binding(request.thinking),
+        row,
+        effort=effort if isinstance(effort, str) else None,
     )
     warnings.extend(transform.warnings)
     betas.extend(transform.betas)
@@ -245,6 +252,7 @@ def build_request(
         if isinstance(budget, int) and budget >= max_tokens:
             params["max_tokens"] = budget + DEFAULT_MAX_TOKENS
             notes.append(f"max_tokens raised to {params['max_tokens']} above the thinking budget")
+    notes.extend(apply_binding(params, betas, request, thinking_on=transform.thinking_on))
 
     output_config: dict[str, Any] = {}
     if request.output_schema is not None:

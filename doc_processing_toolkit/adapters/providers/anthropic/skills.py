@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from doc_processing_toolkit.domain.errors import ConfigurationError
+
 __all__ = [
     "BUILT_IN_SKILLS",
     "SKILLS_BETAS",
@@ -66,7 +68,7 @@ class SkillRef:
     def wire(self) -> dict[str, Any]:
         """The ``container.skills`` entry."""
         if self.skill_id is None:
-            raise ValueError(f"skills: the directory {self.directory} was not uploaded")
+            raise ConfigurationError(f"skills: the directory {self.directory} was not uploaded")
         return {"type": self.type, "skill_id": self.skill_id, "version": self.version}
 
 
@@ -75,14 +77,14 @@ def _one(value: Any) -> SkillRef:
         skill_type = value.get("type", "anthropic")
         skill_id = value.get("skill_id")
         if skill_type not in _SKILL_TYPES:
-            raise ValueError(
+            raise ConfigurationError(
                 f"skills: 'type' must be 'anthropic' or 'custom', got {skill_type!r} in {value!r}"
             )
         if not isinstance(skill_id, str) or not skill_id.strip():
-            raise ValueError(f"skills: a dict needs a non-empty 'skill_id', got {value!r}")
+            raise ConfigurationError(f"skills: a dict needs a non-empty 'skill_id', got {value!r}")
         extra = sorted(set(value) - {"type", "skill_id", "version"})
         if extra:
-            raise ValueError(f"skills: unknown key(s) {', '.join(extra)} in {value!r}")
+            raise ConfigurationError(f"skills: unknown key(s) {', '.join(extra)} in {value!r}")
         version = value.get("version", "latest")
         return SkillRef(str(skill_type), skill_id.strip(), str(version))
     if isinstance(value, Path | str):
@@ -92,13 +94,13 @@ def _one(value: Any) -> SkillRef:
         path = Path(text).expanduser()
         if path.is_dir():
             if not (path / "SKILL.md").is_file():
-                raise ValueError(f"skills: the directory {text!r} has no SKILL.md")
+                raise ConfigurationError(f"skills: the directory {text!r} has no SKILL.md")
             return SkillRef("custom", directory=path.resolve())
-        raise ValueError(
+        raise ConfigurationError(
             f"skills: {text!r} is neither a built-in skill ({', '.join(BUILT_IN_SKILLS)}) "
             "nor a directory containing SKILL.md"
         )
-    raise ValueError(
+    raise ConfigurationError(
         "skills: each entry must be a built-in name, a skill directory or a dict, got "
         f"{type(value).__name__}"
     )
@@ -108,7 +110,7 @@ def normalize_skills(value: Any) -> tuple[SkillRef, ...]:
     """The skills ``value`` asks for, validated (empty for None).
 
     Raises:
-        ValueError: an unknown name, a directory without SKILL.md, a malformed dict.
+        ConfigurationError: an unknown name, a directory without SKILL.md, a malformed dict.
     """
     if value is None:
         return ()
@@ -122,7 +124,7 @@ def skill_directory_files(directory: Path) -> list[tuple[str, bytes, str]]:
     own name (the API wants one top-level directory with SKILL.md at its root).
 
     Raises:
-        ValueError: the files exceed the upload limit.
+        ConfigurationError: the files exceed the upload limit.
     """
     files: list[tuple[str, bytes, str]] = []
     total = 0
@@ -133,7 +135,9 @@ def skill_directory_files(directory: Path) -> list[tuple[str, bytes, str]]:
         data = path.read_bytes()
         total += len(data)
         if total > _MAX_SKILL_BYTES:
-            raise ValueError(f"skills: the directory {str(directory)!r} is larger than 30 MB")
+            raise ConfigurationError(
+                f"skills: the directory {str(directory)!r} is larger than 30 MB"
+            )
         mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
         files.append((f"{directory.name}/{relative.as_posix()}", data, mime))
     return files
@@ -178,7 +182,7 @@ def apply_skills(params: dict[str, Any], entries: Any) -> list[str]:
     ``{"id"?: ..., "skills": entries}``; the code-execution tool is added when missing.
 
     Raises:
-        ValueError: an entry is still a directory (not uploaded) or malformed.
+        ConfigurationError: an entry is still a directory (not uploaded) or malformed.
     """
     skills = [ref.wire() for ref in normalize_skills(entries)]
     if not skills:

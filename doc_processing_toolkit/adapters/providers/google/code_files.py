@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from doc_processing_toolkit.adapters.providers.google.files import poll_settings, upload_part
+from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidInputError
 from doc_processing_toolkit.domain.messages import MediaPart
 from doc_processing_toolkit.ports.code_execution_files import OutputFile, UploadedToolFile
 
@@ -80,11 +81,11 @@ def download_output_file(ref: Mapping[str, Any]) -> OutputFile:
     """The file a ``code_execution_files`` entry names (its bytes ride on the entry).
 
     Raises:
-        ValueError: the entry carries no bytes.
+        InvalidInputError: the entry carries no bytes.
     """
     data = ref.get("inline_bytes")
     if not isinstance(data, bytes):
-        raise ValueError(f"google: code-execution file {ref.get('file_id')!r} has no bytes")
+        raise InvalidInputError(f"google: code-execution file {ref.get('file_id')!r} has no bytes")
     return OutputFile(
         filename=str(ref.get("filename") or ref["file_id"]),
         data=data,
@@ -98,11 +99,11 @@ async def upload_tool_file(
     """Upload one ``tool_files`` entry; its prompt part is a ``file_data`` part.
 
     Raises:
-        ValueError: a part without bytes (a URL cannot be uploaded).
+        ConfigurationError: a part without bytes (a URL cannot be uploaded).
         MediaUploadError: the upload FAILED or did not become ACTIVE in time.
     """
     if part.data is None:
-        raise ValueError("tool_files: only files with bytes can be uploaded (not URLs)")
+        raise ConfigurationError("tool_files: only files with bytes can be uploaded (not URLs)")
     record = await upload_part(client, part, poll_settings(options or {}))
     return UploadedToolFile(
         file_id=str(record["uri"]),
