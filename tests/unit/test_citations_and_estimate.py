@@ -17,7 +17,12 @@ from doc_processing_toolkit.application.run.input_estimate import (
 from doc_processing_toolkit.domain.citations import strip_citation_markers
 from doc_processing_toolkit.domain.errors import StreamInterruptedError
 from doc_processing_toolkit.domain.messages import MediaPart, Message, TextPart
-from doc_processing_toolkit.domain.requests import ModelRequest, StreamItem, TextDelta
+from doc_processing_toolkit.domain.requests import (
+    ModelRequest,
+    StreamItem,
+    TextDelta,
+    ToolCallDelta,
+)
 from doc_processing_toolkit.testing import FakeModel
 from doc_processing_toolkit.testing.script import reply
 
@@ -77,14 +82,16 @@ def test_local_estimate_counts_text_images_and_pdf_pages() -> None:
 
 @dataclass
 class _BreaksMidStream:
-    """A ModelClient whose stream starts, then breaks with no usage reported."""
+    """A ModelClient whose stream starts (a tool call, or text), then breaks with no usage
+    reported."""
 
     counted: int | None = None
     provider: str = "anthropic"
     count_calls: list[ModelRequest] = field(default_factory=list)
+    text: str = ""
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
-        yield TextDelta("partial ")
+        yield TextDelta(self.text) if self.text else ToolCallDelta(id="toolu_1", name="f")
         raise StreamInterruptedError("stream disconnected", provider=self.provider)
 
     async def aclose(self) -> None:
@@ -123,6 +130,14 @@ def test_lazy_estimate_bills_the_input_of_a_stream_that_broke_without_usage() ->
     assert data["input_tokens"] >= 1_000  # type: ignore[operator]
     assert data["cost"] > 0  # type: ignore[operator]
     assert client.count_calls == []  # lazy: no count-tokens call
+
+
+def test_streamed_text_adds_its_output_estimate_to_the_input_estimate() -> None:
+    client = _CountingClient(counted=500, text="x" * 400)
+    data = _failed_run(client, True)
+    assert data["token_source"] == "stream_partial"
+    assert data["input_tokens"] == 500 and data["output_tokens"] > 0  # type: ignore[operator]
+    assert data["cost_estimated"] is True
 
 
 def test_true_uses_the_provider_count() -> None:
