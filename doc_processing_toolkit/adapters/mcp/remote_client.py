@@ -28,7 +28,8 @@ from doc_processing_toolkit.adapters.mcp._client import (
     ConnectionOwner,
     call_client_tool,
     leaf_exception,
-    list_all_tools,
+    list_tools_reconnecting,
+    reconnect_owner,
 )
 from doc_processing_toolkit.adapters.mcp._redact import guard_sdk_loggers, redact_url, scrub
 from doc_processing_toolkit.adapters.mcp._sdk import import_mcp
@@ -116,6 +117,16 @@ class RemoteMCPClientSession:
         """The redacted endpoint, safe to show."""
         return self._safe_url
 
+    @property
+    def connection_lost(self) -> bool:
+        """Whether the session was open and its connection is gone (the transport ended,
+        or a call found it closed)."""
+        return self._owner.lost
+
+    async def reconnect(self, reason: str) -> None:
+        """Drop what is left of the session and open it again (WARNING logged)."""
+        await reconnect_owner(self._owner, self.name, reason, self._open_logged)
+
     async def connect(self) -> None:
         """Open the HTTP transport and initialise the MCP session.
 
@@ -123,8 +134,14 @@ class RemoteMCPClientSession:
             RuntimeError: the server refused the credentials (HTTP 401 / 403).
             Exception: the leaf error of any other failure, URL redacted.
         """
-        if self._owner.open_here():
+        if self._owner.open_here() and not self._owner.lost:
             return
+        if self._owner.open_on_running_loop():  # lost: open a new session
+            await self.reconnect("the connection was lost")
+            return
+        await self._open_logged()
+
+    async def _open_logged(self) -> None:
         guard_sdk_loggers()
         log.debug(
             "connecting to remote MCP server",
@@ -227,10 +244,7 @@ class RemoteMCPClientSession:
         Raises:
             RuntimeError: not connected.
         """
-        session = self._owner.session
-        if session is None:
-            raise RuntimeError(f"remote MCP server {self.name!r} is not connected")
-        return await list_all_tools(session, self.name)
+        return await list_tools_reconnecting(self._owner, self.name, self.reconnect)
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
         """Call one tool; every failure is an error outcome with the URL redacted."""
@@ -246,4 +260,5 @@ class RemoteMCPClientSession:
             arguments,
             self._timeout + _CALL_MARGIN_S,
             scrub=lambda text: scrub(text, self._url),
+            on_lost=self._owner.mark_lost,
         )

@@ -19,7 +19,8 @@ from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters.mcp._client import (
     ConnectionOwner,
     call_client_tool,
-    list_all_tools,
+    list_tools_reconnecting,
+    reconnect_owner,
 )
 from doc_processing_toolkit.adapters.mcp._sdk import import_mcp
 from doc_processing_toolkit.adapters.mcp.config import validate_env, validate_stdio_config
@@ -90,6 +91,12 @@ class StdioMCPSession:
         """Whether the server process is running and initialised."""
         return self._owner.session is not None
 
+    @property
+    def connection_lost(self) -> bool:
+        """Whether the server was started and its connection is gone (it crashed or
+        exited, or a call found the pipe closed)."""
+        return self._owner.lost
+
     async def connect(self) -> None:
         """Start the server process and initialise the MCP session.
 
@@ -97,7 +104,10 @@ class StdioMCPSession:
             FileNotFoundError: the command (or an mcp_script path) does not exist.
             Exception: the leaf error of a failed start or handshake.
         """
-        if self._owner.open_here():
+        if self._owner.open_here() and not self._owner.lost:
+            return
+        if self._owner.open_on_running_loop():  # lost: restart the process
+            await self.reconnect("the connection was lost")
             return
         self._check_script()
         log.debug(
@@ -130,15 +140,17 @@ class StdioMCPSession:
         """Stop the server process (idempotent)."""
         await self._owner.close()
 
-    def _session(self) -> Any:
-        session = self._owner.session
-        if session is None:
-            raise RuntimeError(f"MCP server {self.name!r} is not connected; call connect() first")
-        return session
+    async def reconnect(self, reason: str) -> None:
+        """Stop what is left of the server process and start it again (WARNING logged)."""
+        await reconnect_owner(self._owner, self.name, reason, self._start)
+
+    async def _start(self) -> None:
+        self._check_script()
+        await self._owner.open(self._open, self._connect_timeout)
 
     async def list_tools(self) -> list[ToolSpec]:
-        """Every tool the server lists (all pages)."""
-        return await list_all_tools(self._session(), self.name)
+        """Every tool the server lists (all pages); a lost connection is reconnected once."""
+        return await list_tools_reconnecting(self._owner, self.name, self.reconnect)
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
         """Call one tool; a failure, a timeout or a crashed server is an error outcome."""
@@ -147,4 +159,11 @@ class StdioMCPSession:
             return ToolOutcome.error(
                 f"Error executing tool {name}: MCP server {self.name!r} is not connected"
             )
-        return await call_client_tool(session, self.name, name, arguments, self._call_timeout)
+        return await call_client_tool(
+            session,
+            self.name,
+            name,
+            arguments,
+            self._call_timeout,
+            on_lost=self._owner.mark_lost,
+        )
