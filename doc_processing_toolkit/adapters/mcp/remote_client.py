@@ -34,6 +34,11 @@ from doc_processing_toolkit.adapters.mcp._client import (
 from doc_processing_toolkit.adapters.mcp._redact import guard_sdk_loggers, redact_url, scrub
 from doc_processing_toolkit.adapters.mcp._sdk import import_mcp
 from doc_processing_toolkit.adapters.mcp.config import DEFAULT_REMOTE_NAME, validate_remote_config
+from doc_processing_toolkit.adapters.mcp.timeouts import (
+    REMOTE_SSE_READ_S,
+    REMOTE_TIMEOUT_S,
+    remote_timeouts,
+)
 from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 
 __all__ = ["RemoteMCPClientSession"]
@@ -41,7 +46,6 @@ __all__ = ["RemoteMCPClientSession"]
 log = get_logger(__name__)
 
 _AUTH_REASONS = {401: "Unauthorized", 403: "Forbidden"}
-_CALL_MARGIN_S = 5.0
 
 
 class RemoteMCPClientSession:
@@ -56,8 +60,8 @@ class RemoteMCPClientSession:
         headers: Mapping[str, str] | None = None,
         authorization_token: str | None = None,
         auth: Any = None,
-        timeout: float = 30.0,
-        sse_read_timeout: float = 300.0,
+        timeout: float = REMOTE_TIMEOUT_S,
+        sse_read_timeout: float = REMOTE_SSE_READ_S,
     ) -> None:
         """Validate the endpoint and credentials; nothing connects until :meth:`connect`.
 
@@ -87,6 +91,7 @@ class RemoteMCPClientSession:
         self._auth = auth
         self._timeout: float = checked["timeout"]
         self._sse_read_timeout: float = checked["sse_read_timeout"]
+        self._limits = remote_timeouts(self._timeout, self._sse_read_timeout)
         self._owner = ConnectionOwner(self.name)
 
     @classmethod
@@ -151,9 +156,7 @@ class RemoteMCPClientSession:
         )
         statuses: list[int] = []
         try:
-            await self._owner.open(
-                lambda stack: self._open(stack, statuses), self._timeout * 2 + _CALL_MARGIN_S
-            )
+            await self._owner.open(lambda stack: self._open(stack, statuses), self._limits.connect)
         except Exception as exc:
             error = self._connect_error(exc, statuses)
             log.warning(
@@ -258,7 +261,7 @@ class RemoteMCPClientSession:
             self.name,
             name,
             arguments,
-            self._timeout + _CALL_MARGIN_S,
+            self._limits.call,
             scrub=lambda text: scrub(text, self._url),
             on_lost=self._owner.mark_lost,
         )

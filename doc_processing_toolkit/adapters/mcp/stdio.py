@@ -24,16 +24,21 @@ from doc_processing_toolkit.adapters.mcp._client import (
 )
 from doc_processing_toolkit.adapters.mcp._sdk import import_mcp
 from doc_processing_toolkit.adapters.mcp.config import validate_env, validate_stdio_config
+from doc_processing_toolkit.adapters.mcp.timeouts import (
+    STDIO_CALL_S,
+    STDIO_CONNECT_S,
+    stdio_timeouts,
+)
 from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 
 __all__ = ["DEFAULT_CALL_TIMEOUT", "DEFAULT_CONNECT_TIMEOUT", "StdioMCPSession"]
 
 log = get_logger(__name__)
 
-DEFAULT_CALL_TIMEOUT = 300.0
-"""Seconds one tool call may take before it becomes an error result."""
-DEFAULT_CONNECT_TIMEOUT = 60.0
-"""Seconds the server may take to start and answer ``initialize``."""
+DEFAULT_CALL_TIMEOUT = STDIO_CALL_S
+"""Seconds one tool call may take before it becomes an error result (see :mod:`.timeouts`)."""
+DEFAULT_CONNECT_TIMEOUT = STDIO_CONNECT_S
+"""Seconds the server may take to start and answer ``initialize`` (see :mod:`.timeouts`)."""
 
 
 class StdioMCPSession:
@@ -71,13 +76,15 @@ class StdioMCPSession:
         applied by :class:`~doc_processing_toolkit.adapters.mcp.filtered.AllowedToolsSession`).
         """
         checked = validate_stdio_config(config)
+        limits = stdio_timeouts(checked["timeout"])
         session = cls(
             name=checked["name"],
             command=checked["command"],
             args=checked["args"],
             env=checked["env"],
             cwd=checked["cwd"],
-            call_timeout=checked["timeout"] or DEFAULT_CALL_TIMEOUT,
+            call_timeout=limits.call,
+            connect_timeout=limits.connect,
         )
         if checked["type"] == "mcp_script":
             session._script = checked["args"][0]
