@@ -69,6 +69,7 @@ from doc_processing_toolkit.application.run.streaming import (
 from doc_processing_toolkit.application.session.session import AgentSession
 from doc_processing_toolkit.application.tools.loader import ToolLoader
 from doc_processing_toolkit.application.tools.planning import build_tool_planner
+from doc_processing_toolkit.domain.errors import StateError
 from doc_processing_toolkit.domain.events import AgentStreamEvent
 from doc_processing_toolkit.domain.messages import Message
 from doc_processing_toolkit.domain.tools.results import DEFAULT_TOOL_RESULT_PREVIEW_CHARS
@@ -421,7 +422,7 @@ class Agent:
             anthropic_container_id=anthropic_container_id,
         )
         if any(c.format == "client_session" for c in self._tool_loader.server_configs):
-            raise RuntimeError(
+            raise StateError(
                 "run_sync() cannot use a pre-built session ({'session': ...}): it belongs to "
                 "the loop it was opened on. Use await agent.run(...), or let the toolkit own "
                 "the connection with {'type': 'mcp_remote_client', ...}"

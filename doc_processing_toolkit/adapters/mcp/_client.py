@@ -27,6 +27,7 @@ import anyio
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters.mcp.results import outcome_from_call_result, spec_from_mcp_tool
+from doc_processing_toolkit.domain.errors import StateError
 from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 
 __all__ = [
@@ -236,7 +237,7 @@ class ConnectionOwner:
         loop = asyncio.get_running_loop()
         if self._task is not None:
             if not self._task.done() and self._loop is loop:
-                raise RuntimeError(f"{self._label} is already connected")
+                raise StateError(f"{self._label} is already connected")
             self._task = None  # finished, or left on another (likely dead) loop: abandoned
             self._session = None
         self._loop = loop
@@ -332,14 +333,14 @@ async def list_tools_reconnecting(
     the call) it is reconnected once and the list asked again (``tools/list`` is idempotent).
 
     Raises:
-        RuntimeError: not connected.
+        StateError: not connected.
         Exception: the second attempt's failure, or a failure that is not a lost connection.
     """
     if owner.lost:
         await reconnect("tools/list found the connection lost")
     session = owner.session
     if session is None:
-        raise RuntimeError(f"MCP server {server_name!r} is not connected; call connect() first")
+        raise StateError(f"MCP server {server_name!r} is not connected; call connect() first")
     try:
         return await list_all_tools(session, server_name)
     except Exception as exc:

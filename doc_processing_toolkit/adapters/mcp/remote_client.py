@@ -245,7 +245,7 @@ class RemoteMCPClientSession:
         """Every tool the server lists (all pages).
 
         Raises:
-            RuntimeError: not connected.
+            StateError: not connected.
         """
         return await list_tools_reconnecting(self._owner, self.name, self.reconnect)
 

@@ -29,6 +29,7 @@ from doc_processing_toolkit.adapters.mcp.timeouts import (
     STDIO_CONNECT_S,
     stdio_timeouts,
 )
+from doc_processing_toolkit.domain.errors import MissingFileError
 from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 
 __all__ = ["DEFAULT_CALL_TIMEOUT", "DEFAULT_CONNECT_TIMEOUT", "StdioMCPSession"]
@@ -127,7 +128,7 @@ class StdioMCPSession:
 
     def _check_script(self) -> None:
         if self._script is not None and not os.path.exists(self._script):
-            raise FileNotFoundError(
+            raise MissingFileError(
                 f"MCP server script of {self.name!r} not found: {os.path.basename(self._script)}"
             )
 

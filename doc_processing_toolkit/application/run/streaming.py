@@ -21,6 +21,7 @@ from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.events import EventSink
 from doc_processing_toolkit.application.run.loop import RunLoop
 from doc_processing_toolkit.application.run.result_builder import failure_metadata
+from doc_processing_toolkit.domain.errors import InvalidArgumentTypeError
 from doc_processing_toolkit.domain.events import AgentStreamEvent
 
 T = TypeVar("T")
@@ -68,12 +69,12 @@ def check_run_args(
         not isinstance(media_resolution_list, list | tuple)
         or not all(v is None or isinstance(v, str) for v in media_resolution_list)
     ):
-        raise TypeError(
+        raise InvalidArgumentTypeError(
             "media_resolution_list must be a list of resolution strings or None, got "
             f"{media_resolution_list!r}"
         )
     if anthropic_container_id is not None and not isinstance(anthropic_container_id, str):
-        raise TypeError(
+        raise InvalidArgumentTypeError(
             f"anthropic_container_id must be a string, got {type(anthropic_container_id).__name__}"
         )
 
@@ -163,11 +164,11 @@ def check_run_inputs(message: Any, output_schema: Any) -> None:
             pydantic model class.
     """
     if not isinstance(message, str):
-        raise TypeError(f"message must be a string, got {type(message).__name__}")
+        raise InvalidArgumentTypeError(f"message must be a string, got {type(message).__name__}")
     if output_schema is not None and not (
         isinstance(output_schema, type) and issubclass(output_schema, BaseModel)
     ):
-        raise TypeError("output_schema must be a pydantic BaseModel subclass")
+        raise InvalidArgumentTypeError("output_schema must be a pydantic BaseModel subclass")
 
 
 def log_run_end(
