@@ -67,8 +67,8 @@ def sdk_timeout(request_timeout: float | None, connect_timeout: float | None) ->
     )
 
 
-class _Idle(Exception):
-    """The idle timer fired (internal to :class:`GuardedEvents`)."""
+_IDLE = object()
+"""What :meth:`GuardedEvents._watched` returns when the idle timer fired."""
 
 
 class GuardedEvents:
@@ -114,16 +114,12 @@ class GuardedEvents:
                 self._waiting_for_request = False
                 return await self._first_event()
             if self._close is not None and _on_asyncio():
-                return await self._watched(self._idle)
-            with anyio.move_on_after(self._idle):
-                return await self._it.__anext__()
-            raise _Idle
-        except _Idle:
-            raise self._interrupted(
-                f"{self._provider}: no stream event for {self._idle:g} s (stream_idle_timeout; "
-                "pings and keep-alives do not count)",
-                cls=StreamIdleTimeoutError,
-            ) from None
+                event = await self._watched(self._idle)
+                if event is not _IDLE:
+                    return event
+            else:
+                with anyio.move_on_after(self._idle):
+                    return await self._it.__anext__()
         except ValueError as exc:  # JSONDecodeError and the SDKs' own parse errors
             error = self._interrupted(
                 redact_text(
@@ -133,6 +129,11 @@ class GuardedEvents:
                 cls=StreamInterruptedError,
             )
             raise error from redacted_summary(exc)
+        raise self._interrupted(
+            f"{self._provider}: no stream event for {self._idle:g} s (stream_idle_timeout; "
+            "pings and keep-alives do not count)",
+            cls=StreamIdleTimeoutError,
+        ) from None
 
     async def _first_event(self) -> Any:
         """The first event; a response the SDK's HTTP client reports meanwhile
@@ -175,7 +176,7 @@ class GuardedEvents:
         finally:
             handle.cancel()
         await self._settle_close()
-        raise _Idle
+        return _IDLE
 
     async def _settle_close(self) -> None:
         """Wait for the watchdog's close (its failure is the stream's, already reported)."""
