@@ -14,6 +14,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from doc_processing_toolkit.application.config.binding_checks import check_binding_settings
 from doc_processing_toolkit.application.config.settings import (
     DEFAULT_MEDIA_MAX_INLINE_BYTES,
     AgentSettings,
@@ -43,10 +44,6 @@ __all__ = [
 NOT_YET_IMPLEMENTED: dict[str, Any] = {
     "compaction": False,
     "compaction_config": None,
-    "anthropic_block_binding": None,
-    "strict_prefix_binding": False,
-    "prefix_audit": False,
-    "prefix_strip_fallback": False,
     "remove_citations": False,
     "estimate_input_tokens": "lazy",
 }
@@ -92,6 +89,7 @@ def validate_settings(settings: AgentSettings) -> AgentSettings:
     validate_on_unsupported_part(s.on_unsupported_part)
     defer_predicate(s.defer_tools)
     check_session_settings(s)
+    check_binding_settings(s)
     provider_kwargs = dict(s.provider_kwargs)
     consumed = {
         k: provider_kwargs.pop(k) for k in _CONSUMED_PROVIDER_KWARGS if k in provider_kwargs
