@@ -3,7 +3,12 @@
 :class:`GuardedEvents` wraps the event iterator an SDK hands back. Each ``__anext__`` is
 bounded by ``stream_idle_timeout``: the SDKs drop pings and keep-alive comments before
 they yield, so only content events reset the timer, and a stream that stalls (with or
-without keep-alives) fails as :class:`StreamIdleTimeoutError` within the bound. A line
+without keep-alives) fails as :class:`StreamIdleTimeoutError` within the bound. Where the
+stream's HTTP response is at hand (the ``anthropic`` / ``openai`` SDK streams), a
+watchdog timer closes it when the bound passes, so the SDK's pending read fails inside its
+own generators and they unwind on their own (google-genai's response is handed over by
+the :func:`remember_response` hook on its HTTP client); the read is cancelled only when
+there is no response to close (google-genai over aiohttp) or the close does not end it. A line
 the SDK cannot parse (``json.JSONDecodeError``, Gemini's ``UnknownApiResponseError``, a
 chunk that fails the SDK's pydantic model — all ``ValueError``) becomes a
 :class:`StreamInterruptedError` carrying the usage reported so far, so the retry layer
@@ -14,8 +19,9 @@ redacted summary of the SDK exception (:func:`~doc_processing_toolkit._redaction
 from __future__ import annotations
 
 import asyncio
-import weakref
-from collections.abc import Callable
+import contextlib
+import contextvars
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -28,9 +34,11 @@ from doc_processing_toolkit.domain.errors import (
 )
 
 __all__ = [
+    "CLOSE_GRACE_S",
     "DEFAULT_CONNECT_TIMEOUT",
     "DEFAULT_REQUEST_TIMEOUT",
     "GuardedEvents",
+    "remember_response",
     "sdk_timeout",
 ]
 
@@ -38,6 +46,10 @@ DEFAULT_CONNECT_TIMEOUT = 5.0
 """Seconds to open a connection when ``connect_timeout`` is not set (the SDKs' default)."""
 DEFAULT_REQUEST_TIMEOUT = 600.0
 """Seconds for one read / request when ``request_timeout`` is not set (the SDKs' default)."""
+
+CLOSE_GRACE_S = 1.0
+"""Seconds the watchdog's close of an idle stream's response may take to end the read
+before the read is cancelled instead."""
 
 InterruptedFactory = Callable[..., ProviderError]
 """``(text, cls=StreamInterruptedError) -> error`` with the stream's partial usage."""
@@ -55,31 +67,20 @@ def sdk_timeout(request_timeout: float | None, connect_timeout: float | None) ->
     )
 
 
-def _on_timer(ref: weakref.ref[GuardedEvents]) -> None:
-    guard = ref()
-    if guard is not None:
-        guard._on_timer()
-
-
 _IDLE = object()
-"""What :meth:`GuardedEvents._next_timed` returns when the idle timer fired."""
+"""What :meth:`GuardedEvents._watched` returns when the idle timer fired."""
 
 
 class GuardedEvents:
     """An SDK event iterator with the idle timer and parse-error mapping (see the module)."""
 
     __slots__ = (
-        "__weakref__",
-        "_deadline",
-        "_fired",
+        "_close",
+        "_closing",
         "_idle",
         "_interrupted",
         "_it",
-        "_loop",
         "_provider",
-        "_task",
-        "_timer",
-        "_waiting",
         "_waiting_for_request",
     )
 
@@ -91,6 +92,7 @@ class GuardedEvents:
         idle_timeout: float | None,
         interrupted: InterruptedFactory,
         lazy_request: bool = False,
+        close: Callable[[], Awaitable[Any]] | None = None,
     ) -> None:
         self._it = events.__aiter__()
         self._waiting_for_request = lazy_request
@@ -99,84 +101,22 @@ class GuardedEvents:
         self._provider = provider
         self._idle = idle_timeout
         self._interrupted = interrupted
-        try:
-            self._loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:  # anyio on trio: a cancel scope per event instead
-            self._loop = None
-        self._task: asyncio.Task[Any] | None = None
-        self._timer: asyncio.TimerHandle | None = None
-        self._deadline = 0.0
-        self._waiting = False
-        self._fired = False
+        self._close = close
+        """Closes the stream's HTTP response (the watchdog's way to end an idle read)."""
+        self._closing: asyncio.Task[Any] | None = None
 
     def __aiter__(self) -> GuardedEvents:
         return self
-
-    def __del__(self) -> None:
-        # An abandoned stream drops its timer with it (the timer holds only a weakref).
-        timer = self._timer
-        if timer is not None:
-            timer.cancel()
-
-    def _arm(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._timer = loop.call_at(self._deadline, _on_timer, weakref.ref(self))
-
-    def _on_timer(self) -> None:
-        """The stream's one idle timer: re-armed to the current wait's deadline, and only
-        a wait inside ``__anext__`` that outlived it is cancelled (never the consumer)."""
-        self._timer = None
-        if not self._waiting or self._loop is None or self._task is None:
-            return  # between events (or done): the next __anext__ arms it again
-        if self._loop.time() < self._deadline:
-            self._arm(self._loop)
-            return
-        self._fired = True
-        self._task.cancel()
-
-    def _stop_timer(self) -> None:
-        self._waiting = False
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-
-    async def _next_timed(self, idle: float) -> Any:
-        """The next event within ``idle`` seconds (asyncio): one timer per stream, re-armed
-        lazily, so an event costs a clock read, not a timer (or a cancel scope)."""
-        loop = self._loop
-        assert loop is not None
-        if self._task is None:
-            self._task = asyncio.current_task()
-        self._deadline = loop.time() + idle
-        self._waiting = True
-        if self._timer is None:
-            self._arm(loop)
-        try:
-            item = await self._it.__anext__()
-        except asyncio.CancelledError:
-            if not self._fired:
-                self._stop_timer()
-                raise
-            self._fired = False
-            self._stop_timer()
-            task = self._task
-            if task is not None and task.uncancel() > 0:
-                raise  # cancelled from outside as well: that cancellation wins
-            return _IDLE
-        except BaseException:
-            self._stop_timer()
-            raise
-        self._waiting = False
-        return item
 
     async def __anext__(self) -> Any:
         try:
             if self._idle is None or self._waiting_for_request:
                 self._waiting_for_request = False
-                return await self._it.__anext__()
-            if self._loop is not None:
-                item = await self._next_timed(self._idle)
-                if item is not _IDLE:
-                    return item
+                return await self._first_event()
+            if self._close is not None and _on_asyncio():
+                event = await self._watched(self._idle)
+                if event is not _IDLE:
+                    return event
             else:
                 with anyio.move_on_after(self._idle):
                     return await self._it.__anext__()
@@ -194,3 +134,76 @@ class GuardedEvents:
             "pings and keep-alives do not count)",
             cls=StreamIdleTimeoutError,
         ) from None
+
+    async def _first_event(self) -> Any:
+        """The first event; a response the SDK's HTTP client reports meanwhile
+        (:func:`remember_response`) becomes the one the watchdog closes."""
+        if self._close is not None:
+            return await self._it.__anext__()
+        slot: list[Any] = []
+        token = _RESPONSE_SLOT.set(slot)
+        try:
+            return await self._it.__anext__()
+        finally:
+            _RESPONSE_SLOT.reset(token)
+            if slot:
+                self._close = slot[0].aclose
+
+    async def _watched(self, idle: float) -> Any:
+        """The next event, with a watchdog that closes the HTTP response when none comes
+        within ``idle`` seconds: the SDK's read then fails inside its own generator, which
+        unwinds normally (nothing cancels it mid-step). Should the close not end the read
+        within :data:`CLOSE_GRACE_S`, the read is cancelled after all."""
+        loop = asyncio.get_running_loop()
+        close = self._close
+        assert close is not None
+
+        async def closed() -> None:
+            await close()
+
+        def fire() -> None:
+            self._closing = loop.create_task(closed())
+
+        handle = loop.call_later(idle, fire)
+        try:
+            with anyio.move_on_after(idle + CLOSE_GRACE_S):
+                event = await self._it.__anext__()
+                if self._closing is None:
+                    return event
+        except Exception:
+            if self._closing is None:
+                raise
+        finally:
+            handle.cancel()
+        await self._settle_close()
+        return _IDLE
+
+    async def _settle_close(self) -> None:
+        """Wait for the watchdog's close (its failure is the stream's, already reported)."""
+        closing, self._closing = self._closing, None
+        if closing is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(closing)
+
+
+_RESPONSE_SLOT: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
+    "dpt_stream_response", default=None
+)
+
+
+async def remember_response(response: Any) -> None:
+    """An ``httpx2`` response event hook: hands the response of a lazily sent streaming
+    request (google-genai sends it on the first ``__anext__``) to the :class:`GuardedEvents`
+    awaiting it, so its watchdog can close it."""
+    slot = _RESPONSE_SLOT.get()
+    if slot is not None and not slot:
+        slot.append(response)
+
+
+def _on_asyncio() -> bool:
+    """Whether the running event loop is asyncio's (the watchdog's timer needs it)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True

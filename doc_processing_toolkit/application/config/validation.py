@@ -22,6 +22,7 @@ from doc_processing_toolkit.application.config.settings import (
 )
 from doc_processing_toolkit.application.hooks.runner import validate_hooks
 from doc_processing_toolkit.application.media.validation import validate_on_unsupported_part
+from doc_processing_toolkit.application.run.input_estimate import validate_estimate_mode
 from doc_processing_toolkit.application.session.history_config import validate_history_config
 from doc_processing_toolkit.application.session.media_policy import validate_max_inline_bytes
 from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidArgumentTypeError
@@ -44,8 +45,6 @@ __all__ = [
 NOT_YET_IMPLEMENTED: dict[str, Any] = {
     "compaction": False,
     "compaction_config": None,
-    "remove_citations": False,
-    "estimate_input_tokens": "lazy",
 }
 """Agent parameters whose features are not built yet, with their defaults."""
 
@@ -87,6 +86,7 @@ def validate_settings(settings: AgentSettings) -> AgentSettings:
     )
     normalize_prompt_caching(s.prompt_caching)
     validate_on_unsupported_part(s.on_unsupported_part)
+    estimate_mode = validate_estimate_mode(s.estimate_input_tokens)
     defer_predicate(s.defer_tools)
     check_session_settings(s)
     check_binding_settings(s)
@@ -111,6 +111,8 @@ def validate_settings(settings: AgentSettings) -> AgentSettings:
         tool_result_preview_chars=preview or 0,
         truncated_result_read_chars=read_chars,
         detailed_costs=bool(s.detailed_costs),
+        remove_citations=bool(s.remove_citations),
+        estimate_input_tokens=estimate_mode,
         max_pause_turn_iterations=(
             validate_positive_int("max_pause_turn_iterations", pauses) or 10
         ),

@@ -56,6 +56,8 @@ class RunOutcome:
     ``duration_ms`` and ``thinking`` - what the detailed cost report needs."""
     tool_call_facts: list[dict[str, Any]] = field(default_factory=list)
     """Per executed tool call: name, id, iteration, success, duration and sizes."""
+    estimated_input_tokens: int = 0
+    """The pre-flight input estimate of the latest request (``estimate_input_tokens``)."""
     prefix_binding_retry: bool = False
     """A prefix-binding 400 was re-sent once; every later request carries the same choice."""
 

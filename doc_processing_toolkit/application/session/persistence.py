@@ -58,6 +58,7 @@ from doc_processing_toolkit.domain.errors import (
     StateError,
     UnsupportedPartError,
 )
+from doc_processing_toolkit.domain.media import accepts_input_type
 from doc_processing_toolkit.domain.session import parse_envelope
 from doc_processing_toolkit.ports.media_store import MediaStore
 from doc_processing_toolkit.ports.session_store import SessionStore
@@ -281,7 +282,7 @@ class SessionPersistence:
             if (
                 key is None
                 or key in input_types
-                or (key.startswith("base64-image/") and "image" in input_types)
+                or (slot.mime_type and accepts_input_type(input_types, slot.mime_type))
             ):
                 continue
             record = {

@@ -31,6 +31,8 @@ from doc_processing_toolkit.adapters.providers._common import (
     SdkModelClient,
     parse_retry_after,
 )
+from doc_processing_toolkit.adapters.providers._guard import remember_response
+from doc_processing_toolkit.adapters.providers.google import code_files as google_code_files
 from doc_processing_toolkit.adapters.providers.google.dialect import PROVIDER
 from doc_processing_toolkit.adapters.providers.google.files import upload_large_media
 from doc_processing_toolkit.adapters.providers.google.mapping import (
@@ -48,7 +50,9 @@ from doc_processing_toolkit.domain.errors import (
     StreamInterruptedError,
     status_error_class,
 )
+from doc_processing_toolkit.domain.messages import MediaPart
 from doc_processing_toolkit.domain.requests import ModelRequest, StreamItem
+from doc_processing_toolkit.ports.code_execution_files import OutputFile, UploadedToolFile
 
 __all__ = [
     "API_KEY_ENVS",
@@ -122,6 +126,8 @@ class GoogleModelClient(SdkModelClient):
             headers=self._default_headers or None,
             timeout=int(self._timeout * 1000) if self._timeout is not None else None,
             retry_options=types.HttpRetryOptions(attempts=1),
+            # the idle watchdog closes a stalled stream's response (see providers._guard)
+            async_client_args={"event_hooks": {"response": [remember_response]}},
         )
         return genai.Client(api_key=api_key, vertexai=False, http_options=options)
 
@@ -171,6 +177,23 @@ class GoogleModelClient(SdkModelClient):
         if http:
             config["http_options"] = http
         return config
+
+    # -- code-execution files (the CodeExecutionFiles port; see .code_files) ------------
+
+    reuses_containers = False
+
+    async def upload_tool_file(self, part: MediaPart) -> UploadedToolFile:
+        """Upload one ``tool_files`` entry through the Files API (polled to ACTIVE)."""
+        genai, types, errors = import_genai()
+        client = self._sdk_client(genai, types)
+        try:
+            return await google_code_files.upload_tool_file(client, part)
+        except errors.APIError as exc:
+            raise self._status_error(exc, before_stream=True) from exc
+
+    async def download_output_file(self, ref: Mapping[str, Any]) -> OutputFile:
+        """The file code execution wrote (Gemini returns its bytes inline)."""
+        return google_code_files.download_output_file(ref)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
         """Send ``request`` (always streaming); yield deltas, then one ModelResponse."""
