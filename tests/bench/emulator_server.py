@@ -54,6 +54,10 @@ def _decide(route: DialectRoute) -> DialectRoute:
 def main() -> None:
     routes = {path: _decide(route) for path, route in DIALECT_ROUTES.items()}
     with ProviderEmulator(default=TEXT, routes=routes) as emulator:
+        # uvicorn closes a keep-alive connection idle for 5 s; between two phases of the
+        # bench that races a pooled connection's reuse (a "Connection error" with retries
+        # off). Connections accepted from now on stay open for the bench's length.
+        emulator._server.config.timeout_keep_alive = 3600
         print(f"PORT {emulator.url.rsplit(':', 1)[1]}", flush=True)
         sys.stdin.read()  # serve until the parent closes our stdin (or dies)
 
