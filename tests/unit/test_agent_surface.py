@@ -83,7 +83,7 @@ def test_unknown_model_is_a_clear_error() -> None:
 @pytest.mark.parametrize(
     ("name", "value"),
     [
-        ("compaction", True),
+        ("remove_citations", True),
     ],
 )
 def test_features_not_built_yet_raise_not_implemented(name: str, value: object) -> None:
@@ -128,8 +128,10 @@ def test_builder_builds_the_same_agent() -> None:
     assert agent.run_sync("2+3").tools_used == ["calculate"]
     with pytest.raises(ValueError, match="model"):
         Agent.builder().build()
-    with pytest.raises(NotImplementedError, match="compaction"):
-        Agent.builder().model("claude-sonnet-4-5").with_compaction().build()
+    with pytest.raises(ValueError, match="strategy"):
+        Agent.builder().model("claude-sonnet-4-5").with_compaction(strategy="shred").build()
+    compacting = Agent.builder().model("claude-sonnet-4-5").with_compaction(keep_recent_messages=3)
+    assert compacting.build().settings.compaction_config == {"keep_recent_messages": 3}
 
 
 def test_default_log_file_and_no_secret_at_debug(

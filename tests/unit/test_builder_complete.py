@@ -88,7 +88,7 @@ def test_build_equals_the_direct_constructor_call() -> None:
         ("media_policy", ("sometimes",), ValueError, {"media_policy": "sometimes"}),
         ("media_max_inline_bytes", (-1,), ValueError, {"media_max_inline_bytes": -1}),
         ("prefix_audit", (), NotImplementedError, {"prefix_audit": True}),
-        ("with_compaction", (), NotImplementedError, {"compaction": True}),
+        ("with_compaction", (2,), ValueError, {"compaction": 2}),
     ],
 )
 def test_each_method_fails_where_the_constructor_fails(

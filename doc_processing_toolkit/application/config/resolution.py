@@ -11,6 +11,10 @@ import datetime
 import logging
 from dataclasses import dataclass
 
+from doc_processing_toolkit.application.compaction.setup import (
+    CompactionSetup,
+    check_compaction_settings,
+)
 from doc_processing_toolkit.application.config.settings import AgentSettings
 from doc_processing_toolkit.application.deps import AgentDeps
 from doc_processing_toolkit.domain.registry import ModelInfo, closest_model_names
@@ -38,6 +42,8 @@ class AgentResolution:
     """The provider's native tool search is on (``defer_tools`` can take effect)."""
     tool_result_cap: int
     """Characters of a tool result the model is shown (0: no cap)."""
+    compaction: CompactionSetup | None = None
+    """The resolved compaction (None: ``compaction=False``)."""
 
 
 _AGENT_PARAMETERS = tuple(
@@ -84,6 +90,12 @@ def resolve_settings(
     for warning in report.warnings:
         logger.warning(warning)
     window = row.context_window_tokens if row is not None else None
+    compaction = check_compaction_settings(
+        settings.compaction,
+        settings.compaction_config,
+        model=settings.model,
+        row_lookup=deps.registry.row,
+    )
     return AgentResolution(
         provider=provider,
         row=row,
@@ -92,4 +104,5 @@ def resolve_settings(
         built_in_tool_names=tuple(report.built_in_tool_names),
         native_tool_search=report.native_tool_search,
         tool_result_cap=resolve_cap(settings.max_tool_result_chars, window),
+        compaction=compaction,
     )

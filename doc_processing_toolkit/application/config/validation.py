@@ -14,6 +14,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from doc_processing_toolkit.application.compaction.setup import check_compaction_settings
 from doc_processing_toolkit.application.config.settings import (
     DEFAULT_MEDIA_MAX_INLINE_BYTES,
     AgentSettings,
@@ -40,8 +41,6 @@ __all__ = [
 ]
 
 NOT_YET_IMPLEMENTED: dict[str, Any] = {
-    "compaction": False,
-    "compaction_config": None,
     "anthropic_block_binding": None,
     "strict_prefix_binding": False,
     "prefix_audit": False,
@@ -87,6 +86,9 @@ def validate_settings(settings: AgentSettings) -> AgentSettings:
     validate_on_unsupported_part(s.on_unsupported_part)
     defer_predicate(s.defer_tools)
     check_session_settings(s)
+    check_compaction_settings(
+        s.compaction, s.compaction_config, model=s.model.strip(), row_lookup=lambda _: None
+    )
     provider_kwargs = dict(s.provider_kwargs)
     consumed = {
         k: provider_kwargs.pop(k) for k in _CONSUMED_PROVIDER_KWARGS if k in provider_kwargs

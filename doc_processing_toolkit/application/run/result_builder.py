@@ -130,6 +130,7 @@ def build_result(
         retry_output_tokens=attempts.total_output_tokens,
     )
     _apply_response_metadata(result, outcome.response_metadata)
+    _apply_compactions(result, outcome)
     if detailed_costs:
         context = report_context or ReportContext(
             provider=last.provider if last is not None else ""
@@ -178,6 +179,16 @@ def _apply_response_metadata(result: AgentResult, metadata: dict[str, Any]) -> N
         for t in transformations
         if t.get("type") == "thinking_dropped" and t.get("reason") == "model_binding_mismatch"
     )
+
+
+def _apply_compactions(result: AgentResult, outcome: RunOutcome) -> None:
+    """The run's compaction counts (their summaries' records are already in the totals)."""
+    done = outcome.compactions
+    result.compaction_count = len(done)
+    result.compaction_input_tokens = sum(c.summary_input_tokens for c in done)
+    result.compaction_output_tokens = sum(c.summary_output_tokens for c in done)
+    result.compaction_cost = round_usd(sum(c.summary_cost for c in done))
+    result.compaction_archives = [c.archive_path for c in done if c.archive_path]
 
 
 def failure_metadata(result: AgentResult, error: BaseException) -> dict[str, Any]:

@@ -28,6 +28,7 @@ T = TypeVar("T")
 __all__ = [
     "STREAM_CANCEL_WAIT_SECONDS",
     "RunExecutor",
+    "check_no_client_session",
     "check_run_args",
     "check_run_inputs",
     "log_run_end",
@@ -142,6 +143,20 @@ async def stream_run(
             except (TimeoutError, asyncio.CancelledError):
                 pass
             await on_abandoned(holder.get("loop"))
+
+
+def check_no_client_session(server_configs: Any) -> None:
+    """run_sync() refuses a pre-built MCP session: it belongs to the loop it was opened on.
+
+    Raises:
+        RuntimeError: a tools entry is a pre-built session (``{'session': ...}``).
+    """
+    if any(c.format == "client_session" for c in server_configs):
+        raise RuntimeError(
+            "run_sync() cannot use a pre-built session ({'session': ...}): it belongs to "
+            "the loop it was opened on. Use await agent.run(...), or let the toolkit own "
+            "the connection with {'type': 'mcp_remote_client', ...}"
+        )
 
 
 def run_blocking(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:

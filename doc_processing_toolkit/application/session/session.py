@@ -335,7 +335,7 @@ class AgentSession(SessionPersistence):
         media_resolution_list: list[str | None] | None,
         anthropic_container_id: str | None,
     ) -> AgentResult:
-        history = self._native().parse(self._messages)
+        history, scope = self._native().parse(self._messages), self._compaction_scope()
         self._in_flight = True
         result: AgentResult
         error: BaseException | None
@@ -348,13 +348,14 @@ class AgentSession(SessionPersistence):
                 output_schema=output_schema,
                 media_resolution_list=media_resolution_list,
                 anthropic_container_id=self._container_for(anthropic_container_id),
+                compaction=scope,
             )
         finally:
             self._in_flight = False
         if error is not None:
             self._bank_failure(message, files, result, error)
             raise error
-        self._commit(self._turn_native(result, history), result)
+        self._commit(self._turn_native(result, self._adopt_compacted(scope, history)), result)
         return result
 
     def _follow_up_text(self, result: AgentResult, sent: str, budget: int) -> str | None:
@@ -472,7 +473,7 @@ class AgentSession(SessionPersistence):
         captured: dict[str, tuple[AgentResult, BaseException | None]] = {}
         while True:
             captured.clear()
-            history = self._native().parse(self._messages)
+            history, scope = self._native().parse(self._messages), self._compaction_scope()
             events = self.agent._stream_with_history(
                 sent,
                 history=history,
@@ -482,6 +483,7 @@ class AgentSession(SessionPersistence):
                 media_resolution_list=send_resolutions,
                 anthropic_container_id=self._container_for(container),
                 on_result=lambda r, e: captured.__setitem__("turn", (r, e)),
+                compaction=scope,
             )
             follow_up: str | None = None
             completed = False
@@ -495,6 +497,8 @@ class AgentSession(SessionPersistence):
                         completed = True
                         self._in_flight = False
                         result, error = captured.get("turn", (AgentResult(), None))
+                        if error is None:
+                            history = self._adopt_compacted(scope, history)
                         follow_up = self._settle_streamed(
                             sent, send_files, result, error, history, output_schema, budget
                         )
