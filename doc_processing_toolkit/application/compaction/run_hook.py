@@ -53,6 +53,11 @@ if TYPE_CHECKING:
 
 __all__ = ["CompactionScope", "RunCompactor", "build_compactor", "run_compactor"]
 
+ESTIMATE_MARGIN = 1.2
+"""Local estimates (~4 chars/token of the neutral messages) are scaled up by this much:
+the wire form adds ids, roles and JSON, and the tool definitions are not counted, so the
+estimate errs toward compacting early, never toward overflowing."""
+
 
 @dataclass
 class CompactionScope:
@@ -115,11 +120,11 @@ class RunCompactor:
     def _tokens(self, outcome: RunOutcome, iteration: int) -> int:
         messages, last = outcome.messages, outcome.last_response
         if iteration == 1 or last is None:
-            return estimate_tokens(messages, self._facts.system)
+            return round(estimate_tokens(messages, self._facts.system) * ESTIMATE_MARGIN)
         usage = last.usage
         additive = self._facts.row is None or self._facts.row.cache_write_billing == "additive"
         reported = usage.input_tokens + (usage.cache_write_tokens if additive else 0)
-        return reported + estimate_tokens(messages[self._sent :])
+        return reported + round(estimate_tokens(messages[self._sent :]) * ESTIMATE_MARGIN)
 
     async def before_request(self, outcome: RunOutcome, iteration: int, system: str = "") -> None:
         """The Level-1 (first request, history present) or Level-2 check."""

@@ -144,6 +144,9 @@ class EmulatorState:
         self._requests: list[RecordedRequest] = []
         self._streams: list[StreamRecord] = []
         self.default = default
+        self.responder: Callable[[dict[str, Any]], ScriptStep | None] | None = None
+        """Answers a request from its JSON body before the script is consulted (None:
+        fall through to the script)."""
         self.files = FileStore()
         """The Files API store (uploads outlive :meth:`reset`)."""
 
@@ -226,6 +229,11 @@ class EmulatorCall:
 
     def next_step(self) -> ScriptStep | None:
         """The step answering this request (None: the script is exhausted, no default)."""
+        responder = self.state.responder
+        if responder is not None:
+            step = responder(self.body)
+            if step is not None:
+                return step
         return self.state.next_step()
 
 

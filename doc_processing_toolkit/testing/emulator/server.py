@@ -19,7 +19,7 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Self
 
@@ -225,6 +225,17 @@ class ProviderEmulator:
     @default.setter
     def default(self, value: Reply | None) -> None:
         self._state.default = value
+
+    @property
+    def responder(self) -> Callable[[dict[str, Any]], ScriptStep | None] | None:
+        """Answers each model request from its decoded JSON body before the script (a
+        step, or None to fall through to the script): a dynamic model for long scenarios
+        whose request sequence a fixed script cannot know in advance."""
+        return self._state.responder
+
+    @responder.setter
+    def responder(self, value: Callable[[dict[str, Any]], ScriptStep | None] | None) -> None:
+        self._state.responder = value
 
     @property
     def requests(self) -> list[RecordedRequest]:
