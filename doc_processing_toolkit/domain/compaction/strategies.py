@@ -77,7 +77,9 @@ def sliding_window(
     The window opens on a user-side message, so no tool result loses its call; when
     ``protect_current_turn`` it opens at the latest on the current turn's question.
     """
-    start = max(0, len(messages) - keep_recent_messages)
+    if not messages:
+        return None
+    start = min(len(messages) - 1, max(0, len(messages) - keep_recent_messages))
     while start > 0 and not _opens_window(messages[start]):
         start -= 1
     if protect_current_turn:
