@@ -7,7 +7,7 @@ Thin re-exports: the strategies are pure functions in ``domain/compaction``, the
 orchestration is in ``application/compaction``.
 
 See Also:
-    docs/concepts/compaction.md
+    docs/guide/compaction.md (the "Context compaction" page of the user guide)
 """
 
 from doc_processing_toolkit.application.compaction.levels import (

@@ -74,7 +74,7 @@ def test_bad_configuration_fails_at_agent_naming_the_key(config: dict[str, Any],
 def test_summary_prompt_file_is_read(tmp_path: Path) -> None:
     prompt = tmp_path / "prompt.txt"
     prompt.write_text("Summarise like a lawyer.")
-    history, fake = _two_turn_session({"summary_prompt_file": str(prompt)})
+    _history, fake = _two_turn_session({"summary_prompt_file": str(prompt)})
     summary_requests = [r for r in fake.requests if r.purpose == "compaction_summary"]
     assert summary_requests and summary_requests[0].system == "Summarise like a lawyer."
 
@@ -134,7 +134,7 @@ def test_a_failing_archive_sink_is_contained(caplog: pytest.LogCaptureFixture) -
         raise RuntimeError("secret bucket s3://private")
 
     with caplog.at_level(logging.WARNING, logger="test.compaction.agent"):
-        (session, _, second, _), _ = _two_turn_session({}, sink=broken)
+        (_session, _, second, _), _ = _two_turn_session({}, sink=broken)
     assert second.compaction_count == 1 and second.compaction_archives == []
     warnings = [r.getMessage() for r in caplog.records if "archive_sink" in r.getMessage()]
     assert len(warnings) == 1 and "RuntimeError" in warnings[0]

@@ -60,7 +60,10 @@ def _round(draw: st.DrawFn, ids: list[int]) -> list[Message]:
         if draw(st.booleans()):
             content.append(MediaPart("image/png", data=PNG))
         results.append(ToolResultPart(call.id, call.name, tuple(content), draw(st.booleans())))
-    return [Message("assistant", tuple(parts), provider="anthropic"), Message("tool", tuple(results))]
+    return [
+        Message("assistant", tuple(parts), provider="anthropic"),
+        Message("tool", tuple(results)),
+    ]
 
 
 @st.composite

@@ -96,7 +96,9 @@ def _compact(
         logger=logging.getLogger("test.compaction"),
     )
     done = asyncio.run(
-        compact(messages, ctx, tokens_before=5000, compaction_number=1, protect_current_turn=protect)
+        compact(
+            messages, ctx, tokens_before=5000, compaction_number=1, protect_current_turn=protect
+        )
     )
     return done.messages, done.result.strategy, summaries
 
@@ -144,8 +146,14 @@ def test_sliding_window_opens_on_a_user_turn_with_the_notice() -> None:
     assert kept[0].text == TRUNCATION_NOTICE_TEXT
     assert kept[1].role == "user" and not legality_problems(kept)
     assert kept[-2:] == history[-2:]
-    without = sliding_window(history, 3, include_truncation_notice=False, protect_current_turn=False)
-    assert without is not None and without[0].role == "user" and without[0].text != TRUNCATION_NOTICE_TEXT
+    without = sliding_window(
+        history, 3, include_truncation_notice=False, protect_current_turn=False
+    )
+    assert (
+        without is not None
+        and without[0].role == "user"
+        and without[0].text != TRUNCATION_NOTICE_TEXT
+    )
 
 
 def test_sliding_window_protecting_the_turn_opens_on_its_question() -> None:
@@ -250,7 +258,7 @@ def test_thinking_turns_are_kept_whole_or_dropped_whole() -> None:
 
 def test_combined_runs_its_steps_in_order_and_stops_when_small_enough() -> None:
     history = _history()
-    out, strategy, summaries = _compact(
+    out, strategy, _summaries = _compact(
         history, "combined", combined_order=["sliding_window", "summarize"], keep_recent_messages=3
     )
     assert strategy == "combined" and out is not None and not legality_problems(out)

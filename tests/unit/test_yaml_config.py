@@ -244,7 +244,10 @@ def test_compaction_loads_from_yaml_and_round_trips(tmp_path: Path) -> None:
     agent = Agent.from_config_string(text, client=FakeModel([]))
     exported = agent.to_config()
     assert exported["compaction"] is True
-    assert exported["compaction_config"] == {"strategy": "sliding_window", "keep_recent_messages": 4}
+    assert exported["compaction_config"] == {
+        "strategy": "sliding_window",
+        "keep_recent_messages": 4,
+    }
     with pytest.raises(ConfigValidationError, match="strategy"):
         Agent.from_config_string(text.replace("sliding_window", "shred"), client=FakeModel([]))
 
