@@ -53,7 +53,7 @@ def main() -> None:
         print(f"page {page:2d}: {result.output!r:24} compactions={result.compaction_count}")
     print("compactions:", session.metadata["compaction_count"])
     print("archives:", len(session.metadata["compaction_archives"]), "in", archives)
-    print("total cost: $%.6f" % session.metadata["total_cost"])
+    print(f"total cost: ${session.metadata['total_cost']:.6f}")
 
 
 if __name__ == "__main__":

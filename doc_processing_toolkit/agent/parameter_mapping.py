@@ -39,6 +39,7 @@ from doc_processing_toolkit.adapters.providers.options import (
     transform_thinking_param,
     validate_service_tier,
 )
+from doc_processing_toolkit.domain.errors import InvalidArgumentTypeError
 
 __all__ = [
     "AGENT_OWNED_KWARGS",
@@ -91,7 +92,9 @@ def detect_provider(model_name: str) -> str:
         TypeError: if ``model_name`` is None (or not a string).
     """
     if not isinstance(model_name, str):
-        raise TypeError(f"model_name must be a string, got {type(model_name).__name__}")
+        raise InvalidArgumentTypeError(
+            f"model_name must be a string, got {type(model_name).__name__}"
+        )
     from doc_processing_toolkit.application.container import registry
 
     return registry().detect_provider(model_name)

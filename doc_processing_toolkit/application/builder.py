@@ -15,6 +15,7 @@ from typing import Any, Generic, TypeVar
 
 from doc_processing_toolkit.application.config.validation import check_arguments
 from doc_processing_toolkit.application.tools.formats import detect_format
+from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.ports.model_client import ModelClient
 
 __all__ = ["AgentBuilder"]
@@ -159,7 +160,7 @@ class AgentBuilder(Generic[AgentT]):
             ValueError: when no model was set.
         """
         if not self._model:
-            raise ValueError("AgentBuilder.build(): call .model(name) first")
+            raise ConfigurationError("AgentBuilder.build(): call .model(name) first")
         kwargs = dict(self._kwargs)
         if self._tools:
             kwargs["tools"] = list(self._tools)

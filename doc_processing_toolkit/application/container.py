@@ -53,6 +53,7 @@ from doc_processing_toolkit.adapters.providers.openai.profile import OpenAIProfi
 from doc_processing_toolkit.adapters.registry.json_file import JsonFileRegistry
 from doc_processing_toolkit.application.deps import AgentDeps
 from doc_processing_toolkit.application.tools.wiring import ToolWiring
+from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.ports.archive_sink import ArchiveSink
 from doc_processing_toolkit.ports.dialect import HistoryCodec
@@ -188,7 +189,7 @@ def build_model_client(
     factory = _plugin_factory(provider)
     if factory is not None:
         return cast(ModelClient, factory(**_accepted(factory, kwargs)))
-    raise ValueError(
+    raise ConfigurationError(
         f"no adapter for provider {provider!r}: register one under the entry-point group "
         f"{ENTRY_POINT_GROUP!r} or pass client="
     )

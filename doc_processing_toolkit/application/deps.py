@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from doc_processing_toolkit.application.tools.wiring import ToolWiring
+from doc_processing_toolkit.domain.errors import StateError
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.ports.archive_sink import ArchiveSink
 from doc_processing_toolkit.ports.dialect import HistoryCodec
@@ -105,7 +106,7 @@ def default_deps() -> AgentDeps:
     with _lock:
         factory = _default_factory
     if factory is None:
-        raise RuntimeError(
+        raise StateError(
             "no default AgentDeps: import doc_processing_toolkit (which installs the "
             "composition root's) or pass deps="
         )

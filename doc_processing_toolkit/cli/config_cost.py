@@ -24,6 +24,7 @@ from doc_processing_toolkit.agent.config import (
 )
 from doc_processing_toolkit.agent.cost import DetailedCostReport
 from doc_processing_toolkit.cli.render import mask_secrets, report_summary, report_table
+from doc_processing_toolkit.domain.errors import InvalidInputError, MissingFileError
 
 __all__ = ["add_commands"]
 
@@ -49,20 +50,20 @@ def _cmd_check(args: argparse.Namespace) -> int:
 def _load_reports(path: Path) -> list[DetailedCostReport]:
     files = sorted(path.glob("cost_report_*.json")) if path.is_dir() else [path]
     if not files:
-        raise FileNotFoundError(f"no cost_report_*.json files in {path}")
+        raise MissingFileError(f"no cost_report_*.json files in {path}")
     reports = []
     for file in files:
         try:
             reports.append(DetailedCostReport.load(str(file)))
         except (json.JSONDecodeError, TypeError, KeyError) as exc:
-            raise ValueError(f"{file}: not a cost report ({exc})") from None
+            raise InvalidInputError(f"{file}: not a cost report ({exc})") from None
     return reports
 
 
 def _cmd_cost(args: argparse.Namespace) -> int:
     path = Path(args.path)
     if not path.exists():
-        raise FileNotFoundError(f"{path} does not exist")
+        raise MissingFileError(f"{path} does not exist")
     reports = _load_reports(path)
     if path.is_dir():
         report_summary(reports, sys.stdout)
@@ -78,9 +79,13 @@ def add_commands(sub: Any) -> None:
     schema = config_sub.add_parser("schema", help="print the JSON Schema of an agent YAML file")
     schema.set_defaults(func=_cmd_schema)
     check = config_sub.add_parser("check", help="validate an agent YAML file")
-    check.add_argument("file", metavar="FILE.yaml")
+    check.add_argument("file", metavar="FILE.yaml", help="the YAML configuration to validate")
     check.set_defaults(func=_cmd_check)
 
     cost = sub.add_parser("cost", help="render a cost report, or sum a directory of them")
-    cost.add_argument("path", metavar="REPORT.json|DIR")
+    cost.add_argument(
+        "path",
+        metavar="REPORT.json|DIR",
+        help="a cost report, or a directory of cost_report_*.json files to sum",
+    )
     cost.set_defaults(func=_cmd_cost)

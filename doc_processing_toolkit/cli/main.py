@@ -24,6 +24,11 @@ from doc_processing_toolkit.agent import Agent, AgentResult
 from doc_processing_toolkit.agent.tools import is_tool
 from doc_processing_toolkit.cli.config_cost import add_commands
 from doc_processing_toolkit.cli.render import cost_line, held_warnings, stream_run
+from doc_processing_toolkit.domain.errors import (
+    ConfigurationError,
+    InvalidArgumentTypeError,
+    MissingFileError,
+)
 
 __all__ = ["main"]
 
@@ -31,15 +36,15 @@ __all__ = ["main"]
 def _load_tool_file(path: str) -> list[Any]:
     file = Path(path)
     if not file.is_file():
-        raise FileNotFoundError(f"tool file not found: {path}")
+        raise MissingFileError(f"tool file not found: {path}")
     spec = importlib.util.spec_from_file_location(f"dpt_cli_tools_{file.stem}", file)
     if spec is None or spec.loader is None:
-        raise ValueError(f"cannot import tool file {path}")
+        raise ConfigurationError(f"cannot import tool file {path}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     tools = [obj for obj in vars(module).values() if is_tool(obj)]
     if not tools:
-        raise ValueError(f"{path} defines no @tool functions")
+        raise ConfigurationError(f"{path} defines no @tool functions")
     return tools
 
 
@@ -49,7 +54,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         tools.extend(_load_tool_file(path))
     for item in args.file or []:
         if "://" not in item and not Path(item).exists():
-            raise FileNotFoundError(f"file not found: {item}")
+            raise MissingFileError(f"file not found: {item}")
     out = sys.stdout
     # Warnings go to stderr after the answer, never into the middle of it.
     with held_warnings(sys.stderr) as logger:
@@ -102,7 +107,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(args.model, sys.stdout)
 
 
-class UsageError(Exception):
+class UsageError(ConfigurationError):
     """A command line the user should change (exit code 2)."""
 
 
@@ -151,7 +156,13 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return int(args.func(args))
-    except (UsageError, ValueError, FileNotFoundError, NotImplementedError) as exc:
+    except (
+        UsageError,
+        ValueError,
+        InvalidArgumentTypeError,
+        FileNotFoundError,
+        NotImplementedError,
+    ) as exc:
         print(f"dpt: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:

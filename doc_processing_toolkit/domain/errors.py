@@ -9,9 +9,17 @@ The tree::
 
     Exception
     ├── DocProcessingToolkitError
-    │   ├── ConfigurationError (also ValueError)     a user mistake in Agent(...) or a tool
+    │   ├── ConfigurationError (also ValueError)     a bad value in Agent(...), a tool or a call
+    │   │   ├── RegistryFileError                    the model registry file is unreadable
     │   │   ├── ToolDefinitionError                  a tool that cannot be offered
     │   │   └── CompatibilityError                   the model/provider cannot do what was asked
+    │   ├── InvalidInputError (also ValueError)      data that cannot be read (a history, a file)
+    │   │   └── MalformedEnvelopeError               a session envelope (domain/session.py)
+    │   ├── InvalidArgumentTypeError (also TypeError)  a value of the wrong type
+    │   ├── StateError (also RuntimeError)           not now: a closed session, a busy turn
+    │   ├── MissingFileError (also FileNotFoundError)  a named file or blob does not exist
+    │   ├── MissingDependencyError (also ImportError)  an optional extra is not installed
+    │   ├── SessionNotFoundError (also KeyError)     a session store has no such session
     │   ├── ProviderError                            a request to a model provider failed
     │   │   ├── ProviderConnectionError              no response: refused, reset, DNS  [retryable]
     │   │   │   └── ProviderTimeoutError             the request timed out            [retryable]
@@ -23,9 +31,10 @@ The tree::
     │   │   │   ├── RateLimitError                   429                              [retryable]
     │   │   │   ├── ServerError                      5xx                              [retryable]
     │   │   │   └── OverloadedError                  529                              [retryable]
+    │   │   ├── MediaUploadError                     a Gemini Files API upload failed
     │   │   └── StreamInterruptedError               the stream broke after it began  [retryable]
     │   │       └── StreamIdleTimeoutError           no content event in time         [retryable]
-    │   ├── ToolExecutionError                       a tool raised (becomes an error result)
+    │   ├── ToolExecutionError (also RuntimeError)   a tool failed (ToolLoader.execute_tool)
     │   ├── MCPConnectionError (also RuntimeError)   an MCP server could not be reached or listed
     │   ├── ConfigParseError                         YAML could not be parsed
     │   ├── ConfigValidationError                    configuration is invalid (names the key)
@@ -33,11 +42,21 @@ The tree::
     │   ├── UnsupportedPartError                     a prompt part the model cannot take
     │   ├── SessionCompatibilityError (also ValueError)  a history cannot move providers
     │   └── StructuredOutputError (also ValueError)  the output does not match output_schema
+    └── NotImplementedError                          a documented feature not built yet
 
 Every exception the library raises derives from :class:`DocProcessingToolkitError`, so one
-``except DocProcessingToolkitError`` catches them all; where the API reference names
-another base (``ValueError`` for SessionCompatibilityError and StructuredOutputError), the
-class has both.
+``except DocProcessingToolkitError`` catches them all; where the API reference names a
+builtin (``ValueError``, ``TypeError``, ``RuntimeError``, ``FileNotFoundError``), the class
+also derives from it, so ``except ValueError`` keeps working. The exceptions to that rule
+(``tests/unit/test_error_tree.py`` holds the allow-list): ``NotImplementedError`` for an
+unbuilt feature; ``AttributeError`` where Python's attribute protocol expects it (a
+module's ``__getattr__``, a read-only setting); ``AssertionError`` in the contract kit's
+test helpers and on unreachable branches; and two raises that are control flow caught a
+few lines later (config export's ``TypeError`` on a live object, the skills catalog's
+``ValueError`` on an error result). Three exception classes live outside the tree and
+never reach a caller: ``RedactedCause`` (never raised; it stands in for a third-party
+exception in a ``__cause__`` chain), the emulator's ``DeliberateDisconnect`` and the CLI's
+``UsageError`` (a ConfigurationError that ``dpt`` turns into exit code 2).
 
 Every :class:`ProviderError` carries what the retry layer and the ledger need:
 ``retryable``, ``retry_after`` (seconds, from retry-after / retry-after-ms),
@@ -54,10 +73,8 @@ response bodies.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from doc_processing_toolkit.domain.requests import Usage
+import os
+from typing import Any
 
 __all__ = [
     "AgentAborted",
@@ -69,16 +86,24 @@ __all__ = [
     "ConfigurationError",
     "ConflictError",
     "DocProcessingToolkitError",
+    "InvalidArgumentTypeError",
+    "InvalidInputError",
     "MCPConnectionError",
+    "MediaUploadError",
+    "MissingDependencyError",
+    "MissingFileError",
     "OverloadedError",
     "ProviderConnectionError",
     "ProviderError",
     "ProviderStatusError",
     "ProviderTimeoutError",
     "RateLimitError",
+    "RegistryFileError",
     "RequestTimeoutError",
     "ServerError",
     "SessionCompatibilityError",
+    "SessionNotFoundError",
+    "StateError",
     "StreamIdleTimeoutError",
     "StreamInterruptedError",
     "StructuredOutputError",
@@ -97,7 +122,26 @@ class DocProcessingToolkitError(Exception):
 
 
 class ConfigurationError(DocProcessingToolkitError, ValueError):
-    """A user mistake in the Agent's configuration; raised before any request is sent."""
+    """A user mistake: a bad value in ``Agent(...)``, a tool, a config or a method's
+    arguments (also a ``ValueError``); raised before any request is sent."""
+
+
+class RegistryFileError(ConfigurationError):
+    """The registry file is missing, not JSON, or holds a malformed entry.
+
+    Attributes:
+        path: The file that was read.
+        key: The JSON path of the bad entry (``anthropic.claude-x.pricing``), or None when
+            the file as a whole is at fault.
+    """
+
+    def __init__(
+        self, path: os.PathLike[str] | str, message: str, *, key: str | None = None
+    ) -> None:
+        where = f"{path}" if key is None else f"{path} at {key!r}"
+        super().__init__(f"model registry {where}: {message}")
+        self.path = str(path)
+        self.key = key
 
 
 class ToolDefinitionError(ConfigurationError):
@@ -108,8 +152,38 @@ class CompatibilityError(ConfigurationError):
     """The configuration asks for something this model or provider cannot do."""
 
 
-class ToolExecutionError(DocProcessingToolkitError):
-    """A tool raised; the run loop turns it into an error result."""
+class InvalidInputError(DocProcessingToolkitError, ValueError):
+    """Data the caller handed over cannot be read: a stored history or session JSON, a
+    native provider message, a file dict or bytes of no known media type."""
+
+
+class InvalidArgumentTypeError(DocProcessingToolkitError, TypeError):
+    """An argument or configuration value of the wrong type (also a ``TypeError``)."""
+
+
+class StateError(DocProcessingToolkitError, RuntimeError):
+    """The call is not allowed in the object's current state: a closed session, a turn
+    already running, a handle not bound to a run, a client not connected or started."""
+
+
+class MissingFileError(DocProcessingToolkitError, FileNotFoundError):
+    """A file, script or stored blob the caller named does not exist."""
+
+
+class MissingDependencyError(DocProcessingToolkitError, ImportError):
+    """An optional dependency is not installed; the message names the pip extra."""
+
+
+class SessionNotFoundError(DocProcessingToolkitError, KeyError):
+    """A session store has never seen the session id asked for."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if len(self.args) == 1 else super().__str__()
+
+
+class ToolExecutionError(DocProcessingToolkitError, RuntimeError):
+    """A tool failed when called directly (``ToolLoader.execute_tool``); inside a run the
+    loop turns a failing tool into an error result the model reads instead."""
 
 
 class MCPConnectionError(DocProcessingToolkitError, RuntimeError):
@@ -134,7 +208,7 @@ class ProviderError(DocProcessingToolkitError):
         status_code: int | None = None,
         retry_after: float | None = None,
         request_id: str | None = None,
-        partial_usage: Usage | None = None,
+        partial_usage: Any = None,  # a domain.requests.Usage (not imported: no cycle)
         before_stream: bool = False,
         deltas_emitted: bool = False,
         error_type: str | None = None,
@@ -207,6 +281,10 @@ class OverloadedError(ServerError):
     """529 (Anthropic overloaded), also an ``overloaded_error`` event mid-stream."""
 
     retryable = True
+
+
+class MediaUploadError(ProviderError):
+    """A Files API upload (Gemini) that failed, or did not become ACTIVE in time."""
 
 
 class StreamInterruptedError(ProviderError):

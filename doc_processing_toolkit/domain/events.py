@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
+from doc_processing_toolkit.domain.errors import ConfigurationError
+
 __all__ = [
     "HOOK_POINTS",
     "OBSERVATION_ONLY_EVENTS",
@@ -114,9 +116,9 @@ class HookDirective:
 
     def __post_init__(self) -> None:
         if self.action not in ("continue", "skip_tool", "inject_message", "pause", "abort"):
-            raise ValueError(
+            raise ConfigurationError(
                 f"HookDirective action {self.action!r} is not one of "
                 "'continue', 'skip_tool', 'inject_message', 'pause', 'abort'"
             )
         if self.action == "inject_message" and not self.message:
-            raise ValueError("HookDirective(action='inject_message') needs a message")
+            raise ConfigurationError("HookDirective(action='inject_message') needs a message")

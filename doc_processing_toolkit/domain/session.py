@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from doc_processing_toolkit.domain.errors import InvalidInputError
+
 __all__ = [
     "ENVELOPE_SCHEMA_VERSION",
     "MEDIA_POLICIES",
@@ -31,7 +33,7 @@ MEDIA_POLICIES = ("auto", "inline", "externalize", "strip")
 """The save-time media policies."""
 
 
-class MalformedEnvelopeError(ValueError):
+class MalformedEnvelopeError(InvalidInputError):
     """An envelope that cannot be read: the message names the key and what is wrong."""
 
     def __init__(self, key: str, problem: str) -> None:

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from doc_processing_toolkit.domain.errors import InvalidInputError
+
 __all__ = ["InMemoryArchiveSink", "InMemoryMediaStore"]
 
 _REF = re.compile(r"^[0-9a-f]{64}(\.[A-Za-z0-9]{1,16})?$")
@@ -34,7 +36,7 @@ class InMemoryMediaStore:
         """Store ``data`` under ``<sha256>.<ext>`` (the first blob for a digest wins)."""
         digest = sha256.lower()
         if not re.fullmatch(r"[0-9a-f]{64}", digest):
-            raise ValueError(f"sha256 must be 64 hex digits, got {sha256!r}")
+            raise InvalidInputError(f"sha256 must be 64 hex digits, got {sha256!r}")
         existing = next((ref for ref in self.blobs if ref.split(".", 1)[0] == digest), None)
         if existing is None:
             extension = (mimetypes.guess_extension(mime_type) or ".bin").lstrip(".")
@@ -51,7 +53,7 @@ class InMemoryMediaStore:
             KeyError: nothing is stored under ``ref``.
         """
         if not isinstance(ref, str) or not _REF.fullmatch(ref):
-            raise ValueError(f"not a media reference of this store: {ref!r}")
+            raise InvalidInputError(f"not a media reference of this store: {ref!r}")
         return self.blobs[ref]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from doc_processing_toolkit.adapters.registry.json_file import detect_provider_by_prefix
+from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.registry import ModelInfo
 
 __all__ = ["StaticRegistry"]
@@ -29,7 +30,9 @@ class StaticRegistry:
             return row.provider
         provider = detect_provider_by_prefix(model)
         if provider is None:
-            raise ValueError(f"unknown model {model!r}: no registry row and no known prefix")
+            raise ConfigurationError(
+                f"unknown model {model!r}: no registry row and no known prefix"
+            )
         return provider
 
     def models(self) -> list[ModelInfo]:

@@ -142,3 +142,22 @@ def test_dpt_stream_keeps_warnings_off_the_answer_and_fails_with_one_line(
         err = capsys.readouterr().err
         errors = [line for line in err.splitlines() if not line.startswith("dpt: warning:")]
         assert len(errors) == 1 and errors[0].startswith("dpt: the run failed: ")
+
+
+def test_every_dpt_option_has_help() -> None:
+    import argparse
+
+    from doc_processing_toolkit.cli.main import _parser
+
+    missing: list[str] = []
+
+    def walk(parser: argparse.ArgumentParser, prefix: str) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    walk(sub, f"{prefix} {name}")
+            elif not action.help:
+                missing.append(f"{prefix} {action.dest}")
+
+    walk(_parser(), "dpt")
+    assert not missing, missing

@@ -21,6 +21,7 @@ import anyio
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters.mcp.results import outcome_from_call_result, spec_from_mcp_tool
+from doc_processing_toolkit.domain.errors import StateError
 from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 
 __all__ = [
@@ -186,7 +187,7 @@ class ConnectionOwner:
         loop = asyncio.get_running_loop()
         if self._task is not None:
             if not self._task.done() and self._loop is loop:
-                raise RuntimeError(f"{self._label} is already connected")
+                raise StateError(f"{self._label} is already connected")
             self._task = None  # finished, or left on another (likely dead) loop: abandoned
             self._session = None
         self._loop = loop

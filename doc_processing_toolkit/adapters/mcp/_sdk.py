@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 from typing import Any, Literal
 
+from doc_processing_toolkit.domain.errors import MissingDependencyError
+
 __all__ = [
     "MCP_EXTRA_HINT",
     "env_switch",
@@ -29,7 +31,7 @@ def import_mcp() -> Any:
     try:
         import mcp
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise ImportError(f"MCP tools need the mcp SDK: {MCP_EXTRA_HINT}") from exc
+        raise MissingDependencyError(f"MCP tools need the mcp SDK: {MCP_EXTRA_HINT}") from exc
     return mcp
 
 

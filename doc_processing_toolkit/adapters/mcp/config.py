@@ -18,6 +18,7 @@ from doc_processing_toolkit.adapters.mcp._redact import (
     register_header_secrets,
     register_url_secrets,
 )
+from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidArgumentTypeError
 from doc_processing_toolkit.domain.tools.allowed import allowed_tool_names
 
 __all__ = [
@@ -57,16 +58,18 @@ def validate_env(env: Any, server: str) -> dict[str, str] | None:
     if env is None:
         return None
     if not isinstance(env, Mapping):
-        raise ValueError(
+        raise ConfigurationError(
             f"env of MCP server {server!r} must be a dict of variable names to values, "
             f"got {type(env).__name__}"
         )
     result: dict[str, str] = {}
     for key, value in env.items():
         if not isinstance(key, str) or not key or "=" in key:
-            raise ValueError(f"env of MCP server {server!r} has an invalid variable name {key!r}")
+            raise ConfigurationError(
+                f"env of MCP server {server!r} has an invalid variable name {key!r}"
+            )
         if value is None:
-            raise ValueError(
+            raise ConfigurationError(
                 f"env variable {key!r} of MCP server {server!r} is None; give a string, a "
                 "number or a boolean (or leave the variable out)"
             )
@@ -75,7 +78,7 @@ def validate_env(env: Any, server: str) -> dict[str, str] | None:
         elif isinstance(value, str | int | float):
             result[key] = str(value)
         else:
-            raise ValueError(
+            raise ConfigurationError(
                 f"env variable {key!r} of MCP server {server!r} must be a string, a number or "
                 f"a boolean, got {type(value).__name__}"
             )
@@ -88,7 +91,7 @@ def _cwd(value: Any, server: str) -> str | None:
     if isinstance(value, os.PathLike):
         value = os.fspath(value)
     if not isinstance(value, str) or not value:
-        raise ValueError(f"cwd of MCP server {server!r} must be a directory path")
+        raise ConfigurationError(f"cwd of MCP server {server!r} must be a directory path")
     return value
 
 
@@ -96,7 +99,7 @@ def _args(value: Any, server: str) -> list[str]:
     if value is None:
         return []
     if isinstance(value, str | bytes) or not isinstance(value, list | tuple):
-        raise TypeError(f"args of MCP server {server!r} must be a list of strings")
+        raise InvalidArgumentTypeError(f"args of MCP server {server!r} must be a list of strings")
     return [os.fspath(a) if isinstance(a, os.PathLike) else str(a) for a in value]
 
 
@@ -127,13 +130,13 @@ def validate_stdio_config(config: Mapping[str, Any]) -> dict[str, Any]:
 
     kind = config.get("type")
     if kind not in ("mcp_script", "mcp_command"):
-        raise ValueError(f"not an mcp_script / mcp_command config: type={kind!r}")
+        raise ConfigurationError(f"not an mcp_script / mcp_command config: type={kind!r}")
     if kind == "mcp_script":
         path = config.get("path")
         if isinstance(path, os.PathLike):
             path = os.fspath(path)
         if not isinstance(path, str) or not path:
-            raise ValueError("an mcp_script config needs 'path', the server script")
+            raise ConfigurationError("an mcp_script config needs 'path', the server script")
         name = str(config.get("name") or os.path.splitext(os.path.basename(path))[0])
         command = sys.executable
         args = [_script_path(path, _cwd(config.get("cwd"), name)), *_args(config.get("args"), name)]
@@ -142,13 +145,15 @@ def validate_stdio_config(config: Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(given, os.PathLike):
             given = os.fspath(given)
         if not isinstance(given, str) or not given:
-            raise ValueError("an mcp_command config needs 'command', the executable to run")
+            raise ConfigurationError("an mcp_command config needs 'command', the executable to run")
         command = given
         name = str(config.get("name") or os.path.basename(command))
         args = _args(config.get("args"), name)
     timeout = config.get("timeout")
     if timeout is not None and (not isinstance(timeout, int | float) or timeout <= 0):
-        raise ValueError(f"timeout of MCP server {name!r} must be a positive number of seconds")
+        raise ConfigurationError(
+            f"timeout of MCP server {name!r} must be a positive number of seconds"
+        )
     return {
         "type": kind,
         "name": name,
@@ -163,21 +168,21 @@ def validate_stdio_config(config: Mapping[str, Any]) -> dict[str, Any]:
 
 def _check_url(given: Any, name: str) -> str:
     if not isinstance(given, str) or not given.strip():
-        raise ValueError(f"remote MCP server {name!r} needs 'url', an http(s) URL")
+        raise ConfigurationError(f"remote MCP server {name!r} needs 'url', an http(s) URL")
     url = given.strip()
     try:
         parts = urlsplit(url)
         _ = parts.port
     except ValueError:
-        raise ValueError(f"remote MCP server {name!r}: url is not a valid URL") from None
+        raise ConfigurationError(f"remote MCP server {name!r}: url is not a valid URL") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(
+        raise ConfigurationError(
             f"remote MCP server {name!r}: url must be an absolute http:// or https:// URL, "
             f"got {redact_url(url)!r}"
         )
     if parts.username is not None or parts.password is not None or "@" in parts.netloc:
         register_url_secrets(url)
-        raise ValueError(
+        raise ConfigurationError(
             f"remote MCP server {name!r}: url {redact_url(url)!r} embeds credentials; pass "
             "them as headers, authorization_token or auth instead"
         )
@@ -188,7 +193,7 @@ def _seconds(value: Any, key: str, default: float, name: str) -> float:
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        raise ValueError(f"{key} of remote MCP server {name!r} must be a positive number")
+        raise ConfigurationError(f"{key} of remote MCP server {name!r} must be a positive number")
     return float(value)
 
 
@@ -206,12 +211,14 @@ def validate_remote_config(config: Mapping[str, Any]) -> dict[str, Any]:
     """
     name = config.get("name") or DEFAULT_REMOTE_NAME
     if not isinstance(name, str):
-        raise TypeError(f"name of a remote MCP server must be a string, got {name!r}")
+        raise InvalidArgumentTypeError(
+            f"name of a remote MCP server must be a string, got {name!r}"
+        )
     url = _check_url(config.get("url", config.get("server_url")), name)
     register_url_secrets(url)
     transport = config.get("transport") or "streamable_http"
     if transport not in _TRANSPORTS:
-        raise ValueError(
+        raise ConfigurationError(
             f"transport of remote MCP server {name!r} must be 'streamable_http' or 'sse', "
             f"got {transport!r}"
         )
@@ -219,10 +226,10 @@ def validate_remote_config(config: Mapping[str, Any]) -> dict[str, Any]:
     headers: dict[str, str] = {}
     if headers_in is not None:
         if not isinstance(headers_in, Mapping):
-            raise TypeError(f"headers of remote MCP server {name!r} must be a dict")
+            raise InvalidArgumentTypeError(f"headers of remote MCP server {name!r} must be a dict")
         for key, value in headers_in.items():
             if not isinstance(key, str) or not isinstance(value, str):
-                raise TypeError(
+                raise InvalidArgumentTypeError(
                     f"headers of remote MCP server {name!r} must map strings to strings "
                     f"(header {key!r})"
                 )
@@ -231,7 +238,9 @@ def validate_remote_config(config: Mapping[str, Any]) -> dict[str, Any]:
     token = config.get("authorization_token")
     if token is not None:
         if not isinstance(token, str) or not token:
-            raise TypeError(f"authorization_token of remote MCP server {name!r} must be a string")
+            raise InvalidArgumentTypeError(
+                f"authorization_token of remote MCP server {name!r} must be a string"
+            )
         register_secret(token)
     return {
         "name": name,
@@ -258,10 +267,12 @@ def validate_prebuilt_config(config: Mapping[str, Any]) -> dict[str, Any]:
     session = config.get("session")
     name = str(config.get("name") or "client-session")
     if session is None:
-        raise ValueError(f"pre-built MCP session {name!r} needs 'session', an open ClientSession")
+        raise ConfigurationError(
+            f"pre-built MCP session {name!r} needs 'session', an open ClientSession"
+        )
     for method in ("list_tools", "call_tool"):
         if not callable(getattr(session, method, None)):
-            raise TypeError(
+            raise InvalidArgumentTypeError(
                 f"pre-built MCP session {name!r} has no {method}(); pass an initialised "
                 "mcp.ClientSession"
             )

@@ -23,6 +23,7 @@ from doc_processing_toolkit.adapters.mcp.in_process import InProcessMCPSession
 from doc_processing_toolkit.adapters.mcp.prebuilt import PrebuiltSession
 from doc_processing_toolkit.adapters.mcp.remote_client import RemoteMCPClientSession
 from doc_processing_toolkit.adapters.mcp.stdio import StdioMCPSession
+from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidArgumentTypeError
 from doc_processing_toolkit.ports.tool_session import ManagedToolSession
 
 __all__ = ["is_mcp_server_object", "mcp_session_for"]
@@ -53,7 +54,7 @@ def mcp_session_for(value: Any) -> ManagedToolSession:
     """
     if not isinstance(value, Mapping):
         if server_kind(value) == "none":
-            raise TypeError(f"{type(value).__name__} is not an MCP server object")
+            raise InvalidArgumentTypeError(f"{type(value).__name__} is not an MCP server object")
         return InProcessMCPSession(value)
     kind = value.get("type")
     if kind == "fastmcp":
@@ -68,4 +69,4 @@ def mcp_session_for(value: Any) -> ManagedToolSession:
     if "session" in value:
         checked = validate_prebuilt_config(value)
         return _wrap(PrebuiltSession.from_config(value), checked["allowed_tools"])
-    raise ValueError(f"not an MCP tool config the toolkit runs: type={kind!r}")
+    raise ConfigurationError(f"not an MCP tool config the toolkit runs: type={kind!r}")

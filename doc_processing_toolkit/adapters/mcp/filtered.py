@@ -14,6 +14,7 @@ from typing import Any
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters.mcp.config import validate_allowed_tools
+from doc_processing_toolkit.domain.errors import InvalidArgumentTypeError
 from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 from doc_processing_toolkit.ports.tool_session import ManagedToolSession, ToolSession
 
@@ -34,7 +35,7 @@ class AllowedToolsSession:
         """
         checked = validate_allowed_tools(allowed_tools, inner.name)
         if checked is None:
-            raise TypeError(
+            raise InvalidArgumentTypeError(
                 f"allowed_tools of MCP server {inner.name!r} must be a list of tool names, "
                 "not None (leave the session unwrapped to expose every tool)"
             )

@@ -46,6 +46,7 @@ from doc_processing_toolkit.adapters.mcp.results import (
     outcome_from_call_result,
     spec_from_mcp_tool,
 )
+from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 
 __all__ = [
@@ -137,7 +138,9 @@ class InProcessMCPSession:
         """
         server = config.get("server")
         if server is None:
-            raise ValueError('a {"type": "fastmcp"} config needs "server", the server object')
+            raise ConfigurationError(
+                'a {"type": "fastmcp"} config needs "server", the server object'
+            )
         name = config.get("name")
         return cls(server, name=str(name) if name else None)
 

@@ -33,6 +33,7 @@ from doc_processing_toolkit.adapters.mcp._client import (
 from doc_processing_toolkit.adapters.mcp._redact import guard_sdk_loggers, redact_url, scrub
 from doc_processing_toolkit.adapters.mcp._sdk import import_mcp
 from doc_processing_toolkit.adapters.mcp.config import DEFAULT_REMOTE_NAME, validate_remote_config
+from doc_processing_toolkit.domain.errors import StateError
 from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 
 __all__ = ["RemoteMCPClientSession"]
@@ -229,7 +230,7 @@ class RemoteMCPClientSession:
         """
         session = self._owner.session
         if session is None:
-            raise RuntimeError(f"remote MCP server {self.name!r} is not connected")
+            raise StateError(f"remote MCP server {self.name!r} is not connected")
         return await list_all_tools(session, self.name)
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:

@@ -23,6 +23,7 @@ from doc_processing_toolkit.adapters.mcp._client import (
 )
 from doc_processing_toolkit.adapters.mcp._sdk import import_mcp
 from doc_processing_toolkit.adapters.mcp.config import validate_env, validate_stdio_config
+from doc_processing_toolkit.domain.errors import MissingFileError, StateError
 from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 
 __all__ = ["DEFAULT_CALL_TIMEOUT", "DEFAULT_CONNECT_TIMEOUT", "StdioMCPSession"]
@@ -110,7 +111,7 @@ class StdioMCPSession:
 
     def _check_script(self) -> None:
         if self._script is not None and not os.path.exists(self._script):
-            raise FileNotFoundError(
+            raise MissingFileError(
                 f"MCP server script of {self.name!r} not found: {os.path.basename(self._script)}"
             )
 
@@ -133,7 +134,7 @@ class StdioMCPSession:
     def _session(self) -> Any:
         session = self._owner.session
         if session is None:
-            raise RuntimeError(f"MCP server {self.name!r} is not connected; call connect() first")
+            raise StateError(f"MCP server {self.name!r} is not connected; call connect() first")
         return session
 
     async def list_tools(self) -> list[ToolSpec]:

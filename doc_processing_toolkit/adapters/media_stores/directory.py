@@ -9,6 +9,8 @@ import re
 import tempfile
 from pathlib import Path
 
+from doc_processing_toolkit.domain.errors import InvalidInputError, MissingFileError
+
 __all__ = ["DirectoryMediaStore"]
 
 _DIGEST = re.compile(r"[0-9a-f]{64}")
@@ -38,7 +40,7 @@ class DirectoryMediaStore:
         """
         digest = sha256.lower() if isinstance(sha256, str) else ""
         if not _DIGEST.fullmatch(digest):
-            raise ValueError(f"sha256 must be 64 hex digits, got {sha256!r}")
+            raise InvalidInputError(f"sha256 must be 64 hex digits, got {sha256!r}")
         extension = (mimetypes.guess_extension(mime_type or "") or ".bin").lstrip(".")
         if not re.fullmatch(r"[A-Za-z0-9]{1,16}", extension):
             extension = "bin"
@@ -68,8 +70,11 @@ class DirectoryMediaStore:
             FileNotFoundError: If no such blob exists.
         """
         if not isinstance(ref, str) or not _REF.fullmatch(ref):
-            raise ValueError(f"not a media store reference: {ref!r}")
+            raise InvalidInputError(f"not a media store reference: {ref!r}")
         path = self.directory / ref
         if path.resolve().parent != self.directory.resolve():
-            raise ValueError(f"reference {ref!r} is outside the store's directory")
-        return path.read_bytes()
+            raise InvalidInputError(f"reference {ref!r} is outside the store's directory")
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            raise MissingFileError(f"no blob {ref!r} in the media store") from None

@@ -29,6 +29,7 @@ from doc_processing_toolkit._logging import get_logger, redact, register_secret
 from doc_processing_toolkit.adapters.providers._guard import GuardedEvents, sdk_timeout
 from doc_processing_toolkit.domain.errors import (
     ConfigurationError,
+    MissingDependencyError,
     ProviderConnectionError,
     ProviderError,
     ProviderTimeoutError,
@@ -178,7 +179,7 @@ def import_sdk(module: str, *, provider: str, sdk: str, extra: str) -> Any:
     try:
         return importlib.import_module(module)
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise ImportError(
+        raise MissingDependencyError(
             f"The {provider} provider needs the {sdk} SDK: "
             f"pip install 'doc-processing-toolkit[{extra}]'"
         ) from exc

@@ -11,7 +11,7 @@ import mimetypes
 from collections.abc import Awaitable
 from typing import Any, Protocol
 
-from doc_processing_toolkit.domain.errors import ProviderError
+from doc_processing_toolkit.domain.errors import ConfigurationError, ProviderError
 from doc_processing_toolkit.domain.messages import MediaPart
 
 __all__ = ["FilesErrorMapper", "files_call", "sdk_file"]
@@ -54,6 +54,6 @@ async def files_call(owner: FilesErrorMapper, sdk: Any, call: Awaitable[Any], wh
 def sdk_file(part: MediaPart) -> tuple[str, bytes, str]:
     """``(filename, bytes, mime)`` for an SDK upload (a name made up when there is none)."""
     if part.data is None:
-        raise ValueError("tool_files: only files with bytes can be uploaded (not URLs)")
+        raise ConfigurationError("tool_files: only files with bytes can be uploaded (not URLs)")
     name = part.filename or f"file{mimetypes.guess_extension(part.mime_type) or ''}"
     return name, part.data, part.mime_type

@@ -23,6 +23,11 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from doc_processing_toolkit.domain.errors import (
+    CompatibilityError,
+    ConfigurationError,
+    InvalidArgumentTypeError,
+)
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.tools.allowed import allowed_tool_names
 from doc_processing_toolkit.domain.tools.built_in import (
@@ -220,7 +225,7 @@ def number(key: str, value: Any) -> float:
         ValueError: for a bool, a non-number or NaN (naming ``key``).
     """
     if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
-        raise ValueError(f"{key} must be a number, got {value!r}")
+        raise ConfigurationError(f"{key} must be a number, got {value!r}")
     return float(value)
 
 
@@ -232,7 +237,7 @@ def server_label(server: Mapping[str, Any]) -> str:
     """
     label = server.get("server_label") or server.get("name")
     if not isinstance(label, str) or not label:
-        raise ValueError("a remote MCP server config needs a server_label (or name)")
+        raise ConfigurationError("a remote MCP server config needs a server_label (or name)")
     return label
 
 
@@ -244,7 +249,7 @@ def server_url(server: Mapping[str, Any], label: str) -> str:
     """
     url = server.get("server_url") or server.get("url")
     if not isinstance(url, str) or not url:
-        raise ValueError(f"remote MCP server {label!r} needs a server_url (or url)")
+        raise ConfigurationError(f"remote MCP server {label!r} needs a server_url (or url)")
     return url
 
 
@@ -353,7 +358,7 @@ def validate_service_tier(tier: str | None, row: ModelInfo | None) -> tuple[str 
     if tier is None:
         return None, None
     if not isinstance(tier, str) or not tier.strip():
-        raise ValueError(f"service_tier must be a tier name (str), got {tier!r}")
+        raise ConfigurationError(f"service_tier must be a tier name (str), got {tier!r}")
     name = tier.strip().lower()
     if name == "standard":
         return None, None
@@ -417,7 +422,9 @@ class VendorOptions:
         if thinking is None:
             return ThinkingTransform(provider=self.name, param=self.thinking_param)
         if not isinstance(thinking, Mapping):
-            raise TypeError(f"thinking must be a dict, got {type(thinking).__name__}")
+            raise InvalidArgumentTypeError(
+                f"thinking must be a dict, got {type(thinking).__name__}"
+            )
         config = dict(thinking)
         if row is not None and not row.supports_thinking:
             if str(config.get("type")) in OFF_TYPES:
@@ -463,7 +470,7 @@ class VendorOptions:
         warnings: list[str] = []
         for name, setting in normalize_built_in_tools(built_in_tools).items():
             if name not in BUILT_IN_TOOL_NAMES:
-                raise ValueError(
+                raise ConfigurationError(
                     f"unknown built-in tool {name!r}; known: {', '.join(BUILT_IN_TOOL_NAMES)}"
                 )
             if not setting.enabled:
@@ -478,13 +485,13 @@ class VendorOptions:
                 )
                 continue
             if not native:
-                raise ValueError(
+                raise CompatibilityError(
                     f"{self.name} has no built-in (provider-run) tools; {name!r} is supported "
                     "on anthropic, openai and google"
                 )
             if not offered:
                 assert row is not None
-                raise ValueError(
+                raise CompatibilityError(
                     f"{row.model} does not offer the built-in tool {name!r} (its registry row "
                     f"lists {list(row.built_in_tools)})"
                 )
@@ -517,7 +524,7 @@ class VendorOptions:
             and row is not None
             and not row.supports_concurrent_built_in_and_custom_tools
         ):
-            raise ValueError(
+            raise CompatibilityError(
                 f"{row.model} cannot combine built-in tools {list(wire.names)} with your own "
                 "tools (supports_concurrent_built_in_and_custom_tools is false); drop one of "
                 "them or pick a model that allows both"
@@ -547,7 +554,7 @@ class VendorOptions:
         Raises:
             ValueError: this provider runs no MCP server.
         """
-        raise ValueError(f"provider {self.name!r} does not support remote MCP servers")
+        raise CompatibilityError(f"provider {self.name!r} does not support remote MCP servers")
 
     def remote_mcp_wire(self, servers: Sequence[Mapping[str, Any]]) -> RemoteMCPWire:
         """Everything a request carries for ``servers`` (tools, parameters, betas)."""

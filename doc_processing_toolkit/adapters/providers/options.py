@@ -40,6 +40,11 @@ from doc_processing_toolkit.adapters.providers.openai.options import (
     OPENAI_OPTIONS,
     openai_allowed_tools,
 )
+from doc_processing_toolkit.domain.errors import (
+    CompatibilityError,
+    ConfigurationError,
+    InvalidArgumentTypeError,
+)
 from doc_processing_toolkit.domain.registry import PROVIDERS, ModelInfo
 from doc_processing_toolkit.domain.tools.built_in import (
     BUILT_IN_TOOL_NAMES,
@@ -128,7 +133,7 @@ def transform_thinking_param(
         ValueError: for an unknown provider, or Google given both budget_tokens and level.
     """
     if provider not in OPTIONS:
-        raise ValueError(f"unknown provider {provider!r} for thinking")
+        raise ConfigurationError(f"unknown provider {provider!r} for thinking")
     return OPTIONS[provider].transform_thinking(thinking, row, effort=effort)
 
 
@@ -223,7 +228,7 @@ def check_provider_kwargs(provider: str, kwargs: Mapping[str, Any]) -> list[str]
 
 def _check_provider(provider: str) -> None:
     if provider not in PROVIDERS:
-        raise ValueError(f"unknown provider {provider!r}; known: {', '.join(PROVIDERS)}")
+        raise ConfigurationError(f"unknown provider {provider!r}; known: {', '.join(PROVIDERS)}")
 
 
 class ParameterValidator:
@@ -263,7 +268,9 @@ class ParameterValidator:
         if params.get("thinking") is not None:
             raw = [k for k in _RAW_THINKING if k in params]
             if raw:
-                raise ValueError(f"thinking= conflicts with the raw provider parameters {raw}")
+                raise ConfigurationError(
+                    f"thinking= conflicts with the raw provider parameters {raw}"
+                )
         for key, value in params.items():
             if value is None:
                 continue
@@ -312,7 +319,7 @@ class ParameterValidator:
         others = [p for p, names in PROVIDER_KWARGS.items() if p != provider and key in names]
         known = options.kwargs | COMMON_PROVIDER_KWARGS
         if others and key not in known:
-            raise ValueError(
+            raise CompatibilityError(
                 f"{key!r} is a {'/'.join(others)} parameter; it cannot be used with {provider}"
             )
         if key in AGENT_OWNED_KWARGS:
@@ -362,7 +369,9 @@ class ParameterMapper:
         """
         _check_provider(provider)
         if not isinstance(tool_choice, str):
-            raise TypeError(f"tool_choice must be a string, got {type(tool_choice).__name__}")
+            raise InvalidArgumentTypeError(
+                f"tool_choice must be a string, got {type(tool_choice).__name__}"
+            )
         return {"tool_choice": tool_choice}
 
     def validate_provider_params(

@@ -27,7 +27,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from doc_processing_toolkit._logging import get_logger
-from doc_processing_toolkit.domain.errors import ConfigurationError
+from doc_processing_toolkit.domain.errors import (
+    ConfigurationError,
+    InvalidArgumentTypeError,
+    RegistryFileError,
+)
 from doc_processing_toolkit.domain.registry import PROVIDERS, ModelInfo, is_metadata_key
 
 __all__ = [
@@ -62,22 +66,6 @@ _PREFIXES: tuple[tuple[str, str], ...] = (
 """Model-name prefix -> provider, for a name the registry has no row for."""
 
 _DATED_SUFFIX = re.compile(r"^(?P<base>.+?)[-@](?:\d{8}|\d{4}-\d{2}-\d{2})$")
-
-
-class RegistryFileError(ConfigurationError):
-    """The registry file is missing, not JSON, or holds a malformed entry.
-
-    Attributes:
-        path: The file that was read.
-        key: The JSON path of the bad entry (``anthropic.claude-x.pricing``), or None when
-            the file as a whole is at fault.
-    """
-
-    def __init__(self, path: Path | str, message: str, *, key: str | None = None) -> None:
-        where = f"{path}" if key is None else f"{path} at {key!r}"
-        super().__init__(f"model registry {where}: {message}")
-        self.path = str(path)
-        self.key = key
 
 
 def detect_provider_by_prefix(model: str) -> str | None:
@@ -168,7 +156,7 @@ class JsonFileRegistry:
         if by_prefix is not None:
             return by_prefix
         known = ", ".join(self.providers())
-        raise ValueError(
+        raise ConfigurationError(
             f"Unknown model {model!r}: it has no row in {self.path} and its name matches no "
             f"provider prefix. Known providers: {known}. Add a row under the provider's "
             "section of the registry, or use a model name the registry lists."
@@ -202,7 +190,7 @@ def default_registry() -> JsonFileRegistry:
 
 def _checked_name(model: object) -> str:
     if not isinstance(model, str):
-        raise TypeError(f"model name must be a string, got {type(model).__name__}")
+        raise InvalidArgumentTypeError(f"model name must be a string, got {type(model).__name__}")
     return model.strip()
 
 

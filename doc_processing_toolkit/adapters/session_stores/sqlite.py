@@ -15,6 +15,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from doc_processing_toolkit.domain.errors import SessionNotFoundError
+
 __all__ = ["SqliteSessionStore"]
 
 _SCHEMA = """
@@ -125,7 +127,7 @@ class SqliteSessionStore:
         """
         envelope = self.load(session_id)
         if envelope is None:
-            raise KeyError(f"no session {session_id!r} in {self.path}")
+            raise SessionNotFoundError(f"no session {session_id!r} in {self.path}")
         return envelope
 
     def session_ids(self) -> list[str]:

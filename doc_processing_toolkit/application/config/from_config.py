@@ -36,7 +36,11 @@ from doc_processing_toolkit.application.config.yaml_validation import (
     SourceMap,
     validate_config,
 )
-from doc_processing_toolkit.domain.errors import ConfigValidationError
+from doc_processing_toolkit.domain.errors import (
+    ConfigValidationError,
+    InvalidArgumentTypeError,
+    MissingFileError,
+)
 
 __all__ = ["agent_kwargs_from_file", "agent_kwargs_from_string", "config_to_kwargs"]
 
@@ -161,7 +165,9 @@ def agent_kwargs_from_string(
         ConfigValidationError: the configuration (with the overrides) is invalid.
     """
     if not isinstance(yaml_content, str):
-        raise TypeError(f"yaml_content must be a string, got {type(yaml_content).__name__}")
+        raise InvalidArgumentTypeError(
+            f"yaml_content must be a string, got {type(yaml_content).__name__}"
+        )
     data, sources = parse_yaml(yaml_content, source)
     data = interpolate_env(data if data is not None else {}, "", sources)
     if not isinstance(data, dict):
@@ -183,7 +189,7 @@ def agent_kwargs_from_file(
     """
     path = os.fspath(config_path)
     if not os.path.isfile(path):
-        raise FileNotFoundError(f"config file {path!r} does not exist")
+        raise MissingFileError(f"config file {path!r} does not exist")
     with open(path, encoding="utf-8") as handle:
         text = handle.read()
     return agent_kwargs_from_string(text, overrides, source=path)

@@ -26,6 +26,7 @@ from datetime import datetime
 from pathlib import Path
 
 from doc_processing_toolkit._logging import redact, register_secret
+from doc_processing_toolkit.domain.errors import ConfigurationError
 
 __all__ = [
     "RedactingFilter",
@@ -90,7 +91,9 @@ def _resolve_level(log_level: str) -> int:
         ("AGENT_LOG_LEVEL", os.environ.get("AGENT_LOG_LEVEL")),
     ):
         if value is not None and str(value).upper() not in _LEVELS:
-            raise ValueError(f"{source} {value!r} is not one of {', '.join(sorted(_LEVELS))}")
+            raise ConfigurationError(
+                f"{source} {value!r} is not one of {', '.join(sorted(_LEVELS))}"
+            )
     name = str(os.environ.get("AGENT_LOG_LEVEL") or log_level).upper()
     return logging.getLevelName(name)  # type: ignore[no-any-return]
 

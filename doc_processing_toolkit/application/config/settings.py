@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Generic, TypeVar, overload
 
+from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidArgumentTypeError
 from doc_processing_toolkit.domain.tools.results import DEFAULT_TOOL_RESULT_PREVIEW_CHARS
 from doc_processing_toolkit.domain.tools.specs import ToolChoice, normalize_tool_choice
 from doc_processing_toolkit.ports.model_client import ModelClient
@@ -130,7 +131,7 @@ class AgentSettings:
         values["provider_kwargs"] = dict(values.get("provider_kwargs") or {})
         unknown = sorted(set(values) - {f.name for f in fields(cls)})
         if unknown:
-            raise TypeError(f"not Agent settings: {unknown}")
+            raise InvalidArgumentTypeError(f"not Agent settings: {unknown}")
         return cls(**values)
 
     @property
@@ -174,11 +175,13 @@ def normalize_prompt_caching(value: Any) -> dict[str, Any] | None:
         ttl = value.get("ttl", "5m")
         extra = sorted(set(value) - {"ttl"})
         if ttl not in ("5m", "1h") or extra:
-            raise ValueError(
+            raise ConfigurationError(
                 f'prompt_caching must be True or {{"ttl": "5m" | "1h"}}, got {value!r}'
             )
         return {"ttl": ttl}
-    raise ValueError(f'prompt_caching must be True or {{"ttl": "5m" | "1h"}}, got {value!r}')
+    raise ConfigurationError(
+        f'prompt_caching must be True or {{"ttl": "5m" | "1h"}}, got {value!r}'
+    )
 
 
 class SettingView(Generic[T]):

@@ -24,6 +24,7 @@ from doc_processing_toolkit.application.hooks.runner import validate_hooks
 from doc_processing_toolkit.application.media.validation import validate_on_unsupported_part
 from doc_processing_toolkit.application.session.history_config import validate_history_config
 from doc_processing_toolkit.application.session.media_policy import validate_max_inline_bytes
+from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidArgumentTypeError
 from doc_processing_toolkit.domain.session import MEDIA_POLICIES
 from doc_processing_toolkit.domain.tools.specs import normalize_tool_choice
 
@@ -64,15 +65,19 @@ def validate_settings(settings: AgentSettings) -> AgentSettings:
     """
     s = settings
     if not isinstance(s.model, str) or not s.model.strip():
-        raise ValueError(f"model must be a non-empty model name, got {s.model!r}")
+        raise ConfigurationError(f"model must be a non-empty model name, got {s.model!r}")
     if not isinstance(s.instructions, str):
-        raise ValueError(f"instructions must be a string, got {type(s.instructions).__name__}")
+        raise ConfigurationError(
+            f"instructions must be a string, got {type(s.instructions).__name__}"
+        )
     check_not_implemented({name: getattr(s, name) for name in NOT_YET_IMPLEMENTED})
     max_iterations = validate_positive_int("max_iterations", s.max_iterations) or 10
     max_tokens = validate_positive_int("max_tokens", s.max_tokens, optional=True)
     temperature = validate_temperature(s.temperature)
     if s.thinking is not None and not isinstance(s.thinking, dict):
-        raise ValueError(f"thinking must be a dict or None, got {type(s.thinking).__name__}")
+        raise ConfigurationError(
+            f"thinking must be a dict or None, got {type(s.thinking).__name__}"
+        )
     normalize_tool_choice(s.tool_choice)
     validate_hooks(s.hooks)
     max_chars = validate_non_negative_int(
@@ -127,7 +132,9 @@ def validate_timeout(name: str, value: Any) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-        raise ValueError(f"{name} must be a positive number of seconds or None, got {value!r}")
+        raise ConfigurationError(
+            f"{name} must be a positive number of seconds or None, got {value!r}"
+        )
     return float(value)
 
 
@@ -156,14 +163,14 @@ def check_session_settings(s: AgentSettings) -> None:
     if s.session_history_config is not None:
         validate_history_config(s.session_history_config, "the Agent's")
     if s.media_policy not in MEDIA_POLICIES:
-        raise ValueError(
+        raise ConfigurationError(
             f"media_policy must be one of {', '.join(MEDIA_POLICIES)}, got {s.media_policy!r}"
         )
     validate_max_inline_bytes(s.media_max_inline_bytes)
     store = s.media_store
     if store is not None and not isinstance(store, str | os.PathLike):
         if not (callable(getattr(store, "put", None)) and callable(getattr(store, "get", None))):
-            raise TypeError(
+            raise InvalidArgumentTypeError(
                 "media_store must be None, a directory path or an object with put() and "
                 f"get(), got {type(store).__name__}"
             )
@@ -186,7 +193,7 @@ def validate_positive_int(name: str, value: Any, *, optional: bool = False) -> i
     if value is None and optional:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        raise ConfigurationError(f"{name} must be a positive integer, got {value!r}")
     return value
 
 
@@ -195,7 +202,7 @@ def validate_non_negative_int(name: str, value: Any, *, optional: bool = False) 
     if value is None and optional:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        raise ConfigurationError(f"{name} must be a non-negative integer, got {value!r}")
     return value
 
 
@@ -204,7 +211,7 @@ def validate_temperature(value: Any) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 2.0:
-        raise ValueError(f"temperature must be a number from 0.0 to 2.0, got {value!r}")
+        raise ConfigurationError(f"temperature must be a number from 0.0 to 2.0, got {value!r}")
     return float(value)
 
 
@@ -219,11 +226,13 @@ def defer_predicate(defer_tools: Any) -> Callable[[str, str | None], bool] | Non
     if callable(defer_tools):
         return lambda name, server: bool(defer_tools(name, server))
     if isinstance(defer_tools, str) or not isinstance(defer_tools, set | frozenset | list | tuple):
-        raise TypeError(
+        raise InvalidArgumentTypeError(
             "defer_tools must be a set of tool names or a predicate(tool_name, server_name), "
             f"got {defer_tools!r}"
         )
     names = frozenset(defer_tools)
     if not all(isinstance(n, str) for n in names):
-        raise TypeError(f"defer_tools names must be strings, got {sorted(map(repr, names))}")
+        raise InvalidArgumentTypeError(
+            f"defer_tools names must be strings, got {sorted(map(repr, names))}"
+        )
     return lambda name, server: name in names

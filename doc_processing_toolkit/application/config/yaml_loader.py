@@ -24,7 +24,12 @@ from doc_processing_toolkit.application.config.yaml_validation import (
     SourceMap,
     validate_config,
 )
-from doc_processing_toolkit.domain.errors import ConfigParseError, ConfigValidationError
+from doc_processing_toolkit.domain.errors import (
+    ConfigParseError,
+    ConfigValidationError,
+    MissingDependencyError,
+    MissingFileError,
+)
 
 __all__ = [
     "AgentConfig",
@@ -69,7 +74,7 @@ def parse_yaml(text: str, source: str) -> tuple[Any, SourceMap]:
     try:
         import yaml
     except ImportError as exc:  # pragma: no cover - pyyaml is a dependency
-        raise ImportError("YAML configuration needs pyyaml: pip install pyyaml") from exc
+        raise MissingDependencyError("YAML configuration needs pyyaml: pip install pyyaml") from exc
     sources = SourceMap(source=source)
     loader = yaml.SafeLoader(text)
     try:
@@ -175,8 +180,11 @@ def load_config(
         ConfigValidationError: a value is invalid (naming its key path, file and line).
     """
     path = os.fspath(file_path)
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        raise MissingFileError(f"config file {path!r} does not exist") from None
     return load_config_from_string(text, source=path, registry_check=registry_check)
 
 

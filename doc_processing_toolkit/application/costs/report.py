@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from doc_processing_toolkit.domain.costs.ledger import summarize_served_tiers
+from doc_processing_toolkit.domain.errors import MissingFileError
 
 __all__ = [
     "CONTINUATION_PURPOSES",
@@ -407,5 +408,8 @@ class DetailedCostReport:
     @classmethod
     def load(cls, file_path: str) -> DetailedCostReport:
         """Load a report from a JSON file written by :meth:`save`."""
-        with open(file_path, encoding="utf-8") as handle:
-            return cls.from_dict(json.load(handle))
+        try:
+            with open(file_path, encoding="utf-8") as handle:
+                return cls.from_dict(json.load(handle))
+        except FileNotFoundError:
+            raise MissingFileError(f"cost report {file_path!r} does not exist") from None

@@ -28,7 +28,7 @@ from doc_processing_toolkit.application.history.turns import (
     messages_to_turns,
     turns_to_messages,
 )
-from doc_processing_toolkit.domain.errors import SessionCompatibilityError
+from doc_processing_toolkit.domain.errors import ConfigurationError, SessionCompatibilityError
 from doc_processing_toolkit.domain.history.filtering import (
     NEUTRAL,
     ConversionReport,
@@ -57,7 +57,7 @@ log = get_logger(__name__)
 def _codec(dialects: Dialects, provider: str) -> HistoryCodec:
     codec = dialects.codec(provider)
     if codec is None:
-        raise ValueError(
+        raise ConfigurationError(
             f"not a known dialect: {provider!r} (anthropic, openai, google, fireworks, or a "
             "plug-in registered under doc_processing_toolkit.history_codecs)"
         )

@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from doc_processing_toolkit.domain.errors import InvalidInputError
 from doc_processing_toolkit.domain.media import decode_base64, decode_data_url
 from doc_processing_toolkit.domain.messages import (
     ContentPart,
@@ -62,7 +63,7 @@ def media_from_dict(item: dict[str, Any]) -> MediaPart:
     """
     mime = item.get("mime_type")
     if not isinstance(mime, str) or not mime:
-        raise ValueError(f"a neutral media part needs a mime_type: {_short(item)}")
+        raise InvalidInputError(f"a neutral media part needs a mime_type: {_short(item)}")
     filename = item.get("filename") if isinstance(item.get("filename"), str) else None
     if item.get("data") is not None:
         return MediaPart(mime_type=mime, data=decode_media_bytes(item), filename=filename)
@@ -72,7 +73,7 @@ def media_from_dict(item: dict[str, Any]) -> MediaPart:
         if decoded is not None:
             return MediaPart(mime_type=mime, data=decoded[1], filename=filename)
         return MediaPart(mime_type=mime, url=url, filename=filename)
-    raise ValueError(f"a neutral media part needs data or a url: {_short(item)}")
+    raise InvalidInputError(f"a neutral media part needs data or a url: {_short(item)}")
 
 
 def decode_media_bytes(part: dict[str, Any]) -> bytes:
@@ -84,11 +85,11 @@ def decode_media_bytes(part: dict[str, Any]) -> bytes:
     if part.get("data") is not None:
         raw = decode_base64(part["data"])
         if raw is None:
-            raise ValueError("the media part's data is not base64")
+            raise InvalidInputError("the media part's data is not base64")
         return raw
     decoded = decode_data_url(part.get("url"))
     if decoded is None:
-        raise ValueError("the media part carries no bytes (only a URL, or nothing)")
+        raise InvalidInputError("the media part carries no bytes (only a URL, or nothing)")
     return decoded[1]
 
 
@@ -148,7 +149,7 @@ def turns_to_messages(turns: list[dict[str, Any]]) -> tuple[list[Message], list[
     indices: list[int] = []
     for position, turn in enumerate(turns):
         if not isinstance(turn, dict):
-            raise ValueError(f"turn {position} is not a dict: {_short(turn)}")
+            raise InvalidInputError(f"turn {position} is not a dict: {_short(turn)}")
         index = turn.get("index")
         indices.append(index if isinstance(index, int) else position)
         messages.append(_turn_message(position, turn))
@@ -165,17 +166,19 @@ def _turn_message(position: int, turn: dict[str, Any]) -> Message:
                 elif isinstance(item, dict) and item.get("type") == "media":
                     parts.append(media_from_dict(item))
                 else:
-                    raise ValueError(f"turn {position}: not a text or media part: {_short(item)}")
+                    raise InvalidInputError(
+                        f"turn {position}: not a text or media part: {_short(item)}"
+                    )
             return Message("user", tuple(parts))
         case "assistant":
             text = turn.get("text") or ""
             out: list[Part] = [TextPart(str(text))] if text else []
             for call in turn.get("tool_calls") or []:
                 if not isinstance(call, dict):
-                    raise ValueError(f"turn {position}: not a tool call: {_short(call)}")
+                    raise InvalidInputError(f"turn {position}: not a tool call: {_short(call)}")
                 arguments = call.get("arguments") or {}
                 if not isinstance(arguments, dict):
-                    raise ValueError(f"turn {position}: tool-call arguments must be a dict")
+                    raise InvalidInputError(f"turn {position}: tool-call arguments must be a dict")
                 name, call_id = call.get("name"), call.get("id")
                 out.append(
                     ToolCallPart(id=str(call_id or ""), name=str(name or ""), arguments=arguments)
@@ -185,7 +188,7 @@ def _turn_message(position: int, turn: dict[str, Any]) -> Message:
             results: list[Part] = []
             for result in turn.get("results") or []:
                 if not isinstance(result, dict):
-                    raise ValueError(f"turn {position}: not a tool result: {_short(result)}")
+                    raise InvalidInputError(f"turn {position}: not a tool result: {_short(result)}")
                 content: list[ContentPart] = []
                 output = result.get("output")
                 if output:
@@ -201,4 +204,4 @@ def _turn_message(position: int, turn: dict[str, Any]) -> Message:
                 )
             return Message("tool", tuple(results))
         case role:
-            raise ValueError(f"turn {position}: unknown role {role!r}")
+            raise InvalidInputError(f"turn {position}: unknown role {role!r}")

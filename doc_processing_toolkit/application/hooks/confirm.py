@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.events import AgentStreamEvent, HookDirective
 
 __all__ = ["ConfirmAfterNToolCalls"]
@@ -30,7 +31,7 @@ class ConfirmAfterNToolCalls:
             ValueError: ``n`` is not a positive int.
         """
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ValueError(f"ConfirmAfterNToolCalls(n) needs an int >= 1, got {n!r}")
+            raise ConfigurationError(f"ConfirmAfterNToolCalls(n) needs an int >= 1, got {n!r}")
         self.n = n
         self.count = 0
         """Tool results seen since the current run started."""

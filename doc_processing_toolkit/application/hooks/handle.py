@@ -13,7 +13,7 @@ import asyncio
 import threading
 from typing import Protocol
 
-from doc_processing_toolkit.domain.errors import AgentAborted
+from doc_processing_toolkit.domain.errors import AgentAborted, ConfigurationError, StateError
 
 __all__ = ["InjectionQueue", "RunHandle"]
 
@@ -106,13 +106,13 @@ class RunHandle:
             RuntimeError: If this handle is not bound to a run, or the run has ended.
         """
         if not isinstance(text, str) or not text.strip():
-            raise ValueError("RunHandle.inject() needs a non-empty string")
+            raise ConfigurationError("RunHandle.inject() needs a non-empty string")
         with self._lock:
             queue = self._queue
         if queue is None:
-            raise RuntimeError("this RunHandle is not bound to a run")
+            raise StateError("this RunHandle is not bound to a run")
         if not queue.queue_injection(text):
-            raise RuntimeError(
+            raise StateError(
                 "the run has already ended: the message would never be seen; send it as "
                 "the next turn's user message"
             )

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from doc_processing_toolkit.application.deps import default_deps
+from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.messages import MESSAGES_ADAPTER, user_text
 
 __all__ = ["build_injected_user_message", "stream_callback_accepts_metadata"]
@@ -29,7 +30,7 @@ def build_injected_user_message(provider: str, text: str) -> Any:
         ValueError: ``text`` is not a non-empty string.
     """
     if not isinstance(text, str) or not text:
-        raise ValueError("build_injected_user_message needs a non-empty text")
+        raise ConfigurationError("build_injected_user_message needs a non-empty text")
     message = user_text(text)
     codec = default_deps().history_codecs(provider)
     if codec is None:

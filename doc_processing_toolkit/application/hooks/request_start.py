@@ -16,6 +16,7 @@ from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.application.hooks.messages import stream_callback_accepts_metadata
 from doc_processing_toolkit.application.hooks.runner import HookRunner
 from doc_processing_toolkit.domain.costs.ledger import RetryAccumulator
+from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.events import REQUEST_PURPOSES
 
 __all__ = ["RequestStartEmitter"]
@@ -139,4 +140,6 @@ class RequestStartEmitter:
 
 def _check_purpose(purpose: str) -> None:
     if purpose not in REQUEST_PURPOSES:
-        raise ValueError(f"request purpose {purpose!r} is not one of {', '.join(REQUEST_PURPOSES)}")
+        raise ConfigurationError(
+            f"request purpose {purpose!r} is not one of {', '.join(REQUEST_PURPOSES)}"
+        )

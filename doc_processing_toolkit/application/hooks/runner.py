@@ -24,7 +24,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.application.hooks.handle import RunHandle
-from doc_processing_toolkit.domain.errors import AgentAborted
+from doc_processing_toolkit.domain.errors import AgentAborted, InvalidArgumentTypeError
 from doc_processing_toolkit.domain.events import (
     OBSERVATION_ONLY_EVENTS,
     AgentStreamEvent,
@@ -91,7 +91,7 @@ def validate_hooks(hooks: Any) -> None:
     from doc_processing_toolkit.domain.events import HOOK_POINTS
 
     if not any(_resolve(hooks, name) is not None for name in HOOK_POINTS):
-        raise TypeError(
+        raise InvalidArgumentTypeError(
             "hooks must be a callable (sync or async) taking an AgentStreamEvent, or an "
             "object with per-event methods such as on_before_tool_call(event); got "
             f"{type(hooks).__name__}"

@@ -28,6 +28,11 @@ from doc_processing_toolkit.application.media.detect import (
     is_youtube_url,
     sniff_media_type,
 )
+from doc_processing_toolkit.domain.errors import (
+    InvalidArgumentTypeError,
+    InvalidInputError,
+    MissingFileError,
+)
 from doc_processing_toolkit.domain.messages import MediaPart
 
 __all__ = ["FileInput", "media_part", "media_parts", "read_path"]
@@ -51,7 +56,7 @@ def read_path(path: str | os.PathLike[str]) -> tuple[Path, bytes]:
     """
     file = Path(path).expanduser()
     if not file.is_file():
-        raise FileNotFoundError(f"file not found: {os.fspath(path)!r}")
+        raise MissingFileError(f"file not found: {os.fspath(path)!r}")
     return file, file.read_bytes()
 
 
@@ -63,7 +68,7 @@ def _from_path(path: str | os.PathLike[str], filename: str | None) -> MediaPart:
     if mime is None or (mime == "text/plain" and by_name is not None):
         mime = by_name if by_name is not None else mime
     if mime is None:
-        raise ValueError(
+        raise InvalidInputError(
             f"cannot tell the media type of {os.fspath(path)!r}: neither its content nor "
             "its extension names one"
         )
@@ -82,7 +87,7 @@ def _from_bytes(data: bytes, media_type: str | None, filename: str | None) -> Me
     if mime is None and filename is not None:
         mime = guess_from_name(filename)
     if mime is None:
-        raise ValueError(
+        raise InvalidInputError(
             f"bytes of no known media type ({len(data)} bytes starting {data[:8]!r}); "
             "pass a dict with a media_type instead"
         )
@@ -93,13 +98,13 @@ def _from_dict(value: dict[str, Any]) -> MediaPart:
     kind, mime, data = value.get("type"), value.get("media_type"), value.get("data")
     filename = value.get("filename")
     if kind not in _DICT_TYPES or not isinstance(mime, str) or not mime:
-        raise ValueError(
+        raise InvalidInputError(
             f"unknown file dict shape {_describe(value)}: expected "
             '{"type": "base64", "media_type": str, "data": str} or '
             '{"type": "document", "media_type": str, "data": bytes}'
         )
     if filename is not None and not isinstance(filename, str):
-        raise ValueError(f"file dict filename must be a string, got {_describe(filename)}")
+        raise InvalidInputError(f"file dict filename must be a string, got {_describe(filename)}")
     raw: bytes
     if isinstance(data, bytes | bytearray):
         raw = bytes(data)
@@ -107,11 +112,11 @@ def _from_dict(value: dict[str, Any]) -> MediaPart:
         try:
             raw = base64.b64decode(data.strip(), validate=True)
         except (binascii.Error, ValueError) as exc:
-            raise ValueError(
+            raise InvalidInputError(
                 f"file dict {_describe(value)}: data is not valid base64 ({exc})"
             ) from exc
     else:
-        raise ValueError(f"file dict {_describe(value)}: data must be base64 text or bytes")
+        raise InvalidInputError(f"file dict {_describe(value)}: data must be base64 text or bytes")
     return MediaPart(mime_type=mime, data=raw, filename=filename)
 
 
@@ -135,7 +140,7 @@ def media_part(
         return _from_path(value, filename)
     if isinstance(value, os.PathLike):
         return _from_path(value, filename)
-    raise TypeError(
+    raise InvalidArgumentTypeError(
         "a file must be a path, URL, bytes or a documented dict, got "
         f"{type(value).__name__}: {_describe(value)}"
     )
@@ -150,5 +155,5 @@ def media_parts(files: Sequence[Any] | None) -> list[MediaPart]:
     if files is None:
         return []
     if isinstance(files, str | bytes | dict) or not isinstance(files, Sequence):
-        raise TypeError(f"files must be a list, got {type(files).__name__}")
+        raise InvalidArgumentTypeError(f"files must be a list, got {type(files).__name__}")
     return [media_part(value) for value in files]

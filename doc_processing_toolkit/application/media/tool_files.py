@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from doc_processing_toolkit.application.media.inputs import media_parts
+from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidArgumentTypeError
 from doc_processing_toolkit.domain.messages import MediaPart, Part
 from doc_processing_toolkit.domain.tools.built_in import (
     BuiltInToolConfig,
@@ -59,7 +60,7 @@ def check_tool_files(tool_files: Sequence[Any] | None) -> list[MediaPart]:
     parts = media_parts(tool_files)
     for index, part in enumerate(parts):
         if part.data is None:
-            raise ValueError(
+            raise ConfigurationError(
                 f"tool_files[{index}]: a URL cannot be uploaded for code execution; pass a "
                 "path, bytes or a dict with data"
             )
@@ -114,7 +115,9 @@ def container_to_reuse(
     if container_id is None:
         return None
     if not isinstance(container_id, str) or not container_id.strip():
-        raise TypeError(f"anthropic_container_id must be a non-empty string, got {container_id!r}")
+        raise InvalidArgumentTypeError(
+            f"anthropic_container_id must be a non-empty string, got {container_id!r}"
+        )
     if isinstance(client, CodeExecutionFiles) and client.reuses_containers:
         return container_id.strip()
     logger.debug("anthropic_container_id ignored: %s does not reuse containers", provider)

@@ -24,6 +24,7 @@ from doc_processing_toolkit.application.media.detect import (
     sniff_media_type,
 )
 from doc_processing_toolkit.application.media.inputs import media_part, read_path
+from doc_processing_toolkit.domain.errors import CompatibilityError, ConfigurationError
 from doc_processing_toolkit.domain.media import accepts_input_type
 from doc_processing_toolkit.domain.messages import MediaPart, Message
 from doc_processing_toolkit.ports.dialect import HistoryCodec
@@ -103,13 +104,13 @@ class MediaTransformer:
             or provider not in known
             or self._deps.history_codecs(provider) is None
         ):
-            raise ValueError(f"unsupported provider {provider!r}; expected one of {known}")
+            raise ConfigurationError(f"unsupported provider {provider!r}; expected one of {known}")
         return provider
 
     def _codec(self, provider: str) -> HistoryCodec:
         codec = self._deps.history_codecs(provider)
         if codec is None:  # pragma: no cover - _check_provider refused it
-            raise ValueError(f"unsupported provider {provider!r}")
+            raise ConfigurationError(f"unsupported provider {provider!r}")
         return codec
 
     def _supports(self, mime_type: str, provider: str, *, has_bytes: bool = True) -> bool:
@@ -174,7 +175,7 @@ class MediaTransformer:
         parts = [media_part(value, **options) for value in files]
         for value, part in zip(files, parts, strict=True):
             if not self._supports(part.mime_type, self.provider, has_bytes=part.data is not None):
-                raise ValueError(
+                raise CompatibilityError(
                     f"{self.provider} does not take {part.mime_type} "
                     f"({_name(value, part)}); supported: {self.get_supported_types()}"
                 )

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from doc_processing_toolkit.domain.errors import UnsupportedPartError
+from doc_processing_toolkit.domain.errors import ConfigurationError, UnsupportedPartError
 from doc_processing_toolkit.domain.media import media_drop_reason, media_key
 from doc_processing_toolkit.domain.messages import MediaPart
 from doc_processing_toolkit.domain.registry import ModelInfo
@@ -42,7 +42,7 @@ def validate_on_unsupported_part(value: Any) -> str:
         ValueError: a value other than "drop" or "raise".
     """
     if value not in UNSUPPORTED_PART_POLICIES:
-        raise ValueError(f'on_unsupported_part must be "drop" or "raise", got {value!r}')
+        raise ConfigurationError(f'on_unsupported_part must be "drop" or "raise", got {value!r}')
     return str(value)
 
 

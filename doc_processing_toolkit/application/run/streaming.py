@@ -21,6 +21,7 @@ from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.events import EventSink
 from doc_processing_toolkit.application.run.loop import RunLoop
 from doc_processing_toolkit.application.run.result_builder import failure_metadata
+from doc_processing_toolkit.domain.errors import InvalidArgumentTypeError, StateError
 from doc_processing_toolkit.domain.events import AgentStreamEvent
 
 T = TypeVar("T")
@@ -69,12 +70,12 @@ def check_run_args(
         not isinstance(media_resolution_list, list | tuple)
         or not all(v is None or isinstance(v, str) for v in media_resolution_list)
     ):
-        raise TypeError(
+        raise InvalidArgumentTypeError(
             "media_resolution_list must be a list of resolution strings or None, got "
             f"{media_resolution_list!r}"
         )
     if anthropic_container_id is not None and not isinstance(anthropic_container_id, str):
-        raise TypeError(
+        raise InvalidArgumentTypeError(
             f"anthropic_container_id must be a string, got {type(anthropic_container_id).__name__}"
         )
 
@@ -149,10 +150,10 @@ def check_no_client_session(server_configs: Any) -> None:
     """run_sync() refuses a pre-built MCP session: it belongs to the loop it was opened on.
 
     Raises:
-        RuntimeError: a tools entry is a pre-built session (``{'session': ...}``).
+        StateError: a tools entry is a pre-built session (``{'session': ...}``).
     """
     if any(c.format == "client_session" for c in server_configs):
-        raise RuntimeError(
+        raise StateError(
             "run_sync() cannot use a pre-built session ({'session': ...}): it belongs to "
             "the loop it was opened on. Use await agent.run(...), or let the toolkit own "
             "the connection with {'type': 'mcp_remote_client', ...}"
@@ -178,11 +179,11 @@ def check_run_inputs(message: Any, output_schema: Any) -> None:
             pydantic model class.
     """
     if not isinstance(message, str):
-        raise TypeError(f"message must be a string, got {type(message).__name__}")
+        raise InvalidArgumentTypeError(f"message must be a string, got {type(message).__name__}")
     if output_schema is not None and not (
         isinstance(output_schema, type) and issubclass(output_schema, BaseModel)
     ):
-        raise TypeError("output_schema must be a pydantic BaseModel subclass")
+        raise InvalidArgumentTypeError("output_schema must be a pydantic BaseModel subclass")
 
 
 def log_run_end(

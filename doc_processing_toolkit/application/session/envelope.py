@@ -24,6 +24,7 @@ from doc_processing_toolkit.application.session.media_policy import (
     strip_messages,
 )
 from doc_processing_toolkit.application.session.metadata import utc_now
+from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.session import ENVELOPE_SCHEMA_VERSION
 from doc_processing_toolkit.ports.media_store import MediaStore
 from doc_processing_toolkit.ports.native_media import NativeMediaShapes
@@ -149,7 +150,7 @@ def build_envelope(
     report = copy.deepcopy(source.media_report)
     _cap_uploads(table, store, max_inline_bytes, report)
     if policy in ("externalize", "strip") and source.shapes is None:
-        raise ValueError(f"media={policy!r} needs the stored messages' media shapes")
+        raise ConfigurationError(f"media={policy!r} needs the stored messages' media shapes")
     if policy == "externalize" and store is not None and source.shapes is not None:
         messages = externalize_messages(messages, store, table, source.shapes)
     elif policy == "strip" and source.shapes is not None:

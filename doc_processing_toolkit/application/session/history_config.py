@@ -12,6 +12,7 @@ import os
 from dataclasses import replace
 from typing import Any
 
+from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.messages import (
     MediaPart,
     Message,
@@ -56,22 +57,22 @@ def validate_history_config(config: Any, where: str = "the") -> dict[str, Any]:
         ValueError: naming the key at fault.
     """
     if not isinstance(config, dict):
-        raise ValueError(f"{where} session_history_config must be a dict, got {config!r}")
+        raise ConfigurationError(f"{where} session_history_config must be a dict, got {config!r}")
     unknown = sorted(set(config) - set(_KEYS))
     if unknown:
-        raise ValueError(f"{where} session_history_config has unknown keys {unknown}")
+        raise ConfigurationError(f"{where} session_history_config has unknown keys {unknown}")
     mode = config.get("mode", "full")
     if mode not in HISTORY_MODES:
-        raise ValueError(
+        raise ConfigurationError(
             f"{where} session_history_config mode must be one of {', '.join(HISTORY_MODES)}, "
             f"got {mode!r}"
         )
     for flag in ("preserve_media", "include_system_prompt"):
         if flag in config and not isinstance(config[flag], bool):
-            raise ValueError(f"{where} session_history_config {flag} must be a bool")
+            raise ConfigurationError(f"{where} session_history_config {flag} must be a bool")
     chars = config.get("compact_tool_results_max_chars", DEFAULT_COMPACT_CHARS)
     if isinstance(chars, bool) or not isinstance(chars, int) or chars < 0:
-        raise ValueError(
+        raise ConfigurationError(
             f"{where} session_history_config compact_tool_results_max_chars must be a "
             f"non-negative int, got {chars!r}"
         )

@@ -19,6 +19,7 @@ import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidArgumentTypeError
 from doc_processing_toolkit.domain.media import (
     MARKER_PREFIX,
     MediaSlot,
@@ -77,7 +78,7 @@ def validate_max_inline_bytes(value: Any) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(
+        raise ConfigurationError(
             f"media_max_inline_bytes must be a non-negative int or None, got {value!r}"
         )
     return value
@@ -91,11 +92,15 @@ def resolve_media_policy(policy: str | None, store: MediaStore | None) -> str:
     """
     name = "auto" if policy is None else policy
     if name not in MEDIA_POLICIES:
-        raise ValueError(f"media must be one of {', '.join(MEDIA_POLICIES)}, got {policy!r}")
+        raise ConfigurationError(
+            f"media must be one of {', '.join(MEDIA_POLICIES)}, got {policy!r}"
+        )
     if name == "auto":
         return "externalize" if store is not None else "inline"
     if name == "externalize" and store is None:
-        raise ValueError("media='externalize' needs a media_store (a directory or a MediaStore)")
+        raise ConfigurationError(
+            "media='externalize' needs a media_store (a directory or a MediaStore)"
+        )
     return name
 
 
@@ -113,7 +118,7 @@ def as_media_store(
         return value  # type: ignore[no-any-return]
     if isinstance(value, str | os.PathLike) and directory_store is not None:
         return directory_store(value)
-    raise TypeError(
+    raise InvalidArgumentTypeError(
         "media_store must be None, a directory path or an object with put() and get(), "
         f"got {type(value).__name__}"
     )

@@ -46,7 +46,13 @@ from doc_processing_toolkit.application.session.restore import (
     convert_stored_history,
     detect_dialect,
 )
-from doc_processing_toolkit.domain.errors import UnsupportedPartError
+from doc_processing_toolkit.domain.errors import (
+    ConfigurationError,
+    InvalidInputError,
+    MissingFileError,
+    StateError,
+    UnsupportedPartError,
+)
 from doc_processing_toolkit.domain.messages import Message
 from doc_processing_toolkit.domain.session import parse_envelope
 from doc_processing_toolkit.ports.media_store import MediaStore
@@ -78,13 +84,16 @@ def read_envelope_json(source: str | bytes | os.PathLike[str]) -> dict[str, Any]
     elif isinstance(source, str) and source.lstrip()[:1] in ("{", "["):
         text = source
     else:
-        text = Path(source).read_text(encoding="utf-8")
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise MissingFileError(f"session file {os.fspath(source)!r} does not exist") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"session JSON does not decode: {exc}") from exc
+        raise InvalidInputError(f"session JSON does not decode: {exc}") from exc
     if not isinstance(data, dict):
-        raise ValueError(f"session JSON must decode to an object, got {type(data).__name__}")
+        raise InvalidInputError(f"session JSON must decode to an object, got {type(data).__name__}")
     return data
 
 
@@ -367,7 +376,7 @@ class SessionPersistence:
             SessionCompatibilityError: If the history cannot be converted.
         """
         if self._in_flight:
-            raise RuntimeError("cannot rebind while a turn is running on this session")
+            raise StateError("cannot rebind while a turn is running on this session")
         old_provider = self.agent.provider
         old_table = self._media_table
         store = self._media_store(UNSET)
@@ -442,13 +451,13 @@ class SessionPersistence:
             RuntimeError: the session is closed (or a turn is running).
         """
         if self._closed:
-            raise RuntimeError(f"session {self._session_id!r} is closed")
+            raise StateError(f"session {self._session_id!r} is closed")
         if self._in_flight:
-            raise RuntimeError("cannot truncate while a turn is running on this session")
+            raise StateError("cannot truncate while a turn is running on this session")
         if not _is_int(message_count):
-            raise ValueError(f"message_count must be an int, got {message_count!r}")
+            raise ConfigurationError(f"message_count must be an int, got {message_count!r}")
         if not 0 <= message_count <= len(self._messages):
-            raise ValueError(
+            raise ConfigurationError(
                 f"message_count must be between 0 and {len(self._messages)}, got {message_count}"
             )
         native = self._native()
@@ -484,7 +493,7 @@ class SessionPersistence:
             RuntimeError: the session is closed.
         """
         if self._closed:
-            raise RuntimeError(f"session {self._session_id!r} is closed")
+            raise StateError(f"session {self._session_id!r} is closed")
         boundaries = list(self._metadata.get("run_boundaries", []))
         if not _is_int(turn_index) or not 0 <= turn_index <= len(boundaries):
             reset = self._metadata.get("boundaries_reset_at_run")
@@ -494,7 +503,7 @@ class SessionPersistence:
                 if reset is not None
                 else ""
             )
-            raise ValueError(
+            raise ConfigurationError(
                 f"turn_index must be an int from 0 to {len(boundaries)}, got {turn_index!r}{hint}"
             )
         if turn_index == len(boundaries):

@@ -38,6 +38,7 @@ from doc_processing_toolkit.application.session.persistence import (
     SessionPersistence,
     read_envelope_json,
 )
+from doc_processing_toolkit.domain.errors import ConfigurationError, StateError
 from doc_processing_toolkit.domain.events import AgentStreamEvent
 from doc_processing_toolkit.domain.messages import Message, assistant_text, user_text
 from doc_processing_toolkit.ports.session_store import SessionStore
@@ -82,7 +83,7 @@ class AgentSession(SessionPersistence):
                 max_follow_up_turns is negative (or the history config is malformed).
         """
         if late_injection_policy not in LATE_INJECTION_POLICIES:
-            raise ValueError(
+            raise ConfigurationError(
                 "late_injection_policy must be 'surface' or 'new_turn', got "
                 f"{late_injection_policy!r}"
             )
@@ -91,7 +92,7 @@ class AgentSession(SessionPersistence):
             or not isinstance(max_follow_up_turns, int)
             or max_follow_up_turns < 0
         ):
-            raise ValueError(
+            raise ConfigurationError(
                 f"max_follow_up_turns must be a non-negative int, got {max_follow_up_turns!r}"
             )
         if session_history_config is not None:
@@ -208,11 +209,11 @@ class AgentSession(SessionPersistence):
     # ------------------------------------------------------------------ lifecycle
     def _check_open(self) -> None:
         if self._closed:
-            raise RuntimeError(f"session {self._session_id!r} is closed")
+            raise StateError(f"session {self._session_id!r} is closed")
 
     def _check_idle(self) -> None:
         if self._in_flight:
-            raise RuntimeError(f"a turn is already running on session {self._session_id!r}")
+            raise StateError(f"a turn is already running on session {self._session_id!r}")
 
     def clear(self) -> None:
         """Clear the history while keeping the session open (metadata is kept)."""

@@ -18,7 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from doc_processing_toolkit.domain.errors import ToolDefinitionError
+from doc_processing_toolkit.domain.errors import (
+    InvalidArgumentTypeError,
+    MissingFileError,
+    ToolDefinitionError,
+)
 from doc_processing_toolkit.domain.tools.allowed import allowed_tool_names
 from doc_processing_toolkit.domain.tools.schema import is_tool
 
@@ -121,7 +125,7 @@ def detect_format(tool: Any) -> str:
         kind = tool.get("type")
         if kind in _DICT_TYPES:
             return _DICT_TYPES[kind]
-        raise TypeError(
+        raise InvalidArgumentTypeError(
             f"unknown tool config type {kind!r}: expected one of "
             f"{sorted(_DICT_TYPES)} or a {{'session': ..., 'name': ...}} dict"
         )
@@ -132,12 +136,16 @@ def detect_format(tool: Any) -> str:
         if path.is_dir():
             return DIRECTORY
         if not path.exists():
-            raise FileNotFoundError(f"tool path {str(tool)!r} does not exist")
-        raise TypeError(f"tool path {str(tool)!r} is neither a .py file nor a directory")
+            raise MissingFileError(f"tool path {str(tool)!r} does not exist")
+        raise InvalidArgumentTypeError(
+            f"tool path {str(tool)!r} is neither a .py file nor a directory"
+        )
     if is_tool(tool):
         return FUNCTION
     if any(m.startswith("mcp.client") for m in _module_names(tool)):
-        raise TypeError("a client session is passed as {'session': session, 'name': ...}, not bare")
+        raise InvalidArgumentTypeError(
+            "a client session is passed as {'session': session, 'name': ...}, not bare"
+        )
     if not isinstance(tool, type) and _is_server_object(tool):
         return FASTMCP
     if callable(tool) and not isinstance(tool, type):
@@ -145,7 +153,9 @@ def detect_format(tool: Any) -> str:
         raise ToolDefinitionError(
             f"tool {label!r} is a plain function: decorate it with @tool so its schema can be built"
         )
-    raise TypeError(f"cannot determine the tool format of {type(tool).__name__} object {tool!r}")
+    raise InvalidArgumentTypeError(
+        f"cannot determine the tool format of {type(tool).__name__} object {tool!r}"
+    )
 
 
 def validate_allowed_tools(value: Any, label: str) -> list[str] | None:
@@ -174,17 +184,27 @@ def normalize_entry(tool: Any, kind: str) -> dict[str, Any]:
     else:
         config = dict(tool)
     if kind == FASTMCP and "server" not in config:
-        raise TypeError('a {"type": "fastmcp"} tool config needs "server": the server object')
+        raise InvalidArgumentTypeError(
+            'a {"type": "fastmcp"} tool config needs "server": the server object'
+        )
     if kind == MCP_SCRIPT and not isinstance(config.get("path"), str | os.PathLike):
-        raise TypeError('a {"type": "mcp_script"} tool config needs "path": the script path')
+        raise InvalidArgumentTypeError(
+            'a {"type": "mcp_script"} tool config needs "path": the script path'
+        )
     if kind == MCP_COMMAND and not isinstance(config.get("command"), str):
-        raise TypeError('a {"type": "mcp_command"} tool config needs "command": a string')
+        raise InvalidArgumentTypeError(
+            'a {"type": "mcp_command"} tool config needs "command": a string'
+        )
     if kind == MCP_REMOTE_CLIENT and not isinstance(
         config.get("url", config.get("server_url")), str
     ):
-        raise TypeError('a {"type": "mcp_remote_client"} tool config needs "url": a string')
+        raise InvalidArgumentTypeError(
+            'a {"type": "mcp_remote_client"} tool config needs "url": a string'
+        )
     if kind == CLIENT_SESSION and config.get("session") is None:
-        raise TypeError('a pre-built session config needs "session": the session object')
+        raise InvalidArgumentTypeError(
+            'a pre-built session config needs "session": the session object'
+        )
     if kind in _DEFAULT_NAMES and not config.get("name"):
         config["name"] = _default_name(kind, config)
     label = f"tool server {config.get('name') or config.get('server_label') or kind!r}"
@@ -242,7 +262,7 @@ def functions_from_path(path: str | os.PathLike[str]) -> list[Callable[..., Any]
     """
     resolved = Path(path).expanduser().resolve()
     if not resolved.exists():
-        raise FileNotFoundError(f"tool path {str(path)!r} does not exist")
+        raise MissingFileError(f"tool path {str(path)!r} does not exist")
     if resolved.is_dir():
         files = sorted(p for p in resolved.glob("*.py") if not p.name.startswith("_"))
     else:

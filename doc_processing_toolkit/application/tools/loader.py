@@ -42,6 +42,12 @@ from doc_processing_toolkit.application.tools.wiring import (
     LocalSessionFactory,
     ToolWiring,
 )
+from doc_processing_toolkit.domain.errors import (
+    ConfigurationError,
+    InvalidArgumentTypeError,
+    StateError,
+    ToolExecutionError,
+)
 from doc_processing_toolkit.domain.tools.specs import ToolSpec
 from doc_processing_toolkit.ports.tool_session import ToolSession
 
@@ -160,7 +166,7 @@ class ToolLoader:
         if not unique:
             return None, [], []
         if self._local_factory is None:
-            raise RuntimeError("this ToolLoader has no session factory for @tool functions")
+            raise StateError("this ToolLoader has no session factory for @tool functions")
         session = self._local_factory([f for f, _ in unique])
         from doc_processing_toolkit.domain.tools.schema import tool_spec_from_function
 
@@ -246,7 +252,7 @@ class ToolLoader:
                 elif kind in (FILE_PATH, DIRECTORY):
                     specs.extend(tool_spec_from_function(f) for f in functions_from_path(item))
                 else:
-                    raise TypeError(
+                    raise InvalidArgumentTypeError(
                         f"a {kind} entry has no definitions until it is connected; pass "
                         "the LoadedTools from get_tool_by_name / tools instead"
                     )
@@ -326,10 +332,10 @@ class ToolLoader:
         """
         session = next((s for spec, s in self.entries() if spec.name == name), None)
         if session is None:
-            raise ValueError(f"tool {name!r} not found")
+            raise ConfigurationError(f"tool {name!r} not found")
         outcome = await session.call_tool(name, arguments)
         if outcome.is_error:
-            raise RuntimeError(outcome.text or f"tool {name!r} failed")
+            raise ToolExecutionError(outcome.text or f"tool {name!r} failed")
         return outcome.data if outcome.data is not None else outcome.text
 
     def declared_surface(self, built_in_tools: Mapping[str, Any] | None) -> list[dict[str, Any]]:

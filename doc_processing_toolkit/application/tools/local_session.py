@@ -20,6 +20,7 @@ from doc_processing_toolkit.application.tools.mcp_shapes import (
     to_mcp_tools_response,
 )
 from doc_processing_toolkit.application.tools.wiring import LocalSessionFactory
+from doc_processing_toolkit.domain.errors import ToolDefinitionError
 from doc_processing_toolkit.ports.tool_session import ToolSession
 
 __all__ = ["LocalFunctionSession"]
@@ -57,7 +58,7 @@ class LocalFunctionSession:
             ValueError: when the LoadedTool carries no function.
         """
         if loaded_tool.function is None:
-            raise ValueError(
+            raise ToolDefinitionError(
                 f"LoadedTool {loaded_tool.name!r} has no function: only @tool functions can "
                 "be served by a LocalFunctionSession"
             )

@@ -12,6 +12,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.messages import MediaPart, TextPart
 from doc_processing_toolkit.domain.registry import PROVIDERS
 from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
@@ -127,7 +128,9 @@ def convert_to_provider_format(
     """
     name = provider.lower().strip()
     if name not in PROVIDERS:
-        raise ValueError(f"unsupported provider {provider!r}: expected one of {list(PROVIDERS)}")
+        raise ConfigurationError(
+            f"unsupported provider {provider!r}: expected one of {list(PROVIDERS)}"
+        )
     out: list[dict[str, Any]] = []
     for spec in specs:
         schema = copy.deepcopy(spec.parameters) or {"type": "object", "properties": {}}

@@ -32,6 +32,7 @@ from doc_processing_toolkit.application.config.settings import AgentSettings
 from doc_processing_toolkit.application.config.validation import defer_predicate
 from doc_processing_toolkit.application.tools.loader import ToolLoader
 from doc_processing_toolkit.application.tools.tool_set import ToolSet
+from doc_processing_toolkit.domain.errors import InvalidInputError
 from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolSpec
 from doc_processing_toolkit.domain.tools.truncated import (
     READ_TRUNCATED_RESULT_TOOL,
@@ -97,19 +98,19 @@ def parse_skills_catalog(data: Any) -> list[dict[str, str]]:
         try:
             data = json.loads(data)
         except ValueError as exc:
-            raise ValueError("list_skills did not answer JSON") from exc
+            raise InvalidInputError("list_skills did not answer JSON") from exc
     if isinstance(data, Mapping):
         data = data.get("skills")
     if not isinstance(data, list):
-        raise ValueError("list_skills did not answer a list of skills")
+        raise InvalidInputError("list_skills did not answer a list of skills")
     skills: list[dict[str, str]] = []
     for item in data:
         if not isinstance(item, Mapping) or not isinstance(item.get("name"), str):
-            raise ValueError(f"a list_skills entry has no name: {item!r:.80}")
+            raise InvalidInputError(f"a list_skills entry has no name: {item!r:.80}")
         description = item.get("description") or ""
         path = item.get("path") or item.get("location") or ""
         if not isinstance(description, str) or not isinstance(path, str):
-            raise ValueError(f"list_skills entry {item['name']!r} has a non-text field")
+            raise InvalidInputError(f"list_skills entry {item['name']!r} has a non-text field")
         skills.append({"name": item["name"], "description": description, "path": path})
     return skills
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeAlias
 
+from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.messages import Part, ProviderPart
 
 __all__ = ["ARTEFACTS", "ConversionReport", "Locator", "PayloadSalvager", "Salvage"]
@@ -87,7 +88,9 @@ class ConversionReport:
     def dropped(self, index: int, artefact: str, detail: str, **extra: Any) -> dict[str, Any]:
         """Record an artefact the conversion left out (``extra`` keys ride the entry)."""
         if artefact not in ARTEFACTS:
-            raise ValueError(f"unknown artefact {artefact!r}; expected one of {sorted(ARTEFACTS)}")
+            raise ConfigurationError(
+                f"unknown artefact {artefact!r}; expected one of {sorted(ARTEFACTS)}"
+            )
         entry = self._entry("dropped", index)
         entry.update(artefact=artefact, detail=detail, **extra)
         self.entries.append(entry)

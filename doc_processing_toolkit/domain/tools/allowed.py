@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from doc_processing_toolkit.domain.errors import InvalidArgumentTypeError
+
 __all__ = ["allowed_tool_names"]
 
 _LIST_OF_NAMES = "a list of tool names"
@@ -43,15 +45,17 @@ def allowed_tool_names(
     if value is None:
         return None
     if isinstance(value, str | bytes):
-        raise TypeError(
+        raise InvalidArgumentTypeError(
             f"allowed_tools of {owner} must be {expected}, not the string {value!r}; "
             f"write allowed_tools=[{value!r}]"
         )
     if isinstance(value, list | tuple) or (sets and isinstance(value, set | frozenset)):
         bad = [item for item in value if not isinstance(item, str) or not item]
         if bad:
-            raise TypeError(
+            raise InvalidArgumentTypeError(
                 f"allowed_tools of {owner} must hold tool names (non-empty str), got {bad[0]!r}"
             )
         return tuple(sorted(value)) if isinstance(value, set | frozenset) else tuple(value)
-    raise TypeError(f"allowed_tools of {owner} must be {expected}, got {type(value).__name__}")
+    raise InvalidArgumentTypeError(
+        f"allowed_tools of {owner} must be {expected}, got {type(value).__name__}"
+    )

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidArgumentTypeError
+
 __all__ = ["BUILT_IN_TOOL_NAMES", "BuiltInToolConfig", "normalize_built_in_tools"]
 
 BUILT_IN_TOOL_NAMES = ("web_search", "code_execution", "tool_search")
@@ -47,16 +49,16 @@ def normalize_built_in_tools(
         elif isinstance(value, Mapping):
             extra = sorted(set(value) - {"enabled", "config"})
             if extra:
-                raise ValueError(
+                raise ConfigurationError(
                     f"built_in_tools[{name!r}] takes 'enabled' and 'config'; put {extra} "
                     "under 'config'"
                 )
             config = value.get("config") or {}
             if not isinstance(config, Mapping):
-                raise TypeError(f"built_in_tools[{name!r}]['config'] must be a dict")
+                raise InvalidArgumentTypeError(f"built_in_tools[{name!r}]['config'] must be a dict")
             out[name] = BuiltInToolConfig(enabled=bool(value.get("enabled", True)), config=config)
         else:
-            raise TypeError(
+            raise InvalidArgumentTypeError(
                 f"built_in_tools[{name!r}] must be BuiltInToolConfig(...) or "
                 f'{{"enabled": bool, "config": {{...}}}}, got {type(value).__name__}'
             )

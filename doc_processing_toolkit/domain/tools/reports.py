@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.messages import MediaPart, TextPart
 from doc_processing_toolkit.domain.tools.specs import ToolOutcome
 
@@ -77,15 +78,17 @@ def tool_spend_marker(
 
 def _spend_from(value: Any) -> ReportedSpend:
     if not isinstance(value, Mapping):
-        raise ValueError(f"{SPEND_MARKER_KEY} must be an object with usd, got {value!r}")
+        raise ConfigurationError(f"{SPEND_MARKER_KEY} must be an object with usd, got {value!r}")
     usd = value.get("usd")
     if isinstance(usd, bool) or not isinstance(usd, int | float) or not math.isfinite(usd):
-        raise ValueError(f"{SPEND_MARKER_KEY}.usd must be a finite number, got {usd!r}")
+        raise ConfigurationError(f"{SPEND_MARKER_KEY}.usd must be a finite number, got {usd!r}")
     if usd < 0:
-        raise ValueError(f"{SPEND_MARKER_KEY}.usd must not be negative, got {usd!r}")
+        raise ConfigurationError(f"{SPEND_MARKER_KEY}.usd must not be negative, got {usd!r}")
     estimated = value.get("estimated", False)
     if not isinstance(estimated, bool):
-        raise ValueError(f"{SPEND_MARKER_KEY}.estimated must be true or false, got {estimated!r}")
+        raise ConfigurationError(
+            f"{SPEND_MARKER_KEY}.estimated must be true or false, got {estimated!r}"
+        )
     source = value.get("source")
     return ReportedSpend(float(usd), estimated, source if isinstance(source, str) else None)
 

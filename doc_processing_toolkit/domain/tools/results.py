@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidArgumentTypeError
 from doc_processing_toolkit.domain.messages import ContentPart, TextPart
 
 __all__ = [
@@ -72,12 +73,12 @@ def resolve_cap(max_tool_result_chars: int | None, context_window_tokens: int | 
     if max_tool_result_chars is None:
         return default_cap(context_window_tokens)
     if isinstance(max_tool_result_chars, bool) or not isinstance(max_tool_result_chars, int):
-        raise TypeError(
+        raise InvalidArgumentTypeError(
             "max_tool_result_chars must be a non-negative integer or None, "
             f"got {max_tool_result_chars!r}"
         )
     if max_tool_result_chars < 0:
-        raise ValueError(
+        raise ConfigurationError(
             "max_tool_result_chars must be a non-negative integer or None (0 turns the cap off), "
             f"got {max_tool_result_chars}"
         )
@@ -162,7 +163,9 @@ def preview(text: str, preview_chars: int) -> tuple[str, bool]:
         ValueError: ``preview_chars`` is negative.
     """
     if preview_chars < 0:
-        raise ValueError(f"tool_result_preview_chars must be non-negative, got {preview_chars}")
+        raise ConfigurationError(
+            f"tool_result_preview_chars must be non-negative, got {preview_chars}"
+        )
     if preview_chars == 0 or len(text) <= preview_chars:
         return text, False
     return text[:preview_chars], True

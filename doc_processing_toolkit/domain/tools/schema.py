@@ -24,6 +24,7 @@ from typing import Annotated, Any, TypeVar, Union, get_args, get_origin, overloa
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
+from doc_processing_toolkit.domain.errors import InvalidArgumentTypeError, ToolDefinitionError
 from doc_processing_toolkit.domain.tools.specs import ToolSpec
 from doc_processing_toolkit.domain.tools.type_schema import (
     MISSING,
@@ -116,18 +117,20 @@ def tool_parameters(func: Callable[..., Any]) -> tuple[ToolParameter, ...]:
     try:
         signature = inspect.signature(func, eval_str=True)
     except (NameError, SyntaxError, AttributeError) as exc:
-        raise TypeError(f"cannot resolve the type hints of tool function {fname!r}: {exc}") from exc
+        raise InvalidArgumentTypeError(
+            f"cannot resolve the type hints of tool function {fname!r}: {exc}"
+        ) from exc
     result: list[ToolParameter] = []
     for index, param in enumerate(signature.parameters.values()):
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            raise TypeError(
+            raise InvalidArgumentTypeError(
                 f"parameter {param.name!r} of tool function {fname!r} is *args/**kwargs; "
                 "a tool takes named, typed parameters only"
             )
         if param.annotation is param.empty:
             if index == 0 and param.name in ("self", "cls"):
                 continue
-            raise TypeError(
+            raise InvalidArgumentTypeError(
                 f"parameter {param.name!r} of tool function {fname!r} has no type hint; "
                 "every tool parameter needs one"
             )
@@ -263,7 +266,7 @@ def tool(
 
     def decorate(target: F) -> F:
         if get_tool_metadata(target) is not None:
-            raise ValueError(f"{_function_name(target)!r} is already decorated with @tool")
+            raise ToolDefinitionError(f"{_function_name(target)!r} is already decorated with @tool")
         metadata = build_tool_metadata(target, name=name, description=description)
         target._tool_metadata = metadata  # type: ignore[attr-defined]
         return target

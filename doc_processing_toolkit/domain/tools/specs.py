@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
+from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.messages import ContentPart, TextPart
 
 __all__ = [
@@ -71,7 +72,7 @@ def normalize_tool_choice(value: Any) -> ToolChoice:
         if lowered in ("auto", "required", "none", "validated"):
             return lowered  # type: ignore[return-value]
         if not lowered:
-            raise ValueError("tool_choice must not be an empty string")
+            raise ConfigurationError("tool_choice must not be an empty string")
         return ForcedTool(name=lowered)
     if isinstance(value, dict):
         kind = value.get("type")
@@ -82,9 +83,11 @@ def normalize_tool_choice(value: Any) -> ToolChoice:
             return ForcedTool(name=name)
         if kind == "tool" and isinstance(name, list | tuple) and name:
             if not all(isinstance(n, str) and n for n in name):
-                raise ValueError(f"tool_choice name list must hold tool names, got {name!r}")
+                raise ConfigurationError(
+                    f"tool_choice name list must hold tool names, got {name!r}"
+                )
             return ForcedTool(name=tuple(name))
-    raise ValueError(
+    raise ConfigurationError(
         f"tool_choice {value!r} is not one of 'auto', 'any', 'required', 'none', 'validated', "
         "a tool name, or {'type': 'tool', 'name': ...}"
     )

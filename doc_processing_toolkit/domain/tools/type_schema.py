@@ -20,6 +20,8 @@ from typing import Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, TypeAdapter
 from pydantic_core import to_jsonable_python
 
+from doc_processing_toolkit.domain.errors import InvalidArgumentTypeError
+
 __all__ = ["MISSING", "json_default", "normalize_schema", "schema_for_type", "strip_titles"]
 
 MISSING: Any = object()
@@ -118,11 +120,11 @@ def _pydantic_schema(tp: Any, defs: dict[str, Any], where: str) -> dict[str, Any
         schema = TypeAdapter(tp).json_schema(ref_template="#/$defs/{model}")
     except Exception as exc:  # pydantic raises several kinds; all mean "not describable"
         message = f"the type {tp!r} of {where} cannot be described as JSON schema: {exc}"
-        raise TypeError(message) from exc
+        raise InvalidArgumentTypeError(message) from exc
     for key, definition in schema.pop("$defs", {}).items():
         clean = strip_titles(definition)
         if key in defs and defs[key] != clean:
-            raise TypeError(f"{where}: two different types are both named {key!r}")
+            raise InvalidArgumentTypeError(f"{where}: two different types are both named {key!r}")
         defs[key] = clean
     stripped: dict[str, Any] = strip_titles(schema)
     return stripped

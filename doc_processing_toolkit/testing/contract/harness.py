@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol, Self, runtime_checkable
 
+from doc_processing_toolkit.domain.errors import StateError
 from doc_processing_toolkit.ports.dialect import HistoryCodec
 from doc_processing_toolkit.ports.model_client import ModelClient
 from doc_processing_toolkit.testing.script import ScriptStep
@@ -218,7 +219,7 @@ class EmulatorHarness:
     def emulator(self) -> ProviderEmulator:
         """The running emulator (raises before :meth:`start`)."""
         if self._emulator is None:
-            raise RuntimeError("the harness is not started: call start() or use it in a with")
+            raise StateError("the harness is not started: call start() or use it in a with")
         return self._emulator
 
     @property

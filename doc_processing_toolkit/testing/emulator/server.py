@@ -29,6 +29,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from doc_processing_toolkit.domain.errors import StateError
 from doc_processing_toolkit.testing.emulator.common import (
     DialectRoute,
     EmulatorCall,
@@ -139,7 +140,7 @@ class ProviderEmulator:
             while not server.started:
                 if not thread.is_alive() or time.monotonic() > deadline:
                     self._thread = None
-                    raise RuntimeError(f"the provider emulator did not start: {self._error!r}")
+                    raise StateError(f"the provider emulator did not start: {self._error!r}")
                 time.sleep(0.005)
         return self
 
@@ -182,7 +183,7 @@ class ProviderEmulator:
     def url(self) -> str:
         """``http://127.0.0.1:PORT`` (raises before :meth:`start`)."""
         if self._thread is None or self._port is None:
-            raise RuntimeError("the provider emulator is not running: call start() first")
+            raise StateError("the provider emulator is not running: call start() first")
         return f"http://127.0.0.1:{self._port}"
 
     @property

@@ -32,6 +32,7 @@ from typing import Any, assert_never
 from urllib.parse import urlsplit
 
 from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.domain.errors import CompatibilityError, InvalidInputError
 from doc_processing_toolkit.domain.messages import (
     ContentPart,
     MediaPart,
@@ -93,12 +94,14 @@ def parse_message(native: dict[str, Any], names: dict[str, str] | None = None) -
     role = native.get("role")
     content = native.get("content", [])
     if role not in ("user", "assistant"):
-        raise ValueError(f"not an Anthropic message role: {role!r}")
+        raise InvalidInputError(f"not an Anthropic message role: {role!r}")
     provider = PROVIDER if role == "assistant" else None
     if isinstance(content, str):
         return Message(role=role, parts=(TextPart(content),), provider=provider)
     if not isinstance(content, list):
-        raise ValueError(f"Anthropic message content must be a string or a list, got {content!r}")
+        raise InvalidInputError(
+            f"Anthropic message content must be a string or a list, got {content!r}"
+        )
     parts = tuple(block_to_part(block, names) for block in content)
     if (
         role == "user"
@@ -159,7 +162,9 @@ def _content_block(item: ContentPart) -> dict[str, Any]:
         return {"type": "text", "text": item.text}
     block = _media_block(item)
     if block is None:
-        raise ValueError(f"media of type {item.mime_type!r} cannot go into an Anthropic message")
+        raise CompatibilityError(
+            f"media of type {item.mime_type!r} cannot go into an Anthropic message"
+        )
     return block
 
 
@@ -211,7 +216,7 @@ def _media_block(part: MediaPart) -> dict[str, Any] | None:
 def block_to_part(block: Any, names: dict[str, str] | None = None) -> Part:
     """One Anthropic content block as an IR part (a verbatim ProviderPart when not exact)."""
     if not isinstance(block, dict):
-        raise ValueError(f"an Anthropic content block must be an object, got {block!r}")
+        raise InvalidInputError(f"an Anthropic content block must be an object, got {block!r}")
     part = _candidate_part(block, names or {})
     if part is not None and part_to_block(part) == _canonical(block):
         return part

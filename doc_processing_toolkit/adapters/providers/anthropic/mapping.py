@@ -18,6 +18,7 @@ from doc_processing_toolkit.adapters.providers.anthropic.options import (
     ANTHROPIC_OPTIONS,
     anthropic_mcp_connector,
 )
+from doc_processing_toolkit.domain.errors import CompatibilityError, ConfigurationError
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest, StopReason, Usage
 from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolChoice, ToolSpec
@@ -100,12 +101,12 @@ def map_tool_choice(
         case ForcedTool(name=str() as name):
             wire = {"type": "tool", "name": name}
         case ForcedTool(name=names):
-            raise ValueError(
+            raise CompatibilityError(
                 f"tool_choice forcing several tools {list(names)!r} is Google-only; "
                 "Anthropic forces one tool by name"
             )
         case _:
-            raise ValueError(f"unknown tool_choice {choice!r}")
+            raise ConfigurationError(f"unknown tool_choice {choice!r}")
     if not supports_forced_tool_choice:
         return {"type": "auto"}, str(wire.get("name", "any"))
     return wire, None

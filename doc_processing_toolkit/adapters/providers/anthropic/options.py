@@ -35,6 +35,7 @@ from doc_processing_toolkit.adapters.providers._options import (
     server_url,
 )
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import PROVIDER
+from doc_processing_toolkit.domain.errors import CompatibilityError, ConfigurationError
 from doc_processing_toolkit.domain.registry import ModelInfo
 
 __all__ = [
@@ -104,12 +105,12 @@ def _server_entry(server: Mapping[str, Any], label: str) -> dict[str, Any]:
         if token is None and value.lower().startswith("bearer "):
             token = value[7:]
         elif token is None:
-            raise ValueError(
+            raise CompatibilityError(
                 f"Anthropic's MCP connector takes a bearer token only (server {label!r}); "
                 "pass authorization_token"
             )
     if headers:
-        raise ValueError(
+        raise CompatibilityError(
             f"Anthropic's MCP connector cannot send headers {sorted(headers)} (server "
             f"{label!r}); pass authorization_token, or {USE_CLIENT}"
         )
@@ -259,7 +260,7 @@ class AnthropicOptions(VendorOptions):
         if pauses is not None and (
             isinstance(pauses, bool) or not isinstance(pauses, int) or pauses < 1
         ):
-            raise ValueError(
+            raise ConfigurationError(
                 f"max_pause_turn_iterations must be a positive integer, got {pauses!r}"
             )
         return []

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import Any, assert_never
 
 from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.domain.errors import InvalidInputError
 from doc_processing_toolkit.domain.messages import (
     ContentPart,
     MediaPart,
@@ -313,7 +314,7 @@ def _foreign_drop(index: int, part_index: int, provider: str, payload: Any) -> D
 def _parse_message(native: dict[str, Any], names: dict[str, str]) -> Message:
     """One native message as IR: exact parts when they render back to it, else verbatim."""
     if not isinstance(native, dict):
-        raise ValueError(f"a chat-completions message must be an object, got {native!r}")
+        raise InvalidInputError(f"a chat-completions message must be an object, got {native!r}")
     role = native.get("role")
     candidate = _candidate(native, names)
     if candidate is not None:
@@ -439,7 +440,7 @@ def _assistant_candidate(native: dict[str, Any]) -> Message | None:
 
 
 def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+    raise InvalidInputError(f"{name} is not JSON")
 
 
 def decode_arguments(raw: str) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from doc_processing_toolkit.adapters.providers.fireworks.dialect import (
     FireworksHistoryCodec,
 )
 from doc_processing_toolkit.adapters.providers.fireworks.options import FIREWORKS_OPTIONS
+from doc_processing_toolkit.domain.errors import CompatibilityError, ConfigurationError
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest, StopReason, Usage
 from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolChoice, ToolSpec
@@ -107,12 +108,12 @@ def map_tool_choice(choice: ToolChoice) -> str | dict[str, Any]:
         case ForcedTool(name=str() as name):
             return {"type": "function", "function": {"name": name}}
         case ForcedTool(name=names):
-            raise ValueError(
+            raise CompatibilityError(
                 f"tool_choice forcing several tools {list(names)!r} is Google-only; "
                 "Fireworks forces one tool by name"
             )
         case _:
-            raise ValueError(f"unknown tool_choice {choice!r}")
+            raise ConfigurationError(f"unknown tool_choice {choice!r}")
 
 
 def _tool_param(spec: ToolSpec) -> dict[str, Any]:

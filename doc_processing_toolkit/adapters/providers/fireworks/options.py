@@ -24,6 +24,7 @@ from doc_processing_toolkit.adapters.providers._options import (
     server_label,
 )
 from doc_processing_toolkit.adapters.providers.fireworks.dialect import PROVIDER
+from doc_processing_toolkit.domain.errors import CompatibilityError
 from doc_processing_toolkit.domain.registry import ModelInfo
 
 __all__ = ["FIREWORKS_OPTIONS", "FireworksOptions", "refuse_ignored_allowed_tools"]
@@ -41,7 +42,7 @@ def refuse_ignored_allowed_tools(server: Mapping[str, Any]) -> None:
     """
     if server.get("allowed_tools") is not None:
         label = server.get("server_label") or server.get("name") or "remote-mcp"
-        raise ValueError(
+        raise CompatibilityError(
             f"Fireworks ignores allowed_tools on a provider-run MCP server ({label!r}) and "
             f"would expose every tool; {USE_CLIENT}"
         )

@@ -41,6 +41,7 @@ from doc_processing_toolkit.adapters.providers.google.mapping import (
 from doc_processing_toolkit.adapters.providers.google.stream import StreamAssembler
 from doc_processing_toolkit.domain.errors import (
     ConfigurationError,
+    MissingDependencyError,
     ProviderConnectionError,
     ProviderError,
     ProviderTimeoutError,
@@ -88,7 +89,7 @@ def import_genai() -> tuple[Any, Any, Any]:
         from google import genai
         from google.genai import errors, types
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise ImportError(
+        raise MissingDependencyError(
             "The Google provider needs the google-genai SDK: "
             "pip install 'doc-processing-toolkit[google]'"
         ) from exc

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any, assert_never
 
 from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.domain.errors import InvalidInputError
 from doc_processing_toolkit.domain.messages import (
     ContentPart,
     MediaPart,
@@ -256,13 +257,13 @@ def _media(part: MediaPart) -> dict[str, Any] | None:
 
 def _parse_content(index: int, native: Any, book: _CallBook) -> Message:
     if not isinstance(native, dict):
-        raise ValueError(f"a Gemini content must be an object, got {native!r}")
+        raise InvalidInputError(f"a Gemini content must be an object, got {native!r}")
     role = native.get("role")
     parts = native.get("parts", [])
     if role not in ("user", "model"):
-        raise ValueError(f"not a Gemini content role: {role!r}")
+        raise InvalidInputError(f"not a Gemini content role: {role!r}")
     if not isinstance(parts, list):
-        raise ValueError(f"Gemini content parts must be a list, got {parts!r}")
+        raise InvalidInputError(f"Gemini content parts must be a list, got {parts!r}")
     if role == "model":
         book.open_idless.clear()
     out: list[Part] = []
@@ -289,7 +290,7 @@ def native_part_to_parts(
     stable one from ``seed`` when Gemini sent no id.
     """
     if not isinstance(part, dict):
-        raise ValueError(f"a Gemini part must be an object, got {part!r}")
+        raise InvalidInputError(f"a Gemini part must be an object, got {part!r}")
     book = book if book is not None else _CallBook()
     trial = _copy(book)
     candidate = _candidate(part, trial, call_id, seed)

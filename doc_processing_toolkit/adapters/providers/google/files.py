@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from doc_processing_toolkit.adapters.providers.google.dialect import PROVIDER
-from doc_processing_toolkit.domain.errors import ProviderError
+from doc_processing_toolkit.domain.errors import ConfigurationError, MediaUploadError
 from doc_processing_toolkit.domain.media import media_key
 from doc_processing_toolkit.domain.messages import MediaPart, Message
 from doc_processing_toolkit.domain.requests import ModelRequest
@@ -60,10 +60,6 @@ _cache_lock = threading.Lock()
 _CACHE: dict[tuple[str, str], dict[str, Any]] = {}
 
 
-class MediaUploadError(ProviderError):
-    """A Files API upload that failed, or did not become ACTIVE in time."""
-
-
 @dataclasses.dataclass(frozen=True, slots=True)
 class PollSettings:
     """How an upload is waited for."""
@@ -91,12 +87,12 @@ def _setting(options: Mapping[str, Any], key: str, env: str) -> float | None:
         try:
             value = float(raw)
         except ValueError as exc:
-            raise ValueError(f"{env} must be a number, got {raw!r}") from exc
+            raise ConfigurationError(f"{env} must be a number, got {raw!r}") from exc
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{source} must be a number, got {value!r}")
+        raise ConfigurationError(f"{source} must be a number, got {value!r}")
     low, high = _BOUNDS[key]
     if not low <= float(value) <= high:
-        raise ValueError(f"{source} must be between {low:g} and {high:g}, got {value!r}")
+        raise ConfigurationError(f"{source} must be between {low:g} and {high:g}, got {value!r}")
     return float(value)
 
 
@@ -110,7 +106,7 @@ def poll_settings(options: Mapping[str, Any]) -> PollSettings:
     interval = _setting(options, "file_poll_interval_s", ENV_INTERVAL)
     backoff = _setting(options, "file_poll_backoff", ENV_BACKOFF)
     if timeout is not None and interval is not None and interval > timeout:
-        raise ValueError(
+        raise ConfigurationError(
             f"file_poll_interval_s ({interval:g}) must not exceed file_active_timeout_s "
             f"({timeout:g})"
         )

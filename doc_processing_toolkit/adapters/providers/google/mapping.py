@@ -16,6 +16,7 @@ from typing import Any
 from doc_processing_toolkit.adapters.providers.google.dialect import GoogleHistoryCodec
 from doc_processing_toolkit.adapters.providers.google.options import GOOGLE_OPTIONS
 from doc_processing_toolkit.adapters.providers.google.part_options import apply_part_options
+from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest, StopReason, Usage
 from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolChoice, ToolSpec
@@ -173,7 +174,7 @@ def map_tool_choice(choice: ToolChoice, tool_names: tuple[str, ...]) -> ToolConf
                 return ToolConfigChoice("AUTO", warnings=tuple(warnings))
             return ToolConfigChoice("ANY", usable, tuple(warnings))
         case _:
-            raise ValueError(f"unknown tool_choice {choice!r}")
+            raise ConfigurationError(f"unknown tool_choice {choice!r}")
 
 
 def _show(choice: ToolChoice) -> str:

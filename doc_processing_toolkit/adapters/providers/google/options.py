@@ -25,6 +25,7 @@ from doc_processing_toolkit.adapters.providers._options import (
     number,
 )
 from doc_processing_toolkit.adapters.providers.google.dialect import PROVIDER
+from doc_processing_toolkit.domain.errors import CompatibilityError, ConfigurationError
 from doc_processing_toolkit.domain.registry import ModelInfo
 
 __all__ = ["GOOGLE_OPTIONS", "GoogleOptions"]
@@ -69,7 +70,7 @@ class GoogleOptions(VendorOptions):
         """
         warnings = ignored_thinking_keys(config, _THINKING_KEYS, PROVIDER)
         if "budget_tokens" in config and "level" in config:
-            raise ValueError("google thinking takes budget_tokens or level, not both")
+            raise ConfigurationError("google thinking takes budget_tokens or level, not both")
         if str(config.get("type")) in OFF_TYPES:
             warnings.append(
                 f"thinking={{'type': {config['type']!r}}} is not read on Google; use "
@@ -108,7 +109,7 @@ class GoogleOptions(VendorOptions):
         Raises:
             ValueError: always, pointing to ``mcp_remote_client``.
         """
-        raise ValueError(f"Google has no provider-run (remote) MCP servers; {USE_CLIENT}")
+        raise CompatibilityError(f"Google has no provider-run (remote) MCP servers; {USE_CLIENT}")
 
     def check_kwargs(self, kwargs: Mapping[str, Any]) -> list[str]:
         """The Files API polling bounds and ``video_metadata``.
@@ -121,24 +122,30 @@ class GoogleOptions(VendorOptions):
                 continue
             value = number(key, kwargs[key])
             if not low <= value <= high:
-                raise ValueError(f"{key} must be between {low:g} and {high:g}, got {kwargs[key]!r}")
+                raise ConfigurationError(
+                    f"{key} must be between {low:g} and {high:g}, got {kwargs[key]!r}"
+                )
         interval, timeout = kwargs.get("file_poll_interval_s"), kwargs.get("file_active_timeout_s")
         if interval is not None and timeout is not None and float(interval) > float(timeout):
-            raise ValueError(
+            raise ConfigurationError(
                 f"file_poll_interval_s ({interval!r}) must not exceed file_active_timeout_s "
                 f"({timeout!r})"
             )
         video = kwargs.get("video_metadata")
         if video is not None:
             if not isinstance(video, Mapping):
-                raise ValueError(f"video_metadata must be a dict, got {type(video).__name__}")
+                raise ConfigurationError(
+                    f"video_metadata must be a dict, got {type(video).__name__}"
+                )
             extra = sorted(set(video) - _VIDEO_METADATA_KEYS)
             if extra:
-                raise ValueError(
+                raise ConfigurationError(
                     f"video_metadata takes start_offset, end_offset and fps; unknown keys {extra}"
                 )
             if video.get("fps") is not None and number("video_metadata.fps", video["fps"]) <= 0:
-                raise ValueError(f"video_metadata.fps must be positive, got {video['fps']!r}")
+                raise ConfigurationError(
+                    f"video_metadata.fps must be positive, got {video['fps']!r}"
+                )
         return []
 
 

@@ -43,6 +43,7 @@ from typing import Any, assert_never
 from urllib.parse import urlsplit
 
 from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.domain.errors import InvalidInputError
 from doc_processing_toolkit.domain.messages import (
     ContentPart,
     MediaPart,
@@ -105,7 +106,7 @@ class OpenAIHistoryCodec:
 
         for item in native:
             if not isinstance(item, dict):
-                raise ValueError(f"a Responses input item must be an object, got {item!r}")
+                raise InvalidInputError(f"a Responses input item must be an object, got {item!r}")
             side = _side(item)
             is_message = _is_message(item)
             follows_message = side == "assistant" and is_message and last_was_message

@@ -15,6 +15,7 @@ from typing import Any
 from doc_processing_toolkit.adapters.providers._wire import WireRequest
 from doc_processing_toolkit.adapters.providers.openai.dialect import OpenAIHistoryCodec
 from doc_processing_toolkit.adapters.providers.openai.options import OPENAI_OPTIONS
+from doc_processing_toolkit.domain.errors import CompatibilityError, ConfigurationError
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest, StopReason, Usage
 from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolChoice, ToolSpec
@@ -165,12 +166,12 @@ def map_tool_choice(
         case ForcedTool(name=str() as name):
             wire = {"type": "function", "name": name}
         case ForcedTool(name=names):
-            raise ValueError(
+            raise CompatibilityError(
                 f"tool_choice forcing several tools {list(names)!r} is Google-only; "
                 "OpenAI forces one function by name"
             )
         case _:
-            raise ValueError(f"unknown tool_choice {choice!r}")
+            raise ConfigurationError(f"unknown tool_choice {choice!r}")
     if not supports_forced_tool_choice:
         return "auto", wire if isinstance(wire, str) else str(wire["name"])
     return wire, None

@@ -28,6 +28,7 @@ from doc_processing_toolkit.adapters.providers._options import (
     server_names,
 )
 from doc_processing_toolkit.adapters.providers.openai.dialect import PROVIDER
+from doc_processing_toolkit.domain.errors import InvalidArgumentTypeError
 from doc_processing_toolkit.domain.registry import ModelInfo
 
 __all__ = ["OPENAI_OPTIONS", "OpenAIOptions", "openai_allowed_tools"]
@@ -73,13 +74,13 @@ def openai_allowed_tools(server: Mapping[str, Any], label: str) -> Any:
         if "tool_names" in value:
             tool_names = value["tool_names"]
             if isinstance(tool_names, str) or not isinstance(tool_names, list):
-                raise TypeError(
+                raise InvalidArgumentTypeError(
                     f"allowed_tools.tool_names of MCP server {label!r} must be a list of tool "
                     f"names, got {type(tool_names).__name__}"
                 )
             server_names(tool_names, label)
         if "read_only" in value and not isinstance(value["read_only"], bool):
-            raise TypeError(
+            raise InvalidArgumentTypeError(
                 f"allowed_tools.read_only of MCP server {label!r} must be a bool, "
                 f"got {type(value['read_only']).__name__}"
             )
