@@ -297,3 +297,28 @@ def test_public_level_one_summarises_through_the_given_client() -> None:
     assert result.triggered and result.summary_input_tokens == 70 and result.summary_cost > 0
     assert fake.requests[0].purpose == "compaction_summary"
     assert len(history) == 2 and history[-1]["content"] == "newest question"
+
+
+def test_detailed_costs_mark_the_iteration_that_compacted(tmp_path: Path) -> None:
+    steps = [_call(1), _call(2, input_tokens=5000), reply("done")]
+    fake = FakeModel(steps)
+    agent = Agent(
+        MODEL,
+        tools=[read],
+        client=fake,
+        compaction=True,
+        compaction_config={
+            "strategy": "tool_result_clearing",
+            "keep_recent_tool_results": 1,
+            "trigger_threshold": 1000,
+            "archive_history": False,
+        },
+        detailed_costs=True,
+        cost_output_dir=str(tmp_path),
+        log_to_file=False,
+    )
+    result = agent.run_sync("go")
+    marked = [m for m in result.iteration_metrics if m.compaction_triggered]
+    assert [m.iteration_number for m in marked] == [3]
+    assert marked[0].compaction_strategy == "tool_result_clearing"
+    assert marked[0].compaction_tokens_cleared > 0

@@ -172,6 +172,7 @@ class RunCompactor:
         start = next((i for i, m in enumerate(outcome.messages) if m is self._turn), 0)
         outcome.new_messages_start = start
         outcome.compactions.append(compacted.result)
+        outcome.compaction_iterations.append(iteration)
         self.scope.history = list(outcome.messages[:start])
         result = compacted.result
         self._log.info(

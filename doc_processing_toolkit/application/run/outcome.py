@@ -55,6 +55,8 @@ class RunOutcome:
     """Per executed tool call: name, id, iteration, success, duration and sizes."""
     compactions: list[CompactionResult] = field(default_factory=list)
     """The compactions this run made (Level 1 and Level 2), in order."""
+    compaction_iterations: list[int] = field(default_factory=list)
+    """The iteration each of :attr:`compactions` happened at (before its request)."""
 
     @property
     def reasoning_content(self) -> str | None:

@@ -143,6 +143,7 @@ def build_result(
         )
         report = build_detailed_report(result, facts, context, partial=partial_record)
         result.iteration_metrics = list(report.iterations)
+        _mark_compactions(result, outcome)
         try:
             result.detailed_cost_file = write_detailed_report(report, cost_output_dir)
         except OSError as exc:
@@ -189,6 +190,18 @@ def _apply_compactions(result: AgentResult, outcome: RunOutcome) -> None:
     result.compaction_output_tokens = sum(c.summary_output_tokens for c in done)
     result.compaction_cost = round_usd(sum(c.summary_cost for c in done))
     result.compaction_archives = [c.archive_path for c in done if c.archive_path]
+
+
+def _mark_compactions(result: AgentResult, outcome: RunOutcome) -> None:
+    """Stamp each compaction on the first iteration_metrics entry of its iteration."""
+    for compaction, iteration in zip(
+        outcome.compactions, outcome.compaction_iterations, strict=False
+    ):
+        entry = next((m for m in result.iteration_metrics if m.iteration_number == iteration), None)
+        if entry is not None:
+            entry.compaction_triggered = True
+            entry.compaction_strategy = compaction.strategy
+            entry.compaction_tokens_cleared += compaction.tokens_cleared
 
 
 def failure_metadata(result: AgentResult, error: BaseException) -> dict[str, Any]:
