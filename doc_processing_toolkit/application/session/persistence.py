@@ -425,11 +425,14 @@ class SessionPersistence:
         count = int(self._metadata.get("compaction_count", 0) or 0)
         return CompactionScope(session_id=self._session_id, prior_count=count)
 
-    def _adopt_compacted(self, scope: CompactionScope, history: list[Message]) -> list[Message]:
-        """Take the history a completed run compacted (``history`` when it did not): the
-        stored prefix is rewritten, and the run boundaries, which pointed into the old
-        one, are reset (``metadata["boundaries_reset_at_run"]`` names the run)."""
-        if scope.history is None:
+    def _adopt_compacted(
+        self, scope: CompactionScope, history: list[Message], error: BaseException | None = None
+    ) -> list[Message]:
+        """Take the history a completed run compacted (``history`` when it did not, or when
+        the run failed): the stored prefix is rewritten, and the run boundaries, which
+        pointed into the old one, are reset (``metadata["boundaries_reset_at_run"]`` names
+        the run)."""
+        if scope.history is None or error is not None:
             return history
         self._messages = json_clean(self._native().render(scope.history))
         metadata = self._metadata

@@ -498,8 +498,7 @@ class AgentSession(SessionPersistence):
                         completed = True
                         self._in_flight = False
                         result, error = captured.get("turn", (AgentResult(), None))
-                        if error is None:
-                            history = self._adopt_compacted(scope, history)
+                        history = self._adopt_compacted(scope, history, error)
                         follow_up = self._settle_streamed(
                             sent, send_files, result, error, history, output_schema, budget
                         )
