@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,8 @@ from doc_processing_toolkit.domain.compaction.structure import legality_problems
 from doc_processing_toolkit.testing import ProviderEmulator
 from doc_processing_toolkit.testing.script import Reply, ScriptStep, reply, tool_call
 
-TURNS = 40
+TURNS = int(os.environ.get("DPT_COMPACTION_E2E_TURNS", "40"))
+"""40 turns (the acceptance); a smaller number makes a quick local check."""
 THRESHOLD = 20_000
 PAGE_CHARS = 8_000
 
@@ -140,7 +142,8 @@ def test_forty_turn_tool_heavy_session_stays_under_threshold_and_legal(
         assert not problems, f"request {index}: {problems}"
 
     count = session.metadata["compaction_count"]
-    assert count >= 2 and count == sum(r.compaction_count for r in results)
+    assert count >= (2 if TURNS >= 20 else 0)
+    assert count == sum(r.compaction_count for r in results)
     archives = session.metadata["compaction_archives"]
     assert len(archives) == count and all(Path(p).is_file() for p in archives)
     archived = "".join(Path(p).read_text() for p in archives)
