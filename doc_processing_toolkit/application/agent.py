@@ -25,8 +25,8 @@ from doc_processing_toolkit.application.compaction.run_hook import CompactionSco
 from doc_processing_toolkit.application.config import log_setup
 from doc_processing_toolkit.application.config.export import export_config
 from doc_processing_toolkit.application.config.from_config import (
-    agent_kwargs_from_file,
-    agent_kwargs_from_string,
+    agent_from_file,
+    agent_from_string,
 )
 from doc_processing_toolkit.application.config.reference import AGENT_INIT_DOC
 from doc_processing_toolkit.application.config.resolution import resolve_settings
@@ -575,12 +575,12 @@ class Agent:
     @classmethod
     def from_config(cls, config_path: str, **overrides: Any) -> Self:
         """Create an Agent from a YAML file (see ``agent.config`` for errors and rules)."""
-        return cls(**agent_kwargs_from_file(config_path, overrides))
+        return agent_from_file(cls, config_path, overrides)
 
     @classmethod
     def from_config_string(cls, yaml_content: str, **overrides: Any) -> Self:
         """Create an Agent from a YAML string (overrides as in :meth:`from_config`)."""
-        return cls(**agent_kwargs_from_string(yaml_content, overrides))
+        return agent_from_string(cls, yaml_content, overrides)
 
     def to_config(self) -> dict[str, Any]:
         """The data half of this agent's constructor, in the YAML shape from_config reads.

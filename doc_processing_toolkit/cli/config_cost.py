@@ -39,12 +39,23 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
     try:
         config = load_config(args.file)
-    except (ConfigParseError, ConfigValidationError) as exc:
+        _build(args.file)  # what only the constructor can refuse (a missing tool file, ...)
+    except (ConfigParseError, ConfigValidationError, NotImplementedError) as exc:
         print(f"dpt: {args.file}: invalid configuration\n  {exc}", file=sys.stderr)
         return 2
     print(f"# {args.file}: valid", file=sys.stderr)
     print(yaml.safe_dump(mask_secrets(config), sort_keys=False), end="")
     return 0
+
+
+def _build(path: str) -> None:
+    """Construct (and drop) the Agent of ``path``: no request is sent, nothing connects,
+    and the passed logger keeps the check from opening a log file."""
+    import logging
+
+    from doc_processing_toolkit.agent import Agent
+
+    Agent.from_config(path, logger=logging.getLogger("doc_processing_toolkit.cli.check"))
 
 
 def _load_reports(path: Path) -> list[DetailedCostReport]:

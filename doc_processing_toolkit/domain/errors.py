@@ -199,6 +199,9 @@ class ProviderError(DocProcessingToolkitError):
     """A request to a model provider failed."""
 
     retryable: bool = False
+    streamed_chars: int = 0
+    """Characters of text and reasoning the failed attempt streamed (set by the retry
+    layer): what its output is estimated from when the provider reported no usage."""
 
     def __init__(
         self,

@@ -118,6 +118,15 @@ class ModelRequest:
     code_execution_file_ids: tuple[str, ...] = ()
     """Uploaded ``tool_files`` the code-execution tool's configuration names (providers
     that hand files to code execution in the user turn ignore it)."""
+    block_binding: str | None = None
+    """How replayed reasoning bound to a conversation prefix that moved is treated:
+    "drop_block", "error", "off", or None (nothing sent); see :mod:`..binding`.
+    Providers without bound reasoning ignore it."""
+    rebind: bool = False
+    """A prefix-binding refusal was re-sent in this run: stale bound reasoning is dropped
+    ("drop_block"), or removed from the history when the request cannot carry the field."""
+    strip_reasoning_before: int = 0
+    """``prefix_strip_fallback``: replayed reasoning in ``messages[:n]`` is not sent."""
     on_usage: Callable[[Usage], None] | None = field(default=None, compare=False, repr=False)
     """Receives the usage the provider reports while the response is still streaming
     (Anthropic's ``message_start``), so a request cancelled mid-stream still reports what
@@ -181,6 +190,9 @@ class ModelResponse:
     """How the served tier was established: "body", "header" or "none" (Google)."""
     built_in_tools_invoked: tuple[str, ...] = ()
     """Built-in tools with evidence they ran in this response ("remote_mcp" included)."""
+    usage_by_model: tuple[tuple[str, Usage], ...] = ()
+    """The billed usage per model when a server-side fallback ran several models for
+    this one request (a declined attempt included); empty: all of it is :attr:`model`'s."""
     metadata: dict[str, Any] = field(default_factory=dict)
     """Provider facts the run surfaces on the result (container_id, input_transformations,
     distinct_urls, ...), keyed by AgentResult field name."""

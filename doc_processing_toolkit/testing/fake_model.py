@@ -122,7 +122,8 @@ class FakeModel:
             )
         if fault.partial_text:
             yield TextDelta(fault.partial_text)
-        partial = Usage(input_tokens=fault.input_tokens)
+        # Fault(input_tokens=0): a stream that reported no usage at all before it failed.
+        partial = Usage(input_tokens=fault.input_tokens) if fault.input_tokens else None
         error_cls = OverloadedError if fault.kind == "stream_error" else StreamInterruptedError
         raise error_cls(
             f"stream {'error event' if fault.kind == 'stream_error' else 'disconnected'}: "

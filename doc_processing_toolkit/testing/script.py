@@ -11,12 +11,15 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 __all__ = [
+    "PREFIX_BINDING_MESSAGE",
+    "FallbackHop",
     "Fault",
     "GeneratedFile",
     "Reply",
     "ScriptStep",
     "ThinkingBlock",
     "ToolCall",
+    "prefix_binding_fault",
     "reply",
     "tool_call",
 ]
@@ -53,6 +56,16 @@ class GeneratedFile:
 
 
 @dataclass(frozen=True, slots=True)
+class FallbackHop:
+    """A model that ran first and declined, before a server-side fallback served the reply
+    (Anthropic: a ``fallback`` content block and a billed ``usage.iterations`` entry)."""
+
+    model: str
+    input_tokens: int = 10
+    output_tokens: int = 5
+
+
+@dataclass(frozen=True, slots=True)
 class Reply:
     """One successful model response."""
 
@@ -86,6 +99,14 @@ class Reply:
     think_tags: bool = False
     """Chat-completions dialect: stream ``thinking`` as ``<think>...</think>`` inside the
     content instead of ``reasoning_content`` deltas (as some Fireworks models do)."""
+    fallback_from: tuple[FallbackHop, ...] = ()
+    """Anthropic server-side fallback: the models that declined first, in order; ``model``
+    is then the fallback model that served the reply (named by the last ``fallback``
+    block, while ``message_start`` names the requested model)."""
+    input_transformations: tuple[dict[str, Any], ...] = ()
+    """Anthropic: entries the server reports in ``input_transformations`` (after the ones
+    the emulator's own prefix check produced); sent only to a request carrying the
+    thinking-binding beta, as the API does."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +137,8 @@ class Fault:
     message: str = "scripted fault"
     partial_text: str = ""
     input_tokens: int = 10
-    """Usage reported at stream start before a mid-stream fault."""
+    """Usage reported at stream start before a mid-stream fault (FakeModel: 0 reports no
+    usage at all, as OpenAI's Responses stream does before its final event)."""
     stall_seconds: float = 0.0
     """How long a ``stall`` lasts before the connection is cut."""
     keepalive_interval: float | None = None
@@ -124,6 +146,24 @@ class Fault:
 
 
 ScriptStep: TypeAlias = Reply | Fault
+
+
+PREFIX_BINDING_MESSAGE = (
+    "{path}: Invalid `signature` in `thinking` block. The block is bound to a different "
+    "conversation. Remove the block, or set `thinking.block_binding.prefix_mismatch_behavior` "
+    'to "drop_block". That setting requires the `thinking-binding-controls-2026-08-01` value '
+    "in the `anthropic-beta` header. The first change is in {changed}."
+)
+"""The Anthropic 400 refusing a replayed thinking block whose conversation prefix moved."""
+
+
+def prefix_binding_fault(path: str = "messages.1.content.0", changed: str = "messages.0") -> Fault:
+    """Anthropic's prefix-binding 400 (``invalid_request_error``) for the block at ``path``."""
+    return Fault(
+        status=400,
+        error_type="invalid_request_error",
+        message=PREFIX_BINDING_MESSAGE.format(path=path, changed=changed),
+    )
 
 
 def reply(text: str = "", **kwargs: Any) -> Reply:

@@ -87,7 +87,12 @@ def test_build_equals_the_direct_constructor_call() -> None:
         ("model", ("  ",), ValueError, None),
         ("media_policy", ("sometimes",), ValueError, {"media_policy": "sometimes"}),
         ("media_max_inline_bytes", (-1,), ValueError, {"media_max_inline_bytes": -1}),
-        ("prefix_audit", (), NotImplementedError, {"prefix_audit": True}),
+        (
+            "anthropic_block_binding",
+            ("keep",),
+            ValueError,
+            {"anthropic_block_binding": "keep"},
+        ),
         ("with_compaction", (2,), ValueError, {"compaction": 2}),
     ],
 )

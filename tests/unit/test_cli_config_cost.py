@@ -65,3 +65,17 @@ def test_cost_renders_a_report_and_sums_a_directory(
     summary = capsys.readouterr().out
     assert "claude-sonnet-4-5" in summary and "2 report(s)" in summary
     assert main(["cost", str(tmp_path / "missing.json")]) == 2
+
+
+def test_config_check_reports_what_only_the_constructor_refuses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "agent.yaml"
+    path.write_text("model: gpt-4o\nlogging: {to_file: true}\ntools:\n  - missing_tools.py\n")
+    assert main(["config", "check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "tools[0]: tool path 'missing_tools.py' does not exist" in err and f"{path}:4" in err
+    (tmp_path / "missing_tools.py").write_text("")
+    assert main(["config", "check", str(path)]) == 0
+    assert not (tmp_path / "logs").exists()  # the check opened no log file

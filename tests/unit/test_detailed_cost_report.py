@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
 from doc_processing_toolkit import Agent, tool
 from doc_processing_toolkit.agent.cost import DetailedCostReport
@@ -164,3 +165,96 @@ def test_report_round_trips_through_dict_and_json(tmp_path: Path) -> None:
     assert loaded.to_dict() == report.to_dict()
     assert DetailedCostReport.from_dict(json.loads(report.to_json())).to_dict() == report.to_dict()
     assert loaded.schema_version == 2
+
+
+def test_a_usage_less_stream_failure_is_an_estimated_record(tmp_path: Path) -> None:
+    """The provider reported nothing (Fault(input_tokens=0)) but 100 characters streamed:
+    the failed request's record counts them (25 tokens), priced at standard rates with no
+    input, marked estimated; the run's cost_estimated is raised with it."""
+    fake = FakeModel(
+        [Fault(kind="disconnect", partial_text="x" * 100, input_tokens=0)], provider="openai"
+    )
+    agent = Agent(
+        "gpt-6-luna",
+        client=fake,
+        service_tier="priority",
+        detailed_costs=True,
+        cost_output_dir=str(tmp_path),
+        log_to_file=False,
+    )
+    done = _stream(agent)[-1].metadata or {}
+    (record,) = done["request_cost_records"]
+    assert record["estimated"] is True and record["token_source"] == "stream_partial"
+    assert record["input_tokens"] == 0 and record["output_tokens"] == 25
+    assert record["requested_tier"] == "priority" and record["served_tier"] is None
+    from doc_processing_toolkit.application.container import registry
+
+    row = registry().row("gpt-6-luna")
+    assert row is not None and row.pricing.output_per_mtok is not None
+    assert record["cost"] == pytest.approx(25 * row.pricing.output_per_mtok / 1e6)  # standard
+    assert done["cost"] == pytest.approx(record["cost"]) and done["cost_estimated"] is True
+    assert done["token_source"] == "stream_partial"
+    report = DetailedCostReport.load(done["detailed_cost_file"])
+    assert report.cost_estimated is True and _cents(report.total_cost) == _cents(done["cost"])
+
+
+def test_a_failure_with_nothing_streamed_and_no_usage_costs_nothing() -> None:
+    fake = FakeModel([Fault(kind="disconnect", input_tokens=0)], provider="openai")
+    agent = Agent("gpt-6-luna", client=fake, log_to_file=False)
+    done = _stream(agent)[-1].metadata or {}
+    assert done["error"] and done["request_cost_records"] == [] and done["cost"] == 0.0
+
+
+def test_a_failed_request_after_a_tool_round_keeps_its_purpose(tmp_path: Path) -> None:
+    fake = FakeModel(
+        [
+            Reply(tool_calls=(ToolCall("lookup", {"key": "a"}),), input_tokens=1_000),
+            Fault(kind="stream_error", partial_text="Part", input_tokens=2_000),
+        ]
+    )
+    agent = Agent(
+        "claude-sonnet-4-5",
+        tools=[lookup],
+        client=fake,
+        detailed_costs=True,
+        cost_output_dir=str(tmp_path),
+        log_to_file=False,
+    )
+    done = _stream(agent)[-1].metadata or {}
+    first, failed = done["request_cost_records"]
+    assert first["purpose"] == "generation" and "token_source" not in first
+    assert failed["purpose"] == "tool_followup" and failed["iteration"] == 2
+    assert failed["request_index"] == 2 and failed["token_source"] == "stream_partial"
+    assert failed["input_tokens"] == 2_000 and "estimated" not in failed
+    assert done["cost"] == pytest.approx(first["cost"] + failed["cost"])
+    report = DetailedCostReport.load(done["detailed_cost_file"])
+    assert [e.purpose for e in report.iterations] == ["generation", "stream_partial"]
+    assert _cents(report.total_cost) == _cents(done["cost"])
+
+
+class _Answer(BaseModel):
+    answer: int
+
+
+def test_structured_records_say_whether_they_are_the_run_totals(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("DPT_RETRY_BACKOFF_S", "0.01")
+    single = FakeModel([reply('{"answer": 5}', input_tokens=700, output_tokens=9)])
+    agent = Agent("claude-sonnet-4-5", client=single, log_to_file=False)
+    result = agent.run_sync("2+3?", output_schema=_Answer)
+    (record,) = result.request_cost_records
+    assert record["synthesised_from_run_totals"] is True
+    assert (record["input_tokens"], record["output_tokens"]) == (
+        result.input_tokens,
+        result.output_tokens,
+    )
+    retried = FakeModel(
+        [Fault(kind="stream_error", input_tokens=50), reply('{"answer": 5}', input_tokens=700)]
+    )
+    agent = Agent("claude-sonnet-4-5", client=retried, log_to_file=False)
+    result = agent.run_sync("2+3?", output_schema=_Answer)
+    (record,) = result.request_cost_records
+    assert result.retry_count == 1 and record["synthesised_from_run_totals"] is False
+    plain = Agent("claude-sonnet-4-5", client=FakeModel([reply("hi")]), log_to_file=False)
+    assert "synthesised_from_run_totals" not in plain.run_sync("hi").request_cost_records[0]

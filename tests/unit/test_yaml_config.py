@@ -346,8 +346,17 @@ def test_round_trip_keeps_secrets_out() -> None:
     )
     text = yaml.safe_dump(agent.to_config())
     assert CANARY not in text
-    again = _round_trip(agent, tools=agent.settings.tools, log_to_file=False)
-    assert "api_key" in again.to_config().get("unserialisable", {}) or True
+    listed = agent.to_config()["unserialisable"]
+    assert "api_key" in listed and listed["tool_env"] == {"c": ["K"]}
+    assert "extra_headers" in listed["provider_overrides"]
+    again = _round_trip(
+        agent,
+        tools=agent.settings.tools,
+        log_to_file=False,
+        api_key=CANARY,
+        extra_headers={"X-Key": CANARY},
+    )
+    assert again.settings.api_key == CANARY and again.to_config() == agent.to_config()
 
 
 _names = st.text(alphabet="abcdefghij_", min_size=1, max_size=8)
@@ -393,6 +402,20 @@ _constructor_args = st.fixed_dictionaries(
         | st.fixed_dictionaries({"mode": st.sampled_from(["full", "messages_only"])}),
         "effort_config": st.sampled_from(["low", "high"]),
         "max_pause_turn_iterations": st.integers(1, 20),
+        "built_in_tools": st.sampled_from(
+            [
+                None,
+                {"web_search": {"enabled": True, "config": {"max_uses": 3}}},
+                {"code_execution": {"enabled": True}},
+            ]
+        ),
+        "code_execution_output_dir": st.none() | st.just("out/files"),
+        "media_store": st.none() | st.just("media-dir"),
+        "log_file": st.none() | st.just("agent.log"),
+        "connect_timeout": st.none() | st.floats(0.5, 30, allow_nan=False),
+        "request_timeout": st.none() | st.integers(1, 600),
+        "stream_idle_timeout": st.none() | st.floats(1, 120, allow_nan=False),
+        "tool_timeout": st.none() | st.integers(1, 60),
     },
 )
 

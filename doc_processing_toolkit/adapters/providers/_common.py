@@ -235,8 +235,9 @@ class StreamProgress:
         """Whether a delta was handed out (so a retry would repeat it)."""
 
     def feed(self, event: Any) -> Sequence[StreamDelta]:
-        """The deltas of one SDK event (its ``to_dict(mode="json")`` fed to the assembler)."""
-        deltas = self.assembler.feed(event.to_dict(mode="json"))
+        """The deltas of one SDK event (its ``to_dict(mode="json")`` fed to the assembler;
+        a block type the SDK does not model yet is kept as sent, without a warning)."""
+        deltas = self.assembler.feed(event.to_dict(mode="json", warnings=False))
         if deltas:
             self.emitted = True
         return deltas

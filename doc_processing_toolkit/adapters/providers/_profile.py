@@ -44,6 +44,9 @@ class BaseProfile:
     """The provider SDK's distribution name (a session envelope records its version)."""
     code_execution_containers: bool = False
     """Whether a code-execution container id can be reused across runs (sessions ask)."""
+    thinking_binding: bool = False
+    """Whether replayed reasoning is bound to the request prefix (the binding controls,
+    the prefix audit and the frozen session tool surface apply)."""
 
     def check_options(self, options: ProviderOptions, row: ModelInfo | None) -> OptionReport:
         """Check provider keywords, service tier, built-in tools and provider-run MCP.

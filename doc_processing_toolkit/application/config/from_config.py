@@ -20,10 +20,11 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+from doc_processing_toolkit.application.config.constructor_errors import constructor_error
 from doc_processing_toolkit.application.config.schema import CONFIG_FIELDS
 from doc_processing_toolkit.application.config.settings import AgentSettings
 from doc_processing_toolkit.application.config.yaml_loader import (
@@ -42,7 +43,15 @@ from doc_processing_toolkit.domain.errors import (
     MissingFileError,
 )
 
-__all__ = ["agent_kwargs_from_file", "agent_kwargs_from_string", "config_to_kwargs"]
+__all__ = [
+    "agent_from_file",
+    "agent_from_string",
+    "agent_kwargs_from_file",
+    "agent_kwargs_from_string",
+    "config_to_kwargs",
+]
+
+T = TypeVar("T")
 
 _CONSTRAINT_KEYS = ("max_iterations", "max_tokens", "temperature")
 _LOGGING_KEYS = {"level": "log_level", "file": "log_file", "to_file": "log_to_file"}
@@ -164,6 +173,48 @@ def agent_kwargs_from_string(
         ConfigParseError: the YAML does not parse.
         ConfigValidationError: the configuration (with the overrides) is invalid.
     """
+    return _load(yaml_content, overrides, source)[0]
+
+
+def agent_from_string(
+    factory: Callable[..., T],
+    yaml_content: str,
+    overrides: Mapping[str, Any],
+    *,
+    source: str = "<string>",
+) -> T:
+    """``factory(**kwargs)`` of ``yaml_content``; the constructor's own refusals of a value
+    (a ValueError, TypeError or FileNotFoundError) surface as ConfigValidationError naming
+    the key path and line, so a bad file never yields a half-configured Agent.
+
+    Raises:
+        ConfigParseError: the YAML does not parse.
+        ConfigValidationError: the configuration is invalid, or the constructor refused it.
+    """
+    kwargs, config, sources = _load(yaml_content, overrides, source)
+    try:
+        return factory(**kwargs)
+    except (ConfigValidationError, NotImplementedError):
+        raise
+    except (ValueError, TypeError, FileNotFoundError) as exc:
+        raise constructor_error(exc, config, sources) from exc
+
+
+def agent_from_file(
+    factory: Callable[..., T], config_path: str | os.PathLike[str], overrides: Mapping[str, Any]
+) -> T:
+    """As :func:`agent_from_string`, for a file.
+
+    Raises:
+        FileNotFoundError: the file does not exist.
+    """
+    return agent_from_string(factory, _read(config_path), overrides, source=os.fspath(config_path))
+
+
+def _load(
+    yaml_content: str, overrides: Mapping[str, Any], source: str
+) -> tuple[dict[str, Any], dict[str, Any], SourceMap]:
+    """(constructor keywords, the validated YAML-shaped config, where each key sits)."""
     if not isinstance(yaml_content, str):
         raise InvalidArgumentTypeError(
             f"yaml_content must be a string, got {type(yaml_content).__name__}"
@@ -176,7 +227,15 @@ def agent_kwargs_from_string(
         )
     merged, passthrough = _apply_overrides(data, overrides, sources)
     validated = validate_config(merged, sources=sources, registry_check=_registry_check(overrides))
-    return {**config_to_kwargs(validated), **passthrough}
+    return {**config_to_kwargs(validated), **passthrough}, validated, sources
+
+
+def _read(config_path: str | os.PathLike[str]) -> str:
+    path = os.fspath(config_path)
+    if not os.path.isfile(path):
+        raise MissingFileError(f"config file {path!r} does not exist")
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
 
 
 def agent_kwargs_from_file(
@@ -187,9 +246,4 @@ def agent_kwargs_from_file(
     Raises:
         FileNotFoundError: the file does not exist.
     """
-    path = os.fspath(config_path)
-    if not os.path.isfile(path):
-        raise MissingFileError(f"config file {path!r} does not exist")
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
-    return agent_kwargs_from_string(text, overrides, source=path)
+    return agent_kwargs_from_string(_read(config_path), overrides, source=os.fspath(config_path))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from doc_processing_toolkit.application.compaction.setup import (
@@ -17,6 +18,7 @@ from doc_processing_toolkit.application.compaction.setup import (
 )
 from doc_processing_toolkit.application.config.settings import AgentSettings
 from doc_processing_toolkit.application.deps import AgentDeps
+from doc_processing_toolkit.application.run.prefix_audit import PrefixAuditor, prefix_audit_enabled
 from doc_processing_toolkit.domain.registry import ModelInfo, closest_model_names
 from doc_processing_toolkit.domain.tools.results import resolve_cap
 from doc_processing_toolkit.ports.provider_profile import ProviderOptions, ProviderProfile
@@ -44,12 +46,35 @@ class AgentResolution:
     """Characters of a tool result the model is shown (0: no cap)."""
     compaction: CompactionSetup | None = None
     """The resolved compaction (None: ``compaction=False``)."""
+    row_lookup: Callable[[str], ModelInfo | None] | None = None
+    """The registry's row lookup (a request is priced at the row of its serving model)."""
+    prefix_auditor: PrefixAuditor | None = None
+    """The shadow prefix audit of this Agent's requests (None: off)."""
 
 
 _AGENT_PARAMETERS = tuple(
     f.name for f in dataclasses.fields(AgentSettings) if f.name != "provider_kwargs"
 )
 """The Agent's own parameter names, for a "did you mean" on a mistyped provider keyword."""
+
+
+_BINDING_SETTINGS = (
+    "anthropic_block_binding",
+    "strict_prefix_binding",
+    "prefix_audit",
+    "prefix_strip_fallback",
+)
+
+
+def _binding_ignored(settings: AgentSettings, profile: ProviderProfile) -> list[str]:
+    """One warning per thinking-binding setting a provider without bound reasoning ignores."""
+    if getattr(profile, "thinking_binding", False):
+        return []
+    return [
+        f"{name} is Anthropic-only: ignored for provider {profile.name!r}"
+        for name in _BINDING_SETTINGS
+        if getattr(settings, name) not in (None, False)
+    ]
 
 
 def resolve_settings(
@@ -87,7 +112,7 @@ def resolve_settings(
         ),
         row,
     )
-    for warning in report.warnings:
+    for warning in (*report.warnings, *_binding_ignored(settings, profile)):
         logger.warning(warning)
     window = row.context_window_tokens if row is not None else None
     compaction = check_compaction_settings(
@@ -105,4 +130,6 @@ def resolve_settings(
         native_tool_search=report.native_tool_search,
         tool_result_cap=resolve_cap(settings.max_tool_result_chars, window),
         compaction=compaction,
+        row_lookup=deps.registry.row,
+        prefix_auditor=PrefixAuditor() if prefix_audit_enabled(settings.prefix_audit) else None,
     )

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from doc_processing_toolkit.application.compaction.setup import check_compaction_settings
+from doc_processing_toolkit.application.config.binding_checks import check_binding_settings
 from doc_processing_toolkit.application.config.settings import (
     DEFAULT_MEDIA_MAX_INLINE_BYTES,
     AgentSettings,
@@ -42,10 +43,6 @@ __all__ = [
 ]
 
 NOT_YET_IMPLEMENTED: dict[str, Any] = {
-    "anthropic_block_binding": None,
-    "strict_prefix_binding": False,
-    "prefix_audit": False,
-    "prefix_strip_fallback": False,
     "remove_citations": False,
     "estimate_input_tokens": "lazy",
 }
@@ -94,6 +91,7 @@ def validate_settings(settings: AgentSettings) -> AgentSettings:
     check_compaction_settings(
         s.compaction, s.compaction_config, model=s.model.strip(), row_lookup=lambda _: None
     )
+    check_binding_settings(s)
     provider_kwargs = dict(s.provider_kwargs)
     consumed = {
         k: provider_kwargs.pop(k) for k in _CONSUMED_PROVIDER_KWARGS if k in provider_kwargs

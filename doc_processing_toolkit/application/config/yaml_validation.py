@@ -161,6 +161,10 @@ def _check_tools(checker: _Checker, tools: Any) -> None:
         path = f"tools[{index}]"
         if isinstance(entry, Mapping) and ("session" in entry or entry.get("type") == "fastmcp"):
             continue  # a live object given as an override; the Agent checks it
+        if entry is None or isinstance(entry, bool | int | float | list | tuple):
+            raise checker.fail(
+                path, f"must be a tool file path or a tool mapping, got {type(entry).__name__}"
+            )
         if not isinstance(entry, str | Mapping):
             continue  # a @tool function or server object given as an override
         checker.check(entry, spec.items, path)

@@ -200,6 +200,7 @@ def build_detailed_report(
     report.prefix_binding_mismatches = result.prefix_binding_mismatches
     report.model_binding_mismatches = result.model_binding_mismatches
     report.prefix_binding_retry = result.prefix_binding_retry
+    report.token_totals_by_model = {m: dict(t) for m, t in result.token_totals_by_model.items()}
     if not report.tools_used:
         report.tools_used = list(dict.fromkeys(result.tools_used))
     return report

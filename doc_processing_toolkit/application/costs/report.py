@@ -242,6 +242,8 @@ class DetailedCostReport:
     """Preserved-thinking blocks the serving model could not read."""
     prefix_binding_retry: bool = False
     """Whether a request was re-sent once after a prefix-binding 400."""
+    token_totals_by_model: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Billed tokens per model that ran them (AgentResult.token_totals_by_model)."""
     schema_version: int = REPORT_SCHEMA_VERSION
     """Persisted-report schema marker."""
 

@@ -31,10 +31,12 @@ from pydantic import BaseModel, ValidationError
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
+from doc_processing_toolkit.application.run import binding
 from doc_processing_toolkit.application.run.events import EventChannel
 from doc_processing_toolkit.application.run.outcome import RunOutcome
 from doc_processing_toolkit.application.run.retry import stream_with_retry
 from doc_processing_toolkit.application.run.settings import RunSettings
+from doc_processing_toolkit.application.run.tool_surface import frozen_surface
 from doc_processing_toolkit.application.tools.accounting import (
     cap_for_model,
     reported_spend,
@@ -145,7 +147,7 @@ class RunLoop:
     async def _request_tools(self) -> tuple[list[ToolSpec], bool]:
         """Specs for the request (strict-budgeted) and whether Path B is in use."""
         s = self._settings
-        specs = await self._tools.specs() if self._tools else []
+        specs = frozen_surface(await self._tools.specs() if self._tools else [], s)
         structured_tool = s.output_schema is not None and not _native_structured(s.row)
         if structured_tool:
             assert s.output_schema is not None
@@ -204,7 +206,7 @@ class RunLoop:
 
         async def before_send(attempt: int) -> None:
             outcome.request_count += 1
-            outcome.in_flight_usage = None
+            outcome.begin_request(request, iteration)
             if self._request_start is not None:
                 await self._request_start.emit(
                     iteration=iteration, attempt=attempt, purpose=request.purpose
@@ -231,12 +233,13 @@ class RunLoop:
         try:
             response = await stream_with_retry(
                 self._client,
-                replace(request, on_usage=on_usage),
+                replace(binding.prepare_request(request, s, outcome, self._log), on_usage=on_usage),
                 on_delta=on_delta,
                 accumulator=outcome.accumulator,
                 price=self._price,
                 policy=s.retry_policy,
                 before_send=before_send,
+                rebind=binding.rebinder(s, outcome, self._log),
             )
         except Exception:
             # A failure's partial usage travels on the error (or a retried attempt's cost).
@@ -245,7 +248,7 @@ class RunLoop:
         outcome.in_flight_usage = None
         record = price_request(
             response.usage,
-            s.row,
+            binding.serving_row(s, response.model),
             requested_tier=s.service_tier,
             served_tier=response.served_tier,
             cache_ttl=self._cache_ttl,
@@ -259,6 +262,7 @@ class RunLoop:
                 else None
             ),
         )
+        record = binding.attribute_fallback(record, response, s, self._cache_ttl)
         if not record.price_known:
             self._unpriced(self._log)
         outcome.ledger.record(record)
@@ -275,7 +279,8 @@ class RunLoop:
         for name in response.built_in_tools_invoked:
             if name not in outcome.built_in_tools_invoked:
                 outcome.built_in_tools_invoked.append(name)
-        _merge_metadata(outcome.response_metadata, response.metadata)
+        facts = binding.response_facts(response, outcome.request_count)
+        _merge_metadata(outcome.response_metadata, facts)
         return response
 
     # ------------------------------------------------------------------ the loop

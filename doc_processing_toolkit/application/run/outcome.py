@@ -12,7 +12,7 @@ from typing import Any
 from doc_processing_toolkit.domain.compaction.result import CompactionResult
 from doc_processing_toolkit.domain.costs.ledger import Ledger, RetryAccumulator
 from doc_processing_toolkit.domain.messages import Message
-from doc_processing_toolkit.domain.requests import ModelResponse, Usage
+from doc_processing_toolkit.domain.requests import ModelRequest, ModelResponse, Usage
 
 __all__ = ["RunOutcome"]
 
@@ -48,6 +48,10 @@ class RunOutcome:
     in_flight_usage: Usage | None = None
     """Usage the provider reported for a request still streaming (cleared when it ends):
     what a run cancelled mid-request had already been billed."""
+    current_request: ModelRequest | None = None
+    """The latest request sent (its purpose, tier and cache TTL price a failed one)."""
+    current_iteration: int = 0
+    """The tool-loop iteration of :attr:`current_request`."""
     request_facts: list[dict[str, Any]] = field(default_factory=list)
     """Per ledger record: ``retries_before`` (retry attempts recorded before it),
     ``duration_ms`` and ``thinking`` - what the detailed cost report needs."""
@@ -57,6 +61,8 @@ class RunOutcome:
     """The compactions this run made (Level 1 and Level 2), in order."""
     compaction_iterations: list[int] = field(default_factory=list)
     """The iteration each of :attr:`compactions` happened at (before its request)."""
+    prefix_binding_retry: bool = False
+    """A prefix-binding 400 was re-sent once; every later request carries the same choice."""
 
     @property
     def reasoning_content(self) -> str | None:
@@ -65,3 +71,9 @@ class RunOutcome:
         ]
         joined = "\n\n".join(t for t in texts if t)
         return joined or None
+
+    def begin_request(self, request: ModelRequest, iteration: int) -> None:
+        """``request`` is about to be sent: nothing of it is billed yet."""
+        self.in_flight_usage = None
+        self.current_request = request
+        self.current_iteration = iteration

@@ -16,9 +16,11 @@ from doc_processing_toolkit.application.costs.builder import (
     build_detailed_report,
     write_detailed_report,
 )
+from doc_processing_toolkit.application.costs.failure import STREAM_PARTIAL, failed_request_record
+from doc_processing_toolkit.application.costs.structured import mark_structured_records
 from doc_processing_toolkit.application.result import AgentResult
-from doc_processing_toolkit.application.run.loop import RunOutcome
-from doc_processing_toolkit.domain.costs.ledger import price_request
+from doc_processing_toolkit.application.run.loop import FINAL_RESULT_TOOL, RunOutcome
+from doc_processing_toolkit.domain.binding import count_mismatches
 from doc_processing_toolkit.domain.costs.pricing import round_usd
 from doc_processing_toolkit.domain.errors import AgentAborted, ProviderError
 from doc_processing_toolkit.domain.messages import MESSAGES_ADAPTER
@@ -32,6 +34,14 @@ log = get_logger(__name__)
 
 def _dedupe(names: list[str]) -> list[str]:
     return list(dict.fromkeys(names))
+
+
+def _structured(outcome: RunOutcome) -> bool:
+    """Whether the run asked for structured output (Path A's schema or Path B's tool)."""
+    request = outcome.current_request
+    return request is not None and (
+        request.output_schema is not None or any(t.name == FINAL_RESULT_TOOL for t in request.tools)
+    )
 
 
 def build_result(
@@ -54,33 +64,26 @@ def build_result(
     estimated = bool(ledger.cost_estimated) or any(a.cost_estimated for a in attempts.attempts)
     token_source: str | None = "api_response" if records else None
     error_text: str | None = None
-    partial_record = None
 
     error = outcome.error
     if error is not None:
         error_text = redact(f"{type(error).__name__}: {error}")
-        partial = error.partial_usage if isinstance(error, ProviderError) else None
-        if partial is not None and isinstance(error, ProviderError) and not error.before_stream:
-            record = partial_record = price_request(partial, row)
-            input_tokens += partial.input_tokens
-            output_tokens += partial.output_tokens
-            cost += record.cost
-            estimated = estimated or record.cost_estimated
-            token_source = "stream_partial"
-        elif not records and isinstance(error, ProviderError) and error.before_stream:
+        if not records and isinstance(error, ProviderError) and error.before_stream:
             # Refused before a byte streamed (after any retries): nothing was billed.
             token_source = "rejected_before_stream"
         elif not records:
             token_source = "unknown"
-
-    in_flight = outcome.in_flight_usage
-    if in_flight is not None:  # a request cut off mid-stream (a closed stream): still billed
-        record = price_request(in_flight, row)
-        input_tokens += in_flight.input_tokens
-        output_tokens += in_flight.output_tokens
-        cost += record.cost
-        estimated = estimated or record.cost_estimated
-        token_source = "stream_partial"
+    partial_record = failed_request_record(outcome, row)
+    if partial_record is not None:  # the request the run failed on (or was cancelled in)
+        records.append(partial_record.to_dict())
+        input_tokens += partial_record.input_tokens
+        output_tokens += partial_record.output_tokens
+        cost += partial_record.cost
+        estimated = estimated or partial_record.cost_estimated
+        token_source = STREAM_PARTIAL
+    priced = [*ledger.records, *([partial_record] if partial_record is not None else [])]
+    if error is None and _structured(outcome):
+        mark_structured_records(records, attempts)
 
     tool_costs = [dict(r) for r in outcome.tool_reported_costs]
     tool_reported = float(sum(r["usd"] for r in tool_costs))
@@ -104,10 +107,10 @@ def build_result(
         tools_used=_dedupe(outcome.tools_used),
         input_tokens=input_tokens,
         output_tokens=output_tokens,
-        reasoning_tokens=sum(r.reasoning_tokens for r in ledger.records),
-        cached_input_tokens=sum(r.cached_input_tokens for r in ledger.records)
+        reasoning_tokens=sum(r.reasoning_tokens for r in priced) + attempts.total_reasoning_tokens,
+        cached_input_tokens=sum(r.cached_input_tokens for r in priced)
         + attempts.total_cached_input_tokens,
-        cache_write_tokens=sum(r.cache_write_tokens for r in ledger.records),
+        cache_write_tokens=sum(r.cache_write_tokens for r in priced),
         request_cost_records=records,
         tier_downgraded=bool(ledger.tier_downgraded),
         cost=round_usd(cost),
@@ -131,6 +134,7 @@ def build_result(
     )
     _apply_response_metadata(result, outcome.response_metadata)
     _apply_compactions(result, outcome)
+    result.prefix_binding_retry = outcome.prefix_binding_retry
     if detailed_costs:
         context = report_context or ReportContext(
             provider=last.provider if last is not None else ""
@@ -169,17 +173,8 @@ def _apply_response_metadata(result: AgentResult, metadata: dict[str, Any]) -> N
     for key, value in metadata.items():
         if key in _METADATA_FIELDS:
             setattr(result, key, list(value) if isinstance(value, list) else value)
-    transformations = result.input_transformations
-    result.prefix_binding_mismatches = sum(
-        1
-        for t in transformations
-        if t.get("type") == "thinking_dropped" and t.get("reason") == "prefix_binding_mismatch"
-    )
-    result.model_binding_mismatches = sum(
-        1
-        for t in transformations
-        if t.get("type") == "thinking_dropped" and t.get("reason") == "model_binding_mismatch"
-    )
+    prefix, model = count_mismatches(result.input_transformations)
+    result.prefix_binding_mismatches, result.model_binding_mismatches = prefix, model
 
 
 def _apply_compactions(result: AgentResult, outcome: RunOutcome) -> None:

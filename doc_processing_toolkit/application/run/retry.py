@@ -7,7 +7,9 @@ exactly once per attempt and every failed attempt is costed once:
   but a mid-stream failure only while no delta has reached the caller;
 * waits honour ``retry-after`` / ``retry-after-ms`` (capped), else exponential backoff
   with jitter;
-* attempts = 1 + ``max_retries``;
+* attempts = 1 + ``max_retries``, plus at most one re-send of a changed request when
+  ``rebind`` returns one for a failure (the prefix-binding 400): not waited for, and
+  costed like any failed attempt;
 * each failed attempt becomes a ``RetryAttemptCost`` on the run's ``RetryAccumulator``;
   an attempt the provider refused before streaming (``rejected_before_stream``) costs 0.
 """
@@ -69,16 +71,20 @@ def _should_retry(exc: BaseException) -> bool:
 
 
 class _Wait:
-    """retry-after when the provider sent one (capped), else jittered exponential backoff."""
+    """retry-after when the provider sent one (capped), else jittered exponential backoff;
+    none before a rebound re-send."""
 
-    def __init__(self, policy: RetryPolicy) -> None:
+    def __init__(self, policy: RetryPolicy, rebound: list[BaseException] | None = None) -> None:
         self._policy = policy
+        self._rebound = rebound if rebound is not None else []
         self._backoff = wait_random_exponential(
             multiplier=policy.backoff_initial, max=policy.backoff_max
         )
 
     def __call__(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
+        if exc is not None and any(exc is r for r in self._rebound):
+            return 0.0
         if isinstance(exc, ProviderError) and exc.retry_after is not None:
             return max(0.0, min(exc.retry_after, self._policy.retry_after_cap))
         return float(self._backoff(state))
@@ -129,6 +135,7 @@ async def stream_with_retry(
     price: Callable[[Usage], tuple[float, bool]],
     policy: RetryPolicy | None = None,
     before_send: Callable[[int], Awaitable[None]] | None = None,
+    rebind: Callable[[ProviderError, ModelRequest], ModelRequest | None] | None = None,
 ) -> ModelResponse:
     """Stream ``request`` through ``client``, retrying per ``policy``.
 
@@ -139,17 +146,23 @@ async def stream_with_retry(
         price: prices a partial Usage as (cost, estimated).
         before_send: awaited with the 1-based attempt number before each send
             (the request_start event).
+        rebind: asked once about a failure the policy would not retry; a request it
+            returns is sent next, once per call (the prefix-binding re-send).
 
     Raises:
         ProviderError: the last failure, when attempts are exhausted or it is not retryable.
     """
     policy = policy or RetryPolicy.from_env()
     response: ModelResponse | None = None
+    rebound: list[BaseException] = []
+
+    def should_retry(exc: BaseException) -> bool:
+        return _should_retry(exc) or any(exc is r for r in rebound)
 
     async for attempt in AsyncRetrying(
-        stop=stop_after_attempt(policy.max_retries + 1),
-        wait=_Wait(policy),
-        retry=retry_if_exception(_should_retry),
+        stop=lambda state: stop_after_attempt(policy.max_retries + 1 + len(rebound))(state),
+        wait=_Wait(policy, rebound),
+        retry=retry_if_exception(should_retry),
         reraise=True,
     ):
         with attempt:
@@ -158,12 +171,14 @@ async def stream_with_retry(
                 await before_send(number)
             started = time.monotonic()
             emitted = False
+            streamed_chars = 0  # text and reasoning: the output estimate of a usage-less failure
             try:
                 async for item in client.stream(request):
                     if isinstance(item, ModelResponse):
                         response = item
                     else:
                         emitted = True
+                        streamed_chars += len(getattr(item, "text", ""))
                         await on_delta(item)
                 if response is None:
                     raise ProviderError(
@@ -172,8 +187,14 @@ async def stream_with_retry(
                     )
             except ProviderError as exc:
                 scrub_exception_chain(exc)  # no SDK body (and no echoed key) in the chain
+                exc.streamed_chars = streamed_chars
                 exc.deltas_emitted = exc.deltas_emitted or emitted
-                will_retry = _should_retry(exc) and number <= policy.max_retries
+                will_retry = _should_retry(exc) and number <= policy.max_retries + len(rebound)
+                if not will_retry and rebind is not None and not rebound:
+                    changed = rebind(exc, request)
+                    if changed is not None:
+                        request, will_retry = changed, True
+                        rebound.append(exc)
                 if will_retry:
                     # Only failed-AND-retried attempts go on the accumulator; the final
                     # failure's partial usage travels on the exception to the run's error.

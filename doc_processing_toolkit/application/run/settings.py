@@ -7,6 +7,7 @@ resolved to at construction) becomes the loop's settings; the Agent copies no fi
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,12 +15,17 @@ from pydantic import BaseModel
 
 from doc_processing_toolkit.application.config.resolution import AgentResolution
 from doc_processing_toolkit.application.config.settings import AgentSettings
+from doc_processing_toolkit.application.run.prefix_audit import PrefixAuditor
 from doc_processing_toolkit.application.run.retry import RetryPolicy
 from doc_processing_toolkit.application.tools.accounting import tool_reported_cost_enabled
+from doc_processing_toolkit.domain.binding import check_behaviour, resolve_behaviour
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.tools.specs import ToolChoice
 
-__all__ = ["RunSettings", "derive_run_settings"]
+__all__ = ["BLOCK_BINDING_ENV", "RunSettings", "derive_run_settings"]
+
+BLOCK_BINDING_ENV = "DPT_ANTHROPIC_BLOCK_BINDING"
+"""The process-wide block-binding behaviour (below the Agent's setting, above the row)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +61,18 @@ class RunSettings:
     """``run(media_resolution_list=...)`` (this run)."""
     code_execution_file_ids: tuple[str, ...] = ()
     """Uploaded ``tool_files`` for the code-execution tool's configuration (this run)."""
+    bound_reasoning: bool = False
+    """The provider binds replayed reasoning to its prefix (the binding fields apply)."""
+    block_binding: str | None = None
+    """The resolved binding behaviour each request carries (see domain/binding.py)."""
+    prefix_strip_fallback: bool = False
+    """Replayed reasoning of the completed turns is not sent."""
+    strict_prefix_binding: bool = False
+    """A mid-session tool-surface change fails the run instead of being frozen."""
+    prefix_auditor: PrefixAuditor | None = None
+    """The Agent's shadow prefix audit (None: off)."""
+    row_lookup: Callable[[str], ModelInfo | None] | None = None
+    """The registry, for pricing a request at the row of the model that served it."""
 
 
 def derive_run_settings(
@@ -70,7 +88,22 @@ def derive_run_settings(
         system: The run's system prompt (the instructions plus what the tool planner added).
         output_schema: The run's structured-output schema, if any.
     """
+    bound = bool(getattr(resolution.profile, "thinking_binding", False))
     return RunSettings(
+        bound_reasoning=bound,
+        block_binding=resolve_behaviour(
+            settings.thinking,
+            settings.anthropic_block_binding,
+            strict=settings.strict_prefix_binding,
+            environment=check_behaviour(
+                os.environ.get(BLOCK_BINDING_ENV, "").strip() or None, BLOCK_BINDING_ENV
+            ),
+            row_enforces=bool(resolution.row and resolution.row.enforces_thinking_prefix_check),
+        ),
+        prefix_strip_fallback=bound and settings.prefix_strip_fallback,
+        strict_prefix_binding=settings.strict_prefix_binding,
+        prefix_auditor=resolution.prefix_auditor if bound else None,
+        row_lookup=resolution.row_lookup,
         model=settings.model,
         provider=resolution.provider,
         row=resolution.row,

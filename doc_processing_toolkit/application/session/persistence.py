@@ -11,12 +11,18 @@ import copy
 import json
 import logging
 import os
+from contextvars import Token
 from pathlib import Path
 from typing import Any, Self
 
 from doc_processing_toolkit.application.compaction.run_hook import CompactionScope
 from doc_processing_toolkit.application.history.dialects import Dialects
 from doc_processing_toolkit.application.result import AgentResult
+from doc_processing_toolkit.application.run.tool_surface import (
+    ToolSurfaceGuard,
+    enter_guard,
+    leave_guard,
+)
 from doc_processing_toolkit.application.session.envelope import (
     EnvelopeSource,
     build_envelope,
@@ -368,6 +374,26 @@ class SessionPersistence:
         self.prefix_changed_on_resume = change is not None
         self.converted_from = conversion.source
 
+    @property
+    def _tool_surface(self) -> ToolSurfaceGuard:
+        """The session's frozen tool surface (application/run/tool_surface.py)."""
+        guard = self.__dict__.get("_frozen_tool_surface")
+        if guard is None:
+            guard = self.__dict__["_frozen_tool_surface"] = ToolSurfaceGuard(self._record_drift)
+        return guard
+
+    def _record_drift(self, record: dict[str, Any]) -> None:
+        """Keep one tool-surface drift record (AgentSession.tool_surface_drift)."""
+        self._metadata.setdefault("tool_surface_drift", []).append(record)
+
+    def _enter_tool_guard(self) -> Token[ToolSurfaceGuard | None]:
+        """Make this session's frozen tool surface current for the run it starts."""
+        return enter_guard(self._tool_surface)
+
+    @staticmethod
+    def _leave_tool_guard(token: Token[ToolSurfaceGuard | None]) -> None:
+        leave_guard(token)
+
     def rebind(self, new_agent: Any) -> Self:
         """Continue this session's next turn on ``new_agent``, converting the history.
 
@@ -414,6 +440,7 @@ class SessionPersistence:
         self._messages = json_clean(conversion.messages)
         self._metadata = metadata
         self._container_id = None
+        self._tool_surface.snapshot = None
         self.converted_from = conversion.source
         self.prefix_change_report = change
         self.prefix_changed_on_resume = change is not None

@@ -340,6 +340,7 @@ class AgentSession(SessionPersistence):
         self._in_flight = True
         result: AgentResult
         error: BaseException | None
+        guard = self._enter_tool_guard()
         try:
             result, error = await self.agent._run_turn(
                 message,
@@ -353,6 +354,7 @@ class AgentSession(SessionPersistence):
             )
         finally:
             self._in_flight = False
+            self._leave_tool_guard(guard)
         if error is not None:
             self._bank_failure(message, files, result, error)
             raise error
@@ -489,6 +491,7 @@ class AgentSession(SessionPersistence):
             follow_up: str | None = None
             completed = False
             self._in_flight = True
+            guard = self._enter_tool_guard()
             try:
                 async with contextlib.aclosing(events):
                     async for event in events:
@@ -524,6 +527,7 @@ class AgentSession(SessionPersistence):
                             yield AgentStreamEvent("complete", event.content, meta)
             finally:
                 self._in_flight = False
+                self._leave_tool_guard(guard)
                 if not completed:
                     self._bank_abandoned()
             if follow_up is None:

@@ -247,7 +247,12 @@ class Ledger:
             entry["output_tokens"] += output_tokens
 
         for record in self.records:
-            add(record.served_model, record.input_tokens, record.output_tokens)
+            billed = record.extra.get("billed_by_model")  # a server-side fallback's split
+            if not isinstance(billed, list):
+                add(record.served_model, record.input_tokens, record.output_tokens)
+                continue
+            for part in billed:
+                add(part.get("model"), part["input_tokens"], part["output_tokens"])
         for attempt, model in zip(self.retries.attempts, self._retry_models, strict=True):
             if attempt.billed:
                 add(model, attempt.input_tokens, attempt.output_tokens)

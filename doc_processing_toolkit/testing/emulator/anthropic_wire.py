@@ -18,6 +18,14 @@ JSON message) and ``POST /v1/messages/count_tokens``. Script steps map as follow
 * ``Fault("stream_error")`` -> a 200 stream: message_start, partial text, then
   ``event: error`` (``overloaded_error`` unless ``error_type`` says otherwise).
 * ``Fault("disconnect")`` -> a 200 stream cut after the partial text.
+* thinking binding (:mod:`.anthropic_binding`): generated thinking blocks carry bound
+  signatures; a request carrying ``thinking.block_binding`` is prefix-checked (drops are
+  reported in ``message_start``'s ``input_transformations`` with
+  ``Reply.input_transformations`` after them, only to a request with the binding beta;
+  ``"error"`` answers the API's 400 without consuming a step). ``Reply.model`` is the
+  served model; with ``Reply.fallback_from`` (server-side fallback) message_start names
+  the requested model, one ``fallback`` block per hop names the next, and
+  ``usage.iterations`` bills each attempt at its model.
 
 A ``stream_error`` fault on a non-streaming request answers HTTP 529 (500 for another
 ``error_type``). Like the real API, a request whose tool rounds do not pair up (a
@@ -29,6 +37,7 @@ script step.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -36,6 +45,7 @@ from typing import Any
 import anyio
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
+from doc_processing_toolkit.testing.emulator.anthropic_binding import bind_reply, check_bindings
 from doc_processing_toolkit.testing.emulator.common import (
     EXHAUSTED_MESSAGE,
     MID_STREAM_TAILS,
@@ -105,10 +115,29 @@ def _error_response(
     return JSONResponse(error_body(error_type, message, request_id), status, headers=headers)
 
 
+def _iterations(reply: Reply) -> list[dict[str, Any]]:
+    """``usage.iterations`` of a fallback-served reply (one entry per billed attempt)."""
+    attempts = [("message", h.model, h.input_tokens, h.output_tokens) for h in reply.fallback_from]
+    attempts.append(
+        ("fallback_message", reply.model or "", reply.input_tokens, reply.output_tokens)
+    )
+    return [
+        {
+            "type": kind,
+            "model": name,
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+        }
+        for kind, name, input_tokens, output_tokens in attempts
+    ]
+
+
 def _usage(reply: Reply, output_tokens: int) -> dict[str, Any]:
     write_1h = min(reply.cache_write_1h_tokens, reply.cache_write_tokens)
     return {
-        "input_tokens": reply.input_tokens,
+        "input_tokens": reply.input_tokens + sum(h.input_tokens for h in reply.fallback_from),
         "output_tokens": output_tokens,
         "cache_creation_input_tokens": reply.cache_write_tokens,
         "cache_read_input_tokens": reply.cache_read_tokens,
@@ -177,7 +206,18 @@ def reply_content_blocks(
     reply: Reply, code_blocks: list[dict[str, Any]] | None = None
 ) -> list[dict[str, Any]]:
     """The final content blocks of a reply (tool ids generated where missing)."""
-    blocks = [_thinking_block(block) for block in reply.thinking]
+    hops = [hop.model for hop in reply.fallback_from]
+    targets = [*hops[1:], reply.model or "claude-fallback"] if hops else []
+    blocks: list[dict[str, Any]] = [
+        {
+            "type": "fallback",
+            "from": {"model": source},
+            "to": {"model": target},
+            "trigger": {"type": "refusal", "category": None},
+        }
+        for source, target in zip(hops, targets, strict=True)
+    ]
+    blocks.extend(_thinking_block(block) for block in reply.thinking)
     blocks.extend(code_blocks or [])
     if reply.text:
         blocks.append({"type": "text", "text": reply.text})
@@ -198,7 +238,7 @@ def _message_head(reply: Reply, model: str, container_id: str | None = None) -> 
         "id": new_id("msg_"),
         "type": "message",
         "role": "assistant",
-        "model": reply.model or model,
+        "model": model if reply.fallback_from else (reply.model or model),
         "content": [],
         "stop_reason": None,
         "stop_sequence": None,
@@ -206,6 +246,8 @@ def _message_head(reply: Reply, model: str, container_id: str | None = None) -> 
     }
     if container_id is not None:
         head["container"] = {"id": container_id, "expires_at": "2026-12-31T00:00:00Z"}
+    if reply.input_transformations:
+        head["input_transformations"] = [dict(t) for t in reply.input_transformations]
     return head
 
 
@@ -214,6 +256,9 @@ def _final_usage(reply: Reply) -> dict[str, Any]:
     usage.pop("service_tier")
     if reply.reasoning_tokens:
         usage["output_tokens_details"] = {"thinking_tokens": reply.reasoning_tokens}
+    if reply.fallback_from:
+        usage["output_tokens"] += sum(h.output_tokens for h in reply.fallback_from)
+        usage["iterations"] = _iterations(reply)
     return usage
 
 
@@ -230,6 +275,10 @@ def message_json(
     message["usage"] = _usage(reply, reply.output_tokens)
     if reply.reasoning_tokens:
         message["usage"]["output_tokens_details"] = {"thinking_tokens": reply.reasoning_tokens}
+    if reply.fallback_from:  # the non-streaming message is relabelled to the serving model
+        message["model"] = reply.model or model
+        message["usage"]["output_tokens"] += sum(h.output_tokens for h in reply.fallback_from)
+        message["usage"]["iterations"] = _iterations(reply)
     return message
 
 
@@ -365,9 +414,17 @@ async def handle_messages(call: EmulatorCall) -> Response:
     problem = validate_request(call.body)
     if problem is not None:
         return _error_response(400, "invalid_request_error", problem)
+    binding = check_bindings(call.state, call.body, call.request.headers)
+    if binding.error is not None:
+        return _error_response(400, "invalid_request_error", binding.error)
     step = call.next_step()
     model = str(call.body.get("model") or "claude-emulated")
     streaming = call.body.get("stream") is True
+    if isinstance(step, Reply):
+        step = bind_reply(call.state, call.body, step, model)
+        if binding.beta:
+            reported = (*binding.entries, *step.input_transformations)
+            step = dataclasses.replace(step, input_transformations=reported)
     if step is None:
         return _error_response(500, "api_error", EXHAUSTED_MESSAGE)
     if isinstance(step, Fault):

@@ -25,6 +25,7 @@ from doc_processing_toolkit.adapters.providers._common import (
     parse_retry_after,
     safe_url,
 )
+from doc_processing_toolkit.adapters.providers.anthropic import binding
 from doc_processing_toolkit.adapters.providers.anthropic import files as anthropic_files
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import PROVIDER
 from doc_processing_toolkit.adapters.providers.anthropic.mapping import (
@@ -33,6 +34,7 @@ from doc_processing_toolkit.adapters.providers.anthropic.mapping import (
     resolve_max_tokens,
 )
 from doc_processing_toolkit.adapters.providers.anthropic.stream import StreamAssembler
+from doc_processing_toolkit.domain.binding import PREFIX_BINDING_ERROR_TYPE
 from doc_processing_toolkit.domain.errors import (
     OverloadedError,
     ProviderConnectionError,
@@ -133,7 +135,10 @@ class AnthropicModelClient(SdkModelClient):
 
         client = self._sdk_client(sdk)
         wire = self._wire(request)
-        assembler = StreamAssembler(structured_output=request.output_schema is not None)
+        assembler = StreamAssembler(
+            structured_output=request.output_schema is not None,
+            report_transformations=binding.beta_sent(wire.extra_headers),
+        )
         events = await self._open_stream(
             sdk,
             client.messages.create(**wire.params, stream=True, **self._call_options(wire)),
@@ -194,11 +199,16 @@ class AnthropicModelClient(SdkModelClient):
         return self._redact(f"anthropic {where} {kind}: {detail}")
 
     def _status_error(self, exc: Any, *, before_stream: bool) -> ProviderError:
+        text = self._describe(exc)
+        if binding.is_prefix_binding_refusal(int(exc.status_code), text):
+            return self._api_status_error(
+                exc,
+                text + binding.PREFIX_BINDING_HINT,
+                error_type=PREFIX_BINDING_ERROR_TYPE,
+                before_stream=before_stream,
+            )
         return self._api_status_error(
-            exc,
-            self._describe(exc),
-            error_type=getattr(exc, "type", None),
-            before_stream=before_stream,
+            exc, text, error_type=getattr(exc, "type", None), before_stream=before_stream
         )
 
     def _stream_error_event(

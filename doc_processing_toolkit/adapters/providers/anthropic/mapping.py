@@ -12,6 +12,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from doc_processing_toolkit.adapters.providers._wire import WireRequest
+from doc_processing_toolkit.adapters.providers.anthropic.binding import (
+    apply_binding,
+    without_block_binding,
+)
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import AnthropicHistoryCodec
 from doc_processing_toolkit.adapters.providers.anthropic.options import (
     ANTHROPIC_MCP_BETA,
@@ -234,7 +238,9 @@ def build_request(
 
     effort = request.provider_options.get("effort_config")
     transform = ANTHROPIC_OPTIONS.transform_thinking(
-        request.thinking, row, effort=effort if isinstance(effort, str) else None
+        without_block_binding(request.thinking),
+        row,
+        effort=effort if isinstance(effort, str) else None,
     )
     warnings.extend(transform.warnings)
     betas.extend(transform.betas)
@@ -245,6 +251,7 @@ def build_request(
         if isinstance(budget, int) and budget >= max_tokens:
             params["max_tokens"] = budget + DEFAULT_MAX_TOKENS
             notes.append(f"max_tokens raised to {params['max_tokens']} above the thinking budget")
+    notes.extend(apply_binding(params, betas, request, thinking_on=transform.thinking_on))
 
     output_config: dict[str, Any] = {}
     if request.output_schema is not None:

@@ -16,6 +16,10 @@ from typing import Any
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import PROVIDER, block_to_part
+from doc_processing_toolkit.adapters.providers.anthropic.fallback import (
+    fallback_target,
+    usage_by_model,
+)
 from doc_processing_toolkit.adapters.providers.anthropic.files import output_file_refs
 from doc_processing_toolkit.adapters.providers.anthropic.mapping import (
     map_stop_reason,
@@ -40,8 +44,17 @@ log = get_logger(__name__)
 class StreamAssembler:
     """Accumulates one Messages stream; :meth:`feed` returns the deltas each event yields."""
 
-    def __init__(self, *, structured_output: bool = False) -> None:
+    def __init__(
+        self, *, structured_output: bool = False, report_transformations: bool = False
+    ) -> None:
+        """Args:
+        report_transformations: The request carried the thinking-binding beta, so the
+            response's ``input_transformations`` is reported (see :mod:`.binding`).
+        """
         self._structured_output = structured_output
+        self._report_transformations = report_transformations
+        self._transformations: Any = None
+        self._served: str | None = None
         self._message: dict[str, Any] = {}
         self._usage: dict[str, Any] = {}
         self._delta: dict[str, Any] = {}
@@ -58,6 +71,7 @@ class StreamAssembler:
             case "message_start":
                 self._message = dict(event.get("message") or {})
                 self._usage = dict(self._message.get("usage") or {})
+                self._transformations = self._message.get("input_transformations")
                 self.started = True
             case "content_block_start":
                 return self._start_block(int(event["index"]), dict(event["content_block"]))
@@ -70,6 +84,9 @@ class StreamAssembler:
                     {k: v for k, v in (event.get("delta") or {}).items() if v is not None}
                 )
                 self._usage = merge_usage(self._usage, event.get("usage"))
+                if event.get("input_transformations") is not None:
+                    # only after a mid-stream server-side fallback: the serving model's
+                    self._transformations = event["input_transformations"]
             case "message_stop":
                 self.complete = True
             case _:
@@ -78,6 +95,7 @@ class StreamAssembler:
 
     def _start_block(self, index: int, block: dict[str, Any]) -> list[StreamDelta]:
         self._blocks[index] = block
+        self._served = fallback_target(block) or self._served
         kind = block.get("type")
         if kind == "tool_use":
             self._json[index] = []
@@ -137,8 +155,9 @@ class StreamAssembler:
 
     @property
     def request_model(self) -> str | None:
-        """The model named in message_start."""
-        model = self._message.get("model")
+        """The model that served the response: the last ``fallback`` block's target, else
+        the model named in message_start."""
+        model = self._served or self._message.get("model")
         return model if isinstance(model, str) else None
 
     def content_blocks(self) -> list[dict[str, Any]]:
@@ -171,11 +190,17 @@ class StreamAssembler:
         """The :class:`ModelResponse` of a completed stream."""
         tier = self._usage.get("service_tier")
         invoked, metadata = built_in_evidence(self.content_blocks(), self._delta, self._message)
+        if self._report_transformations and isinstance(self._transformations, list):
+            metadata["input_transformations"] = [
+                dict(t) for t in self._transformations if isinstance(t, Mapping)
+            ]
+        served = self.request_model or requested_model
         return ModelResponse(
             message=self.message(),
             usage=parse_usage(self._usage),
+            usage_by_model=usage_by_model(self._usage, served),
             stop_reason=map_stop_reason(self._delta.get("stop_reason")),
-            model=self.request_model or requested_model,
+            model=served,
             provider=PROVIDER,
             request_id=request_id,
             served_tier=tier if isinstance(tier, str) else None,
