@@ -322,3 +322,17 @@ def test_detailed_costs_mark_the_iteration_that_compacted(tmp_path: Path) -> Non
     assert [m.iteration_number for m in marked] == [3]
     assert marked[0].compaction_strategy == "tool_result_clearing"
     assert marked[0].compaction_tokens_cleared > 0
+
+
+def test_a_failed_summary_falls_back_to_clearing_and_the_run_goes_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    steps = [_call(1), reply("a1"), _call(2, 5000), Fault(status=400), reply("a2")]
+    agent, _ = _agent(steps, keep_recent_tool_results=1, archive_history=False)
+    session = agent.session()
+    session.run_sync("one")
+    with caplog.at_level(logging.INFO, logger="test.compaction.agent"):
+        result = session.run_sync("two")
+    assert result.output == "a2" and result.compaction_count == 1
+    assert "the summary failed" in caplog.text
+    assert [r["purpose"] for r in result.request_cost_records] == ["generation", "tool_followup"]

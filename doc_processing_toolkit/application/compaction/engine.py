@@ -65,6 +65,7 @@ class _Run:
         self.archived = False
         self.archive_path: str | None = None
         self.summaries: list[SummaryOutcome] = []
+        self.summary_failed = False
 
     def ensure_archived(self) -> str | None:
         if not self.archived and self.ctx.archive is not None:
@@ -99,10 +100,12 @@ class _Run:
                 "compaction: the summarisation request failed (%s); summarize skipped",
                 type(exc).__name__,
             )
+            self.summary_failed = True
             return None
         self.summaries.append(outcome)
         if not outcome.text.strip():
             self.ctx.logger.warning("compaction: the summary came back empty; summarize skipped")
+            self.summary_failed = True
             return None
         shown = ref if self.ctx.config.include_archive_path_in_summary else None
         return splice_summary(plan, outcome.text, archive_ref=shown)
@@ -147,9 +150,10 @@ async def compact(
         new = await run.step(strategy, list(messages))
         if new is None and strategy != "tool_result_clearing":
             ctx.logger.info(
-                "compaction: nothing before the current turn is left to %s; clearing old "
-                "tool results of the current turn instead",
-                strategy,
+                "compaction: %s; clearing old tool results instead",
+                "the summary failed"
+                if run.summary_failed
+                else f"nothing before the current turn is left to {strategy}",
             )
             new = run.clearing(list(messages))
             strategy = "tool_result_clearing" if new is not None else strategy
