@@ -336,3 +336,27 @@ def test_a_failed_summary_falls_back_to_clearing_and_the_run_goes_on(
     assert result.output == "a2" and result.compaction_count == 1
     assert "the summary failed" in caplog.text
     assert [r["purpose"] for r in result.request_cost_records] == ["generation", "tool_followup"]
+
+
+def test_a_session_store_holds_the_compacted_history(tmp_path: Path) -> None:
+    from doc_processing_toolkit.agent.session import SqliteSessionStore
+
+    store = SqliteSessionStore(tmp_path / "sessions.db")
+    steps = [
+        _call(1),
+        reply("a1"),
+        _call(2, 5000),
+        reply("recap"),
+        reply("a2"),
+        _call(3),
+        reply("a3"),
+    ]
+    agent, _ = _agent(steps, archive_history=False)
+    session = agent.session(session_id="stored", store=store)
+    for text in ("one", "two", "three"):
+        session.run_sync(text)
+    envelope = store.load("stored")
+    assert envelope is not None and envelope["messages"] == session.messages
+    assert envelope["metadata"]["compaction_count"] == 1
+    assert [b["run"] for b in envelope["metadata"]["run_boundaries"]] == [2, 3]
+    assert "PAGE-1" not in json.dumps(envelope["messages"])
