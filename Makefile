@@ -11,7 +11,7 @@ UV := $(BOOTSTRAP)/bin/uv
 endif
 RUN := $(UV) run --frozen --no-sync
 
-.PHONY: help uv install demo test lint typecheck contracts unit bench docs clean soak
+.PHONY: help uv install demo test lint typecheck contracts unit bench docs clean soak postgres
 
 help:
 	@echo "make demo   - offline demo: a tool-using agent against the local provider emulator"
@@ -19,6 +19,7 @@ help:
 	@echo "make bench  - Agent.run overhead vs the raw SDK against the emulator"
 	@echo "make soak   - 2,000 faulted streams and 3,000 Agents created and closed (fds, RSS)"
 	@echo "make docs   - the user guide and API reference, built into site/ (mkdocs --strict)"
+	@echo "make postgres - a throwaway Postgres on loopback for the multi-worker fleet test"
 
 uv:
 	@$(UV) --version >/dev/null 2>&1 || { \
@@ -60,6 +61,12 @@ bench: install
 # Not part of `make test`: CI runs it as its own step.
 docs: install
 	NO_MKDOCS_2_WARNING=1 $(RUN) mkdocs build --strict --site-dir site
+
+# A throwaway cluster for the multi-worker fleet test (Debian's postgresql package):
+#   eval "$$(make -s postgres)" && make test
+PG_DIR ?= /tmp/dpt-postgres
+postgres:
+	@url=$$(scripts/throwaway-postgres.sh start $(PG_DIR)) && echo "export DPT_TEST_POSTGRES_URL=$$url"
 
 clean:
 	rm -rf .venv .bootstrap .mypy_cache .ruff_cache logs site

@@ -33,30 +33,38 @@ from typing import Any, cast
 
 from dependency_injector import containers, providers
 
+from doc_processing_toolkit.adapters.durable.dbos import DbosEngine
 from doc_processing_toolkit.adapters.mcp.local_functions import LocalFunctionSession
 from doc_processing_toolkit.adapters.mcp.truncated_results import TruncatedResultSession
+from doc_processing_toolkit.adapters.providers._batch import BatchPolling
 from doc_processing_toolkit.adapters.providers._common import release_loop_clients
 from doc_processing_toolkit.adapters.providers._profile import BaseProfile
+from doc_processing_toolkit.adapters.providers.anthropic.batch import AnthropicBatchClient
 from doc_processing_toolkit.adapters.providers.anthropic.client import AnthropicModelClient
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import AnthropicHistoryCodec
 from doc_processing_toolkit.adapters.providers.anthropic.profile import AnthropicProfile
 from doc_processing_toolkit.adapters.providers.fireworks.client import FireworksModelClient
 from doc_processing_toolkit.adapters.providers.fireworks.dialect import FireworksHistoryCodec
 from doc_processing_toolkit.adapters.providers.fireworks.profile import FireworksProfile
+from doc_processing_toolkit.adapters.providers.google.batch import GoogleBatchClient
 from doc_processing_toolkit.adapters.providers.google.client import GoogleModelClient
 from doc_processing_toolkit.adapters.providers.google.dialect import GoogleHistoryCodec
 from doc_processing_toolkit.adapters.providers.google.profile import GoogleProfile
 from doc_processing_toolkit.adapters.providers.native_media import ProviderMediaShapes
+from doc_processing_toolkit.adapters.providers.openai.batch import OpenAIBatchClient
 from doc_processing_toolkit.adapters.providers.openai.client import OpenAIModelClient
 from doc_processing_toolkit.adapters.providers.openai.dialect import OpenAIHistoryCodec
 from doc_processing_toolkit.adapters.providers.openai.profile import OpenAIProfile
 from doc_processing_toolkit.adapters.registry.json_file import JsonFileRegistry
 from doc_processing_toolkit.application.deps import AgentDeps
+from doc_processing_toolkit.application.fleet.fleet import FleetDeps
 from doc_processing_toolkit.application.tools.wiring import ToolWiring
 from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.ports.archive_sink import ArchiveSink
+from doc_processing_toolkit.ports.batch import BatchClient
 from doc_processing_toolkit.ports.dialect import HistoryCodec
+from doc_processing_toolkit.ports.durable import DurableEngine
 from doc_processing_toolkit.ports.media_store import MediaStore
 from doc_processing_toolkit.ports.model_client import ModelClient
 from doc_processing_toolkit.ports.provider_profile import ProviderProfile
@@ -67,12 +75,16 @@ __all__ = [
     "CODEC_ENTRY_POINT_GROUP",
     "ENTRY_POINT_GROUP",
     "PROFILE_ENTRY_POINT_GROUP",
+    "BatchPolling",
     "Container",
+    "build_batch_client",
+    "build_durable_engine",
     "build_history_codec",
     "build_model_client",
     "build_provider_profile",
     "default_container",
     "default_deps",
+    "fleet_deps",
     "local_function_session",
     "registry",
     "release_loop_resources",
@@ -114,6 +126,12 @@ class Container(containers.DeclarativeContainer):
         google=providers.Singleton(GoogleProfile),
         fireworks=providers.Singleton(FireworksProfile),
     )
+    batch_clients: providers.FactoryAggregate[Any] = providers.FactoryAggregate(
+        anthropic=providers.Factory(AnthropicBatchClient),
+        openai=providers.Factory(OpenAIBatchClient),
+        google=providers.Factory(GoogleBatchClient),
+    )
+    """Provider batch APIs by provider (Fireworks has none: its jobs run interactively)."""
     local_functions = providers.Factory(LocalFunctionSession)
     mcp_sessions = providers.FactoryAggregate(
         fastmcp=providers.Factory(_mcp_session),
@@ -124,6 +142,8 @@ class Container(containers.DeclarativeContainer):
     )
     """ToolLoader session factories by tool format: ``(config dict) -> ManagedToolSession``."""
     truncated_results = providers.Factory(TruncatedResultSession)
+    durable_engine = providers.Factory(DbosEngine)
+    """``(database_url, name) -> DurableEngine`` of fleets (DBOS)."""
 
 
 _default: Container | None = None
@@ -193,6 +213,44 @@ def build_model_client(
         f"no adapter for provider {provider!r}: register one under the entry-point group "
         f"{ENTRY_POINT_GROUP!r} or pass client="
     )
+
+
+def build_batch_client(
+    container: Container,
+    provider: str,
+    *,
+    api_key: str | None = None,
+    base_url: str | None = None,
+    polling: BatchPolling | None = None,
+    row_lookup: Callable[[str], ModelInfo | None] | None = None,
+) -> BatchClient | None:
+    """The BatchClient of ``provider``'s batch API, or None when the toolkit has none for it
+    (Fireworks, plug-ins): the caller then runs those requests interactively.
+
+    ``api_key`` / ``base_url`` work as for ``Agent(...)``: unset, the key comes from the
+    provider's variable (``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY``,
+    ``GOOGLE_GEMINI_API_KEY``) and the endpoint from ``DPT_<PROVIDER>_BASE_URL`` or the
+    SDK's own. A missing key raises ConfigurationError naming the variable at the first
+    ``run_batch``, before any network. ``polling`` sets the poll intervals and the timeout
+    (:class:`BatchPolling`; default: 10 s doubling to 5 min, cancelled after 25 h, each
+    overridable by ``DPT_BATCH_POLL_INITIAL_S``, ``DPT_BATCH_POLL_MAX_S`` and
+    ``DPT_BATCH_TIMEOUT_S``);
+    ``row_lookup`` defaults to the container's registry. The client prices nothing
+    itself: its responses carry ``served_tier="batch"`` and the ledger bills them at the
+    registry row's ``batch`` prices. Override per provider with
+    ``container.batch_clients.<provider>.override(...)``; fleets in batch mode get theirs
+    here (:func:`fleet_deps`).
+    """
+    if provider not in container.batch_clients.providers:
+        return None
+    kwargs: dict[str, Any] = {
+        "row_lookup": row_lookup or registry(container).row,
+        "polling": polling or BatchPolling.from_env(os.environ),
+    }
+    for name, value in (("api_key", api_key), ("base_url", base_url)):
+        if value is not None:
+            kwargs[name] = value
+    return cast(BatchClient, container.batch_clients(provider, **kwargs))
 
 
 def local_function_session(container: Container, functions: list[Any]) -> ToolSession:
@@ -296,6 +354,23 @@ def build_provider_profile(container: Container, provider: str) -> ProviderProfi
     if factory is not None:
         return cast(ProviderProfile, factory())
     return BaseProfile(name=provider)
+
+
+def build_durable_engine(
+    container: Container, database_url: str | None, name: str
+) -> DurableEngine:
+    """The durable engine of fleet ``name`` on ``database_url``."""
+    return cast(DurableEngine, container.durable_engine(database_url, name))
+
+
+def fleet_deps(container: Container | None = None) -> FleetDeps:
+    """The FleetDeps of ``container`` (default: the process container)."""
+    container = container or default_container()
+    return FleetDeps(
+        engine=functools.partial(build_durable_engine, container),
+        batch_clients=functools.partial(build_batch_client, container),
+        registry=registry(container),
+    )
 
 
 def registry(container: Container | None = None) -> ModelRegistry:

@@ -7,13 +7,13 @@
     dpt demo [--model claude-sonnet-5-5]
     dpt config schema | dpt config check agent.yaml
     dpt cost REPORT.json | dpt cost agent_costs/
+    dpt fleet run jobs.jsonl --model M [--mode batch] | dpt fleet status | dpt fleet results
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -21,9 +21,10 @@ from typing import Any
 
 from doc_processing_toolkit import __version__
 from doc_processing_toolkit.agent import Agent, AgentResult
-from doc_processing_toolkit.agent.tools import is_tool
+from doc_processing_toolkit.cli import fleet as fleet_cli
 from doc_processing_toolkit.cli.config_cost import add_commands
 from doc_processing_toolkit.cli.render import cost_line, held_warnings, stream_run
+from doc_processing_toolkit.cli.tool_files import load_tool_file as _load_tool_file
 from doc_processing_toolkit.domain.errors import (
     ConfigurationError,
     InvalidArgumentTypeError,
@@ -31,21 +32,6 @@ from doc_processing_toolkit.domain.errors import (
 )
 
 __all__ = ["main"]
-
-
-def _load_tool_file(path: str) -> list[Any]:
-    file = Path(path)
-    if not file.is_file():
-        raise MissingFileError(f"tool file not found: {path}")
-    spec = importlib.util.spec_from_file_location(f"dpt_cli_tools_{file.stem}", file)
-    if spec is None or spec.loader is None:
-        raise ConfigurationError(f"cannot import tool file {path}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    tools = [obj for obj in vars(module).values() if is_tool(obj)]
-    if not tools:
-        raise ConfigurationError(f"{path} defines no @tool functions")
-    return tools
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -148,6 +134,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     demo.set_defaults(func=_cmd_demo)
     add_commands(sub)
+    fleet_cli.add_commands(sub)
     return parser
 
 

@@ -73,6 +73,9 @@ class ModelInfo(BaseModel):
     pricing: Pricing = Field(default_factory=Pricing)
     service_tiers: dict[str, Pricing] = Field(default_factory=dict)
     """Tier name (priority, flex, ultrafast) -> that tier's prices."""
+    batch: Pricing | None = None
+    """The prices of the provider's batch API (served tier ``"batch"``); None: unknown, or
+    the provider sells no batch processing for this model."""
     cache_write_billing: str = "additive"
     """"additive" (Anthropic: writes on top of input) or "subset" (OpenAI GPT-5.6+)."""
     cache_write_input_multiplier: float | None = None
@@ -120,6 +123,11 @@ class ModelInfo(BaseModel):
     """The model the provider recommends instead."""
     release_date: str | None = None
     notes: str | None = None
+    requests_per_minute: int | None = None
+    """The provider's request rate limit for this model, when one applies to every
+    account (fleets limit their requests to it); None: it depends on the account's tier."""
+    tokens_per_minute: int | None = None
+    """The provider's token rate limit (input + output) for this model; None: unknown."""
 
     def lifecycle_warning(self, today: str) -> str | None:
         """The WARNING for a deprecated or retired row on ``today`` (YYYY-MM-DD); None if

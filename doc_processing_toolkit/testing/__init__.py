@@ -1,8 +1,12 @@
 """Test support for users and for us: FakeModel, ProviderEmulator, scripted steps, and
-in-memory fakes of the storage ports (InMemoryMediaStore, InMemoryArchiveSink)."""
+in-memory fakes of ports (InMemoryMediaStore, InMemoryArchiveSink, InMemoryBatchClient)."""
 
 from doc_processing_toolkit.testing.fake_model import FakeModel
-from doc_processing_toolkit.testing.fakes import InMemoryArchiveSink, InMemoryMediaStore
+from doc_processing_toolkit.testing.fakes import (
+    InMemoryArchiveSink,
+    InMemoryBatchClient,
+    InMemoryMediaStore,
+)
 from doc_processing_toolkit.testing.registry import StaticRegistry
 from doc_processing_toolkit.testing.script import (
     Fault,
@@ -18,6 +22,7 @@ __all__ = [
     "FakeModel",
     "Fault",
     "InMemoryArchiveSink",
+    "InMemoryBatchClient",
     "InMemoryMediaStore",
     "ProviderEmulator",
     "Reply",

@@ -1,4 +1,4 @@
-"""In-memory fakes of the storage ports: a MediaStore and an ArchiveSink.
+"""In-memory fakes of ports: a MediaStore, an ArchiveSink and a BatchClient.
 
 Real adapters, not mocks: they keep what they are given in memory and answer the port
 contracts (references are data; a miss raises), so a test asserts on what was stored.
@@ -7,14 +7,18 @@ contracts (references are data; a miss raises), so a test asserts on what was st
 from __future__ import annotations
 
 import copy
+import dataclasses
 import mimetypes
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from doc_processing_toolkit.domain.errors import InvalidInputError
+from doc_processing_toolkit.domain.errors import InvalidInputError, ProviderError
+from doc_processing_toolkit.domain.requests import ModelRequest, ModelResponse
+from doc_processing_toolkit.ports.model_client import ModelClient
 
-__all__ = ["InMemoryArchiveSink", "InMemoryMediaStore"]
+__all__ = ["InMemoryArchiveSink", "InMemoryBatchClient", "InMemoryMediaStore"]
 
 _REF = re.compile(r"^[0-9a-f]{64}(\.[A-Za-z0-9]{1,16})?$")
 
@@ -78,3 +82,43 @@ class InMemoryArchiveSink:
             raise self.fail_with
         self.archives.append(copy.deepcopy(payload))
         return f"{self.prefix}{len(self.archives)}"
+
+
+class InMemoryBatchClient:
+    """A :class:`~doc_processing_toolkit.ports.batch.BatchClient` that answers each request
+    of a batch through ``inner`` (a FakeModel, or an adapter against the emulator).
+
+    Every response comes back with ``served_tier="batch"`` (so the ledger prices it at the
+    row's batch price); a request ``inner`` fails is that id's ProviderError in the
+    outcome, as a provider's batch reports it. :attr:`batches` keeps every submission.
+    """
+
+    def __init__(self, inner: ModelClient) -> None:
+        self._inner = inner
+        self.provider = inner.provider
+        self.batches: list[dict[str, ModelRequest]] = []
+        """Each ``run_batch`` call's requests by custom id, in call order."""
+        self.closed = False
+
+    async def run_batch(
+        self, requests: Mapping[str, ModelRequest]
+    ) -> Mapping[str, ModelResponse | ProviderError]:
+        """Answer every request (one after another) and return the outcomes by id."""
+        self.batches.append(dict(requests))
+        outcomes: dict[str, ModelResponse | ProviderError] = {}
+        for custom_id, request in requests.items():
+            try:
+                response: ModelResponse | None = None
+                async for item in self._inner.stream(request):
+                    if isinstance(item, ModelResponse):
+                        response = item
+                if response is None:
+                    raise ProviderError("no response", provider=self.provider)
+                outcomes[custom_id] = dataclasses.replace(response, served_tier="batch")
+            except ProviderError as exc:
+                outcomes[custom_id] = exc
+        return outcomes
+
+    async def aclose(self) -> None:
+        """Mark the client closed."""
+        self.closed = True

@@ -267,10 +267,12 @@ def _build_row(path: Path, where: str, provider: str, key: str, raw: Any) -> Mod
 
 
 def _strip_metadata(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """The row without ``_`` keys, also inside its pricing and service-tier objects."""
+    """The row without ``_`` keys, also inside its pricing, batch and service-tier objects."""
     fields = {k: v for k, v in raw.items() if not is_metadata_key(k)}
     if isinstance(fields.get("pricing"), dict):
         fields["pricing"] = _drop_meta(fields["pricing"])
+    if isinstance(fields.get("batch"), dict):
+        fields["batch"] = _drop_meta(fields["batch"])
     tiers = fields.get("service_tiers")
     if isinstance(tiers, dict):
         fields["service_tiers"] = {

@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from doc_processing_toolkit.application.deps import AgentDeps
+from doc_processing_toolkit.application.run.step_scope import current_scope
 from doc_processing_toolkit.application.tools.tool_set import ToolSet
 from doc_processing_toolkit.domain.requests import ModelRequest, StreamItem
 from doc_processing_toolkit.ports.model_client import ModelClient
@@ -36,7 +37,12 @@ def offloop_enabled() -> bool:
 async def client_for_run(
     client: ModelClient, tools: ToolSet, deps: AgentDeps, *, streamed: bool
 ) -> ModelClient:
-    """``client`` itself, or off-loop for a streamed run that has no local tools."""
+    """``client`` itself, or off-loop for a streamed run that has no local tools; inside a
+    :func:`~doc_processing_toolkit.application.run.step_scope.run_scope`, the scope's
+    client (a fleet job's durable one)."""
+    scope = current_scope()
+    if scope is not None:
+        return scope.model_client(client)
     if streamed and offloop_enabled() and not await tools.specs():
         return OffLoopModelClient(client, deps.release_loop_resources)
     return client

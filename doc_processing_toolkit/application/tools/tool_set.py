@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from doc_processing_toolkit.application.run.step_scope import current_scope
 from doc_processing_toolkit.domain.errors import ToolDefinitionError
 from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 from doc_processing_toolkit.ports.tool_session import ToolSession
@@ -90,11 +91,17 @@ class ToolSet:
         return list(self._specs)
 
     async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
-        """Run one tool; an unknown name is an error outcome the model can read."""
+        """Run one tool; an unknown name is an error outcome the model can read. Inside a
+        run scope (a fleet job) the call is the scope's checkpointed step."""
         if self._specs is None:
             await self.specs()
         session = self._owner.get(name)
         if session is None:
             known = ", ".join(sorted(self._owner)) or "none"
             return ToolOutcome.error(f"Unknown tool {name!r}. Available tools: {known}.")
+        scope = current_scope()
+        if scope is not None:
+            return await scope.call_tool(
+                name, arguments, lambda: session.call_tool(name, arguments)
+            )
         return await session.call_tool(name, arguments)

@@ -11,7 +11,9 @@ The rules, on the toolkit's one usage convention (see :class:`Usage`):
   re-priced at ``cache_write_input_multiplier`` x input;
 * reasoning tokens are a subset of output and are never added;
 * billing follows the SERVED tier: ``row.service_tiers[served_tier]`` when that tier has
-  a row, standard pricing otherwise;
+  a row, standard pricing otherwise; a request a provider batch API served
+  (``served_tier="batch"``) is billed at ``row.batch``, and at the standard prices with
+  ``cost_estimated=True`` when the row has no batch prices;
 * above ``long_context_threshold_tokens`` the long-context input/output rates apply and
   cache rates scale with the input rate - which is why a run is costed as the SUM of its
   records, never as one costing of its summed tokens;
@@ -32,6 +34,7 @@ from doc_processing_toolkit.domain.registry import ModelInfo, Pricing
 from doc_processing_toolkit.domain.requests import Usage
 
 __all__ = [
+    "BATCH_TIER",
     "STANDARD_TIER",
     "CostRecord",
     "canonical_tier",
@@ -44,6 +47,8 @@ __all__ = [
 
 STANDARD_TIER = "standard"
 """The tier name used for standard (no premium row) pricing."""
+BATCH_TIER = "batch"
+"""The served tier of a request a provider's batch API ran (priced at ``row.batch``)."""
 
 _MTOK = Decimal(1_000_000)
 _DEFAULT_WRITE_5M = Decimal("1.25")
@@ -64,12 +69,15 @@ def canonical_tier(tier: str | None) -> str | None:
 def resolve_pricing(row: ModelInfo | None, served_tier: str | None = None) -> Pricing | None:
     """The price row a request served at ``served_tier`` is billed at, or None when unknown.
 
-    The served tier's own row when the model has one, the standard row otherwise. None
-    when there is no registry row or the chosen row lacks an input or output price.
+    The served tier's own row when the model has one (``row.batch`` for
+    :data:`BATCH_TIER`), the standard row otherwise. None when there is no registry row or
+    the chosen row lacks an input or output price.
     """
     if row is None:
         return None
     tier = canonical_tier(served_tier)
+    if tier == BATCH_TIER and row.batch is not None and row.batch.known:
+        return row.batch
     pricing = row.service_tiers.get(tier, row.pricing) if tier else row.pricing
     return pricing if pricing.known else None
 
@@ -252,6 +260,12 @@ def price_request(
         cost, known = Decimal(0), False
     else:
         cost, known = _token_cost(usage, row, pricing, cache_ttl), True
+    batch_unpriced = (
+        canonical_tier(served_tier) == BATCH_TIER
+        and row is not None
+        and known
+        and pricing is not row.batch
+    )
     return CostRecord(
         input_tokens=usage.input_tokens,
         output_tokens=usage.output_tokens,
@@ -263,7 +277,7 @@ def price_request(
         requested_tier=requested_tier,
         served_tier=served_tier,
         cost=float(cost),
-        cost_estimated=estimated or not known,
+        cost_estimated=estimated or not known or batch_unpriced,
         price_known=known,
         purpose=purpose,
         request_index=request_index,

@@ -29,6 +29,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from doc_processing_toolkit.testing.emulator.batch_store import BatchStore
 from doc_processing_toolkit.testing.emulator.files_store import FileStore
 from doc_processing_toolkit.testing.script import Fault, Reply, ScriptStep
 
@@ -145,13 +146,21 @@ class EmulatorState:
         self._streams: list[StreamRecord] = []
         self.default = default
         self.responder: Callable[[dict[str, Any]], ScriptStep | None] | None = None
-        """Answers a request from its JSON body before the script is consulted (None:
-        fall through to the script)."""
+        """Answers a request from its JSON body before the script is consulted (None from
+        it: the script answers). Requests of many concurrent runs get their own reply."""
         self.files = FileStore()
         """The Files API store (uploads outlive :meth:`reset`)."""
+        self.batches = BatchStore()
+        """The provider batches (they outlive :meth:`reset`)."""
 
-    def next_step(self) -> ScriptStep | None:
-        """Consume the next step; the default reply when the script is exhausted, else None."""
+    def next_step(self, body: dict[str, Any] | None = None) -> ScriptStep | None:
+        """The responder's step for ``body``, else consume the next step; the default reply
+        when the script is exhausted, else None."""
+        responder = self.responder
+        if responder is not None and body is not None:
+            step = responder(body)
+            if step is not None:
+                return step
         with self._lock:
             if self._script:
                 return self._script.popleft()
@@ -229,12 +238,7 @@ class EmulatorCall:
 
     def next_step(self) -> ScriptStep | None:
         """The step answering this request (None: the script is exhausted, no default)."""
-        responder = self.state.responder
-        if responder is not None:
-            step = responder(self.body)
-            if step is not None:
-                return step
-        return self.state.next_step()
+        return self.state.next_step(self.body)
 
 
 Handler = Callable[[EmulatorCall], Awaitable[Response]]

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from doc_processing_toolkit.testing.emulator.anthropic_batch_wire import ANTHROPIC_BATCH_ROUTES
 from doc_processing_toolkit.testing.emulator.anthropic_wire import ANTHROPIC_ROUTES
 from doc_processing_toolkit.testing.emulator.chat_completions_wire import CHAT_COMPLETIONS_ROUTES
 from doc_processing_toolkit.testing.emulator.common import DialectRoute
 from doc_processing_toolkit.testing.emulator.files_wire import FILES_ROUTES
+from doc_processing_toolkit.testing.emulator.google_batch_wire import GOOGLE_BATCH_ROUTES
 from doc_processing_toolkit.testing.emulator.google_files_wire import GOOGLE_FILES_ROUTES
 from doc_processing_toolkit.testing.emulator.google_wire import GOOGLE_ROUTES
+from doc_processing_toolkit.testing.emulator.openai_batch_wire import OPENAI_BATCH_ROUTES
 from doc_processing_toolkit.testing.emulator.openai_wire import OPENAI_ROUTES
 
 __all__ = ["DIALECT_ROUTES", "register_dialect_routes"]
@@ -26,6 +29,9 @@ DIALECT_ROUTES: dict[str, DialectRoute] = {
     **GOOGLE_ROUTES,  # /v1(beta)/models/{model}:streamGenerateContent, ...
     **GOOGLE_FILES_ROUTES,  # /upload/v1(beta)/files
     **FILES_ROUTES,  # /v1/files (Anthropic, OpenAI), /{version}/files/{id} (+ Gemini), ...
+    **ANTHROPIC_BATCH_ROUTES,  # /v1/messages/batches (Message Batches)
+    **OPENAI_BATCH_ROUTES,  # /v1/batches (Batch API; its GET shares Gemini's path)
+    **GOOGLE_BATCH_ROUTES,  # :batchGenerateContent, /{version}/batches/{id} (+ OpenAI's GET)
 }
 """Every route the emulator serves by default."""
 

@@ -30,6 +30,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from doc_processing_toolkit.domain.errors import StateError
+from doc_processing_toolkit.testing.emulator.batch_store import BatchStore
 from doc_processing_toolkit.testing.emulator.common import (
     DialectRoute,
     EmulatorCall,
@@ -219,6 +220,16 @@ class ProviderEmulator:
         self._state.push(*steps)
 
     @property
+    def responder(self) -> Callable[[dict[str, Any]], ScriptStep | None] | None:
+        """Answers each request from its JSON body (the wire request the SDK sent) before the
+        script does; None from it, or no responder: the script answers."""
+        return self._state.responder
+
+    @responder.setter
+    def responder(self, value: Callable[[dict[str, Any]], ScriptStep | None] | None) -> None:
+        self._state.responder = value
+
+    @property
     def default(self) -> Reply | None:
         """The reply used once the script is exhausted (None: HTTP 500)."""
         return self._state.default
@@ -226,17 +237,6 @@ class ProviderEmulator:
     @default.setter
     def default(self, value: Reply | None) -> None:
         self._state.default = value
-
-    @property
-    def responder(self) -> Callable[[dict[str, Any]], ScriptStep | None] | None:
-        """Answers each model request from its decoded JSON body before the script (a
-        step, or None to fall through to the script): a dynamic model for long scenarios
-        whose request sequence a fixed script cannot know in advance."""
-        return self._state.responder
-
-    @responder.setter
-    def responder(self, value: Callable[[dict[str, Any]], ScriptStep | None] | None) -> None:
-        self._state.responder = value
 
     @property
     def requests(self) -> list[RecordedRequest]:
@@ -263,6 +263,13 @@ class ProviderEmulator:
         """The Files API store: :meth:`FileStore.script_states` scripts the states the next
         upload is polled through; :attr:`FileStore.uploaded` lists what was uploaded."""
         return self._state.files
+
+    @property
+    def batches(self) -> BatchStore:
+        """The provider batches: :meth:`BatchStore.script` scripts how many status checks
+        the next batch stays in progress for; :attr:`BatchStore.batches` lists every batch
+        created and :attr:`BatchStore.request_count` the model requests they carried."""
+        return self._state.batches
 
     def reset(self, script: Sequence[ScriptStep] = ()) -> None:
         """Forget recorded requests and replace the script (the default reply stays)."""

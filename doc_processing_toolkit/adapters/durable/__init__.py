@@ -1,0 +1,1 @@
+"""Durable-execution engines behind ``ports/durable.py``: DBOS (``dbos.py``)."""

@@ -1,0 +1,308 @@
+"""DbosEngine: the DurableEngine port on DBOS (durable workflows and queues in a library).
+
+* A job is the DBOS workflow ``dpt_fleet_job`` whose workflow id is the job id, queued on
+  the fleet's DBOS queue (``worker_concurrency`` = the fleet's concurrency). Enqueueing an
+  id DBOS already holds attaches to that workflow, so a job runs once.
+* :meth:`DurableSteps.step` is ``DBOS.run_step_async``: the output (pickled) is stored
+  in the system database when the step completes, and a recovered workflow gets it back
+  instead of running the step again.
+* :meth:`DurableSteps.rate_permit` enqueues the tiny workflow ``dpt_fleet_permit`` on
+  the provider's lane, a DBOS queue with ``limiter={"limit": n, "period": s}``, and waits
+  for it: DBOS starts at most n of them in any s-second window across every worker.
+* The system database is a SQLite file (WAL, ``synchronous=NORMAL``: a killed process
+  loses nothing that was committed) or Postgres, which several workers on several
+  machines share. A worker launches DBOS with its ``worker_id`` as the executor id, so
+  on start it recovers the workflows it left PENDING.
+
+``dbos`` (the ``fleet`` extra) is imported when an engine is built, never at package
+import. DBOS is one per process: one worker serves at a time in a process.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.domain.errors import (
+    ConfigurationError,
+    MissingDependencyError,
+    StateError,
+)
+from doc_processing_toolkit.domain.fleet import FleetQueues, JobRecord, JobState
+from doc_processing_toolkit.ports.durable import JobRunner
+
+__all__ = ["JOB_WORKFLOW", "PERMIT_WORKFLOW", "DbosEngine", "system_database_url"]
+
+log = get_logger(__name__)
+
+T = TypeVar("T")
+
+JOB_WORKFLOW = "dpt_fleet_job"
+PERMIT_WORKFLOW = "dpt_fleet_permit"
+APP_VERSION = "dpt-fleet-1"
+"""Fixed, so every worker of every build dequeues the same jobs (DBOS otherwise derives
+the version from a hash of the workflow code)."""
+
+APP_NAME = "doc-processing-toolkit"
+
+_runner: JobRunner | None = None
+_poll_seconds = 0.05
+_registered: dict[str, Any] = {}
+_serve_lock = threading.Lock()
+_TICK_SECONDS = 0.5
+
+
+def system_database_url(database_url: str | None, name: str) -> str:
+    """The SQLAlchemy URL of the system database (None: ``<cwd>/<name>.sqlite``)."""
+    if database_url is None:
+        return f"sqlite:///{Path.cwd() / (name + '.sqlite')}"
+    if database_url.startswith(("postgresql://", "postgres://", "postgresql+")):
+        return "postgresql://" + database_url.split("://", 1)[1]
+    if database_url.startswith("sqlite:"):
+        return database_url
+    if "://" in database_url:
+        raise ConfigurationError(
+            f"database_url must be a postgresql:// or sqlite:/// URL or a file path, got "
+            f"{database_url.split('://', 1)[0]}://..."
+        )
+    return f"sqlite:///{Path(database_url).resolve()}"
+
+
+def _import_dbos() -> Any:
+    try:
+        import dbos
+    except ImportError as exc:  # pragma: no cover - the fleet extra is missing
+        raise MissingDependencyError(
+            "fleets need DBOS: pip install 'doc-processing-toolkit[fleet]'"
+        ) from exc
+    return dbos
+
+
+def _sqlite_engine(url: str) -> Any:
+    import sqlalchemy as sa
+    from sqlalchemy import event
+
+    engine = sa.create_engine(url, pool_size=10, max_overflow=0, pool_timeout=60)
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = "IMMEDIATE"  # as DBOS's own SQLite engine
+        dbapi_conn.execute("PRAGMA busy_timeout=30000")
+        dbapi_conn.execute("PRAGMA journal_mode=WAL")
+        dbapi_conn.execute("PRAGMA synchronous=NORMAL")
+        dbapi_conn.execute("PRAGMA foreign_keys=ON")
+
+    return engine
+
+
+class _DbosSteps:
+    """DurableSteps over the running DBOS workflow."""
+
+    async def step(self, name: str, fn: Callable[[], Awaitable[T]]) -> T:
+        dbos = _import_dbos()
+
+        async def body() -> T:
+            return await fn()
+
+        result: T = await dbos.DBOS.run_step_async({"name": name}, body)
+        return result
+
+    async def rate_permit(self, lane: str) -> None:
+        dbos = _import_dbos()
+        handle = await dbos.DBOS.enqueue_workflow_async(lane, _registered["permit"])
+        await handle.get_result(polling_interval_sec=_poll_seconds)
+
+
+def _register(dbos: Any) -> None:
+    """Register the two workflows with DBOS (once per process, before launch)."""
+    if _registered:
+        return
+    DBOS = dbos.DBOS
+
+    @DBOS.workflow(name=JOB_WORKFLOW, max_recovery_attempts=50)  # type: ignore[untyped-decorator]
+    async def job_workflow(payload: dict[str, Any]) -> dict[str, Any]:
+        if _runner is None:  # pragma: no cover - a workflow outside serve()
+            raise StateError("a fleet job ran outside DbosEngine.serve()")
+        return await _runner(str(DBOS.workflow_id), payload, _DbosSteps())
+
+    @DBOS.workflow(name=PERMIT_WORKFLOW)  # type: ignore[untyped-decorator]
+    async def permit_workflow() -> float:
+        return time.time()
+
+    _registered["job"] = job_workflow
+    _registered["permit"] = permit_workflow
+
+
+_STATES: dict[str, JobState] = {
+    "ENQUEUED": "queued",
+    "DELAYED": "queued",
+    "PENDING": "running",
+    "SUCCESS": "done",
+}
+
+
+class DbosEngine:
+    """A fleet's jobs in a DBOS system database (see the module docstring)."""
+
+    def __init__(self, database_url: str | None, name: str) -> None:
+        """Args:
+        database_url: None (SQLite ``<cwd>/<name>.sqlite``), a file path, a
+            ``sqlite:///`` URL or a ``postgresql://`` URL.
+        name: The fleet's name: its job queue.
+        """
+        self._dbos = _import_dbos()
+        self.name = name
+        self.url = system_database_url(database_url, name)
+        self._sqlite = self.url.startswith("sqlite")
+        self._dbos.DBOS.migrate(self.url)
+        self._client = self._dbos.DBOSClient(
+            system_database_url=None if self._sqlite else self.url,
+            system_database_engine=_sqlite_engine(self.url) if self._sqlite else None,
+            application_name=APP_NAME,
+        )
+        self._queue_ready = False
+
+    def __repr__(self) -> str:
+        location = self.url.split("@")[-1] if not self._sqlite else self.url
+        return f"DbosEngine(name={self.name!r}, database={location!r})"
+
+    # ------------------------------------------------------------------ queue side
+    def _ensure_queue(self) -> None:
+        if not self._queue_ready:
+            if self._client.retrieve_queue(self.name) is None:
+                self._client.register_queue(self.name)
+            self._queue_ready = True
+
+    def submit(self, job_id: str, payload: dict[str, Any]) -> bool:
+        """Queue the job unless DBOS holds ``job_id`` already; True when it is new."""
+        self._ensure_queue()
+        options = self._dbos.EnqueueOptions(
+            queue_name=self.name,
+            workflow_name=JOB_WORKFLOW,
+            workflow_id=job_id,
+            app_version=APP_VERSION,
+            workflow_id_reuse_policy="reject",
+        )
+        try:
+            self._client.enqueue(options, payload)
+        except self._dbos.error.DBOSWorkflowIDInUseError:
+            return False
+        return True
+
+    def jobs(self) -> list[JobRecord]:
+        """Every job of this fleet's queue, oldest first."""
+        rows = self._client.list_workflows(
+            name=JOB_WORKFLOW, queue_name=self.name, load_input=False, sort_desc=False
+        )
+        return [self._record(w) for w in rows]
+
+    @staticmethod
+    def _record(status: Any) -> JobRecord:
+        state = _STATES.get(str(status.status), "failed")
+        result = status.output if isinstance(status.output, dict) else None
+        if state == "done" and result is not None and result.get("error"):
+            state = "failed"
+        if state == "failed" and result is None:
+            result = {"error": str(status.error or status.status), "cost": 0.0}
+        created = status.created_at / 1000 if status.created_at else None
+        return JobRecord(
+            job_id=status.workflow_id,
+            state=state,
+            result=result,
+            worker=status.executor_id,
+            created_at=created,
+        )
+
+    # ------------------------------------------------------------------ worker side
+    def serve(
+        self,
+        runner: JobRunner,
+        queues: FleetQueues,
+        *,
+        worker_id: str,
+        until_idle: bool = True,
+        on_tick: Callable[[Sequence[JobRecord]], None] | None = None,
+    ) -> None:
+        """Launch DBOS as worker ``worker_id``, drain the queue, shut DBOS down."""
+        global _runner, _poll_seconds
+        if not _serve_lock.acquire(blocking=False):
+            raise StateError("a DbosEngine is already serving in this process")
+        DBOS = self._dbos.DBOS
+        try:
+            self._ensure_queue()
+            _register(self._dbos)
+            _runner, _poll_seconds = runner, queues.poll_seconds
+            config: dict[str, Any] = {
+                "name": APP_NAME,
+                "system_database_url": self.url,
+                "application_version": APP_VERSION,
+                "executor_id": worker_id,
+                "log_level": os.environ.get("DPT_DBOS_LOG_LEVEL", "WARNING"),
+                "notification_listener_polling_interval_sec": queues.poll_seconds,
+            }
+            if self._sqlite:
+                config["system_database_engine"] = _sqlite_engine(self.url)
+            DBOS(config=config)
+            DBOS.listen_queues([queues.name, *queues.lanes])
+            DBOS.launch()
+            DBOS.register_queue(
+                queues.name,
+                worker_concurrency=queues.worker_concurrency,
+                polling_interval_sec=queues.poll_seconds,
+                on_conflict="always_update",
+            )
+            for lane, limit in queues.lanes.items():
+                DBOS.register_queue(
+                    lane,
+                    limiter={"limit": limit.requests, "period": limit.period_seconds},
+                    polling_interval_sec=min(queues.poll_seconds, 0.05),
+                    on_conflict="always_update",
+                )
+            self._drain(worker_id, queues.poll_seconds, until_idle, on_tick)
+        finally:
+            try:
+                DBOS.destroy()
+            finally:
+                _runner = None
+                _serve_lock.release()
+
+    def _unfinished(self) -> list[Any]:
+        return list(
+            self._client.list_workflows(
+                name=JOB_WORKFLOW,
+                queue_name=self.name,
+                status=["ENQUEUED", "DELAYED", "PENDING"],
+                load_input=False,
+                load_output=False,
+            )
+        )
+
+    def _drain(
+        self,
+        worker_id: str,
+        poll: float,
+        until_idle: bool,
+        on_tick: Callable[[Sequence[JobRecord]], None] | None,
+    ) -> None:
+        last_tick = 0.0
+        while True:
+            if on_tick is not None and time.monotonic() - last_tick >= _TICK_SECONDS:
+                on_tick(self.jobs())
+                last_tick = time.monotonic()
+            unfinished = self._unfinished()
+            queued = any(str(w.status) != "PENDING" for w in unfinished)
+            mine = any(w.executor_id == worker_id for w in unfinished if w.status == "PENDING")
+            if until_idle and not queued and not mine:
+                if on_tick is not None:
+                    on_tick(self.jobs())
+                return
+            time.sleep(max(poll, 0.2))
+
+    def close(self) -> None:
+        """Release the client's connections."""
+        self._client.destroy()

@@ -1,0 +1,296 @@
+"""Fleet: many documents, one Agent factory, durable jobs on a queue.
+
+::
+
+    fleet = Fleet(lambda: Agent("claude-sonnet-5-5", tools=[lookup]))  # SQLite beside cwd
+    for path in invoices:
+        fleet.submit(path.stem, "Extract the total.", files=[str(path)])
+    fleet.run()                       # this process works until the queue is empty
+    for job_id, result in fleet.results().items(): ...
+
+Every job is a durable workflow of the engine (DBOS by default): its model requests and
+tool calls are checkpointed steps, so a worker killed at any point resumes its jobs from
+the last completed step when it starts again (a completed request is not sent again, a
+completed tool does not run again, and the ledger is the one an uninterrupted run has).
+``submit`` is idempotent by job id. A ``postgresql://`` ``database_url`` lets several
+worker processes (``worker_id`` must differ) on several machines drain one queue.
+
+Rate limits: each provider's requests take a permit on a lane shared by all workers, at
+the registry row's ``requests_per_minute`` (and ``tokens_per_minute``, per worker) unless
+``rate_limit=`` says otherwise; a 429 pauses the worker's sends to that provider instead
+of failing the job.
+
+``mode="batch"``: each provider's requests of one round (the next request of every
+running job) go out as one provider batch through the provider's
+:class:`~doc_processing_toolkit.ports.batch.BatchClient`, which the fleet obtains from
+``FleetDeps.batch_clients(provider, **client_kwargs)`` (the composition root's
+``build_batch_client``; ``client_kwargs`` are the probe Agent's ``api_key`` and
+``base_url`` when it has them). A provider without one (the function returns None) runs
+its jobs interactively, with one log line.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from doc_processing_toolkit.application.fleet.jobs import FleetAgent, FleetJobRunner
+from doc_processing_toolkit.application.run.streaming import run_blocking
+from doc_processing_toolkit.domain.errors import ConfigurationError, StateError
+from doc_processing_toolkit.domain.fleet import (
+    FleetQueues,
+    FleetStatus,
+    JobRecord,
+    JobResult,
+    RateLimit,
+    lane_name,
+    status_of,
+)
+from doc_processing_toolkit.ports.batch import BatchClient
+from doc_processing_toolkit.ports.durable import DurableEngine
+from doc_processing_toolkit.ports.registry import ModelRegistry
+
+__all__ = ["Fleet", "FleetDeps", "set_default_fleet_deps_factory"]
+
+FleetMode = Literal["interactive", "batch"]
+
+
+@dataclass(frozen=True, slots=True)
+class FleetDeps:
+    """The adapters a Fleet uses."""
+
+    engine: Callable[[str | None, str], DurableEngine]
+    """(database_url, fleet name) -> the durable engine (None: SQLite beside the cwd)."""
+    batch_clients: Callable[..., BatchClient | None]
+    """(provider, **client_kwargs) -> the provider's BatchClient, or None without one."""
+    registry: ModelRegistry
+    """Registry rows (rate limits)."""
+
+
+_default_factory: Callable[[], FleetDeps] | None = None
+
+
+def set_default_fleet_deps_factory(factory: Callable[[], FleetDeps] | None) -> None:
+    """Install the factory of the default FleetDeps (``doc_processing_toolkit.fleet`` does)."""
+    global _default_factory
+    _default_factory = factory
+
+
+def _default_deps() -> FleetDeps:
+    if _default_factory is None:
+        raise StateError(
+            "no default FleetDeps: import doc_processing_toolkit.fleet (which installs the "
+            "composition root's) or pass deps="
+        )
+    return _default_factory()
+
+
+def headroom(period: float) -> float:
+    """The lane's window: ``period`` plus 5% (at least 0.25 s), so the jitter between a
+    permit and its request reaching the provider cannot put one window over the limit."""
+    return period + max(0.05 * period, 0.25)
+
+
+class Fleet:
+    """Durable, rate-limited jobs for one Agent factory (see the module docstring)."""
+
+    def __init__(
+        self,
+        agent_factory: Callable[[], Any] | None,
+        database_url: str | None = None,
+        *,
+        mode: FleetMode = "interactive",
+        name: str = "dpt-fleet",
+        concurrency: int = 8,
+        worker_id: str | None = None,
+        rate_limit: RateLimit | None = None,
+        rate_window_seconds: float = 60.0,
+        storm_seconds: float = 900.0,
+        batch_window_seconds: float = 30.0,
+        batch_settle_seconds: float = 0.2,
+        poll_seconds: float = 0.05,
+        deps: FleetDeps | None = None,
+    ) -> None:
+        """Args:
+        agent_factory: Builds one job's Agent (called for every job, in every worker).
+            None: a fleet that only submits and reads (``dpt fleet status``); it cannot
+            :meth:`run`.
+        database_url: The engine's database: None for a SQLite file ``<name>.sqlite`` in
+            the working directory, a path or ``sqlite:///...`` URL, or a
+            ``postgresql://`` URL that several workers share.
+        mode: ``"interactive"`` (requests one by one) or ``"batch"`` (provider batches).
+        name: The fleet's name (its queue); fleets of different names share a database.
+        concurrency: Jobs one worker runs at once.
+        worker_id: This process's worker name (default ``DPT_FLEET_WORKER`` or
+            ``"local"``): stable across restarts, so a restarted worker resumes the jobs
+            it left; every concurrently running worker needs its own.
+        rate_limit: The fleet-wide limit of the model's provider (default: the registry
+            row's ``requests_per_minute`` / ``tokens_per_minute``; none when unknown).
+        rate_window_seconds: How long the row's "minute" lasts (60; tests shorten it).
+        storm_seconds: How long one request may keep meeting 429s before it fails.
+        batch_window_seconds: Longest wait for a batch round to fill (batch mode).
+        batch_settle_seconds: Quiet time before a full round is submitted (batch mode).
+        poll_seconds: How often a worker looks for jobs, permits and results.
+        deps: The adapters (default: the composition root's).
+
+        Raises:
+            ConfigurationError: a mode other than interactive/batch, or concurrency below 1.
+        """
+        if mode not in ("interactive", "batch"):
+            raise ConfigurationError(f"Fleet mode must be 'interactive' or 'batch', got {mode!r}")
+        if concurrency < 1:
+            raise ConfigurationError(f"Fleet concurrency must be at least 1, got {concurrency}")
+        self._deps = deps or _default_deps()
+        self._factory = agent_factory
+        self.name = name
+        self.mode: FleetMode = mode
+        self.worker_id = worker_id or os.environ.get("DPT_FLEET_WORKER") or "local"
+        self._concurrency = concurrency
+        self._poll = poll_seconds
+        self._storm = storm_seconds
+        self._batch_window = batch_window_seconds
+        self._batch_settle = batch_settle_seconds
+        self.provider: str | None = None
+        self.model: str | None = None
+        self._client_kwargs: dict[str, Any] = {}
+        if agent_factory is not None:
+            probe = agent_factory()
+            try:
+                self.provider, self.model = probe.provider, probe.model
+                self._client_kwargs = _client_kwargs(probe)
+                row = self._deps.registry.row(probe.model)
+            finally:
+                run_blocking(probe.close)
+            if rate_limit is None and row is not None and row.requests_per_minute:
+                rate_limit = RateLimit(
+                    row.requests_per_minute, rate_window_seconds, tokens=row.tokens_per_minute
+                )
+        self.rate_limit = rate_limit
+        """The provider's fleet-wide rate limit (None: none known)."""
+        self._engine = self._deps.engine(database_url, name)
+        self._runner: FleetJobRunner | None = None
+
+    # ------------------------------------------------------------------ queue side
+    def submit(self, job_id: str, message: str, files: list[str] | None = None) -> bool:
+        """Queue one job; returns False when ``job_id`` was already submitted (it runs once).
+
+        ``files`` are paths or URLs the workers can read (``Agent.run(files=...)``).
+
+        Raises:
+            ConfigurationError: an empty job id, or a message that is not a string.
+        """
+        if not isinstance(job_id, str) or not job_id:
+            raise ConfigurationError(f"job_id must be a non-empty string, got {job_id!r}")
+        if not isinstance(message, str):
+            raise ConfigurationError(f"message must be a string, got {type(message).__name__}")
+        payload = {"message": message, "files": [str(f) for f in files or []]}
+        return self._engine.submit(job_id, payload)
+
+    def jobs(self) -> list[JobRecord]:
+        """Every job of the fleet with its state, in submission order."""
+        return list(self._engine.jobs())
+
+    def status(self) -> FleetStatus:
+        """Counts of queued / running / done / failed jobs and the spend so far."""
+        return status_of(self.jobs())
+
+    def results(self) -> dict[str, JobResult]:
+        """The finished jobs' results by job id (done and failed)."""
+        return {r.job_id: JobResult.of(r) for r in self.jobs() if r.state in ("done", "failed")}
+
+    # ------------------------------------------------------------------ worker side
+    @property
+    def runner(self) -> FleetJobRunner:
+        """The job runner of this process (built on first use).
+
+        Raises:
+            StateError: the fleet has no agent factory.
+        """
+        if self._factory is None or self.provider is None:
+            raise StateError("this Fleet has no agent_factory: it can submit and read, not run")
+        if self._runner is None:
+            batch_clients: Callable[[str], BatchClient | None] | None = None
+            if self.mode == "batch":
+
+                def batch_clients(provider: str) -> BatchClient | None:
+                    return self._deps.batch_clients(provider, **self._client_kwargs)
+
+            self._runner = FleetJobRunner(
+                self._factory,
+                fleet=self.name,
+                rate_limits={self.provider: self.rate_limit} if self.rate_limit else {},
+                batch_clients=batch_clients,
+                storm_seconds=self._storm,
+                batch_settle_seconds=self._batch_settle,
+                batch_window_seconds=self._batch_window,
+            )
+        return self._runner
+
+    def queues(self) -> FleetQueues:
+        """The queues this fleet's workers serve."""
+        lanes = {}
+        if self.rate_limit is not None and self.provider and self.mode == "interactive":
+            limit = self.rate_limit
+            lanes[lane_name(self.name, self.provider)] = RateLimit(
+                limit.requests, headroom(limit.period_seconds), tokens=limit.tokens
+            )
+        return FleetQueues(
+            self.name,
+            worker_concurrency=self._concurrency,
+            lanes=lanes,
+            poll_seconds=self._poll,
+        )
+
+    def run(
+        self,
+        *,
+        until_idle: bool = True,
+        on_progress: Callable[[FleetStatus], None] | None = None,
+    ) -> dict[str, JobResult]:
+        """Work in this process: resume this worker's unfinished jobs, then take queued
+        ones until none is queued or running here (``until_idle``); returns the results.
+        """
+        runner = self.runner
+        tick = None
+        if on_progress is not None:
+            progress = on_progress
+
+            def tick(records: Any) -> None:
+                progress(status_of(list(records)))
+
+        self._engine.serve(
+            runner,
+            self.queues(),
+            worker_id=self.worker_id,
+            until_idle=until_idle,
+            on_tick=tick,
+        )
+        return self.results()
+
+    def close(self) -> None:
+        """Release the engine's connections."""
+        self._engine.close()
+
+    def __enter__(self) -> Fleet:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (
+            f"Fleet(name={self.name!r}, model={self.model!r}, mode={self.mode!r}, "
+            f"worker_id={self.worker_id!r})"
+        )
+
+
+def _client_kwargs(agent: FleetAgent | Any) -> dict[str, Any]:
+    settings = getattr(agent, "settings", None)
+    kwargs: dict[str, Any] = {}
+    for key in ("api_key", "base_url"):
+        value = getattr(settings, key, None)
+        if value is not None:
+            kwargs[key] = value
+    return kwargs

@@ -1,0 +1,210 @@
+"""One fleet job: an Agent run whose requests and tool calls are durable steps.
+
+:class:`FleetJobRunner` is the :data:`~doc_processing_toolkit.ports.durable.JobRunner`
+the engine calls for each job (and again, to replay it, after a crash). It builds a fresh
+Agent with the fleet's factory, installs a :class:`JobScope` for the run (so the loop
+talks to a :class:`~doc_processing_toolkit.application.fleet.sending.JobModelClient` and
+each tool call is a step) and turns the outcome into the job's result: JSON data with
+the output, the ledger and the cost. A run that fails still returns a result (with
+``error`` and the partial ledger), so its spend is counted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.application.fleet.batching import RoundBatcher
+from doc_processing_toolkit.application.fleet.sending import JobModelClient, ProviderGate
+from doc_processing_toolkit.application.run.step_scope import run_scope
+from doc_processing_toolkit.domain.errors import DocProcessingToolkitError
+from doc_processing_toolkit.domain.fleet import RateLimit, lane_name
+from doc_processing_toolkit.domain.tools.specs import ToolOutcome
+from doc_processing_toolkit.ports.batch import BatchClient
+from doc_processing_toolkit.ports.durable import DurableSteps
+from doc_processing_toolkit.ports.model_client import ModelClient
+
+__all__ = ["FleetJobRunner", "JobScope", "result_of"]
+
+log = get_logger(__name__)
+
+
+class FleetAgent(Protocol):
+    """What the fleet needs of the Agent its factory builds."""
+
+    @property
+    def provider(self) -> str: ...
+
+    async def run(self, message: str, *, files: list[Any] | None = None) -> Any: ...
+
+    async def close(self) -> None: ...
+
+
+class JobScope:
+    """The run scope of one job: its model client and its tool calls become steps."""
+
+    def __init__(
+        self,
+        steps: DurableSteps,
+        gate: ProviderGate,
+        *,
+        lane: str | None,
+        batcher: RoundBatcher | None,
+        storm_seconds: float,
+    ) -> None:
+        self._steps = steps
+        self._gate = gate
+        self._lane = lane
+        self._batcher = batcher
+        self._storm_seconds = storm_seconds
+
+    def model_client(self, client: ModelClient) -> ModelClient:
+        """The job's durable client over the Agent's ``client``."""
+        return JobModelClient(
+            client,
+            self._steps,
+            self._gate,
+            send=self._batcher.send if self._batcher is not None else None,
+            lane=self._lane if self._batcher is None else None,
+            storm_seconds=self._storm_seconds,
+        )
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], call: Callable[[], Awaitable[ToolOutcome]]
+    ) -> ToolOutcome:
+        """One tool call as a step named after the tool and a digest of its arguments (so
+        a replay that reached the calls of a round in another order fails loudly)."""
+        digest = hashlib.sha256(
+            json.dumps(arguments, sort_keys=True, default=str).encode()
+        ).hexdigest()[:12]
+
+        async def run() -> ToolOutcome:
+            return await call()
+
+        return await self._steps.step(f"tool:{name}#{digest}", run)
+
+
+def result_of(job_id: str, result: Any, error: BaseException | None) -> dict[str, Any]:
+    """A job's result as JSON data (``result`` is an AgentResult, or a failed run's
+    partial one, or None)."""
+    data: dict[str, Any] = {
+        "job_id": job_id,
+        "output": None,
+        "cost": 0.0,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "requests": 0,
+        "tools_used": [],
+        "records": [],
+        "error": None,
+        "error_type": None,
+    }
+    if result is not None:
+        records = [dict(r) for r in getattr(result, "request_cost_records", [])]
+        data.update(
+            output=_jsonable(getattr(result, "output", None)),
+            cost=float(getattr(result, "cost", 0.0) or 0.0),
+            input_tokens=int(getattr(result, "input_tokens", 0) or 0),
+            output_tokens=int(getattr(result, "output_tokens", 0) or 0),
+            requests=len(records),
+            tools_used=list(getattr(result, "tools_used", [])),
+            records=_jsonable(records),
+        )
+    if error is not None:
+        data["error"] = str(error) or type(error).__name__
+        data["error_type"] = type(error).__name__
+    return data
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
+
+
+class FleetJobRunner:
+    """Runs fleet jobs on one worker (shared gates and batchers per provider)."""
+
+    def __init__(
+        self,
+        agent_factory: Callable[[], FleetAgent],
+        *,
+        fleet: str,
+        rate_limits: dict[str, RateLimit],
+        batch_clients: Callable[[str], BatchClient | None] | None = None,
+        storm_seconds: float = 900.0,
+        batch_settle_seconds: float = 0.2,
+        batch_window_seconds: float = 30.0,
+    ) -> None:
+        """Args:
+        agent_factory: Builds the Agent of one job (called once per job and per replay).
+        fleet: The fleet's name (its lanes are named after it).
+        rate_limits: provider -> the fleet-wide rate limit of its requests.
+        batch_clients: provider -> its BatchClient (batch mode), or None for a provider
+            without one (its jobs run interactively). None: interactive mode.
+        """
+        self._factory = agent_factory
+        self._fleet = fleet
+        self._limits = rate_limits
+        self._batch_clients = batch_clients
+        self._storm_seconds = storm_seconds
+        self._settle = batch_settle_seconds
+        self._window = batch_window_seconds
+        self._gates: dict[str, ProviderGate] = {}
+        self._batchers: dict[str, RoundBatcher | None] = {}
+
+    def _gate(self, provider: str) -> ProviderGate:
+        if provider not in self._gates:
+            self._gates[provider] = ProviderGate(provider, self._limits.get(provider))
+        return self._gates[provider]
+
+    def _batcher(self, provider: str) -> RoundBatcher | None:
+        if self._batch_clients is None:
+            return None
+        if provider not in self._batchers:
+            client = self._batch_clients(provider)
+            if client is None:
+                log.warning(
+                    "no batch API for this provider: its jobs run interactively",
+                    provider=provider,
+                )
+                self._batchers[provider] = None
+            else:
+                self._batchers[provider] = RoundBatcher(
+                    client, settle_seconds=self._settle, window_seconds=self._window
+                )
+        return self._batchers[provider]
+
+    @property
+    def batchers(self) -> dict[str, RoundBatcher | None]:
+        """provider -> its batcher on this worker (None: the provider runs interactively)."""
+        return dict(self._batchers)
+
+    async def __call__(
+        self, job_id: str, payload: dict[str, Any], steps: DurableSteps
+    ) -> dict[str, Any]:
+        """Run job ``job_id`` (``payload``: ``message`` and ``files``) and return its result."""
+        agent = self._factory()
+        provider = agent.provider
+        batcher = self._batcher(provider)
+        lane = lane_name(self._fleet, provider) if provider in self._limits else None
+        scope = JobScope(
+            steps,
+            self._gate(provider),
+            lane=lane,
+            batcher=batcher,
+            storm_seconds=self._storm_seconds,
+        )
+        if batcher is not None:
+            batcher.join()
+        try:
+            with run_scope(scope):
+                result = await agent.run(payload["message"], files=payload.get("files") or None)
+            return result_of(job_id, result, None)
+        except DocProcessingToolkitError as exc:
+            return result_of(job_id, getattr(exc, "partial_result", None), exc)
+        finally:
+            if batcher is not None:
+                batcher.leave()
+            await agent.close()

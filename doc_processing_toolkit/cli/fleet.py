@@ -1,0 +1,245 @@
+"""``dpt fleet run|status|results``: a backlog of documents as one durable fleet.
+
+::
+
+    dpt fleet run jobs.jsonl --model claude-sonnet-5-5 [--mode batch] [--workers N]
+                             [--database-url URL] [--tool tools.py] [--instructions TEXT]
+    dpt fleet status [--database-url URL]
+    dpt fleet results [--out results.jsonl] [--database-url URL]
+
+Each line of ``jobs.jsonl`` is ``{"id": ..., "message": ..., "files": [...]}`` (``files``
+optional). ``run`` submits every line (an id already submitted is not run again), then
+works in this process with ``--workers`` jobs at once until the queue is empty, with a
+progress bar on stderr. The same command on another machine with the same Postgres
+``--database-url`` (and its own ``--worker-id``) drains the same queue. Exit codes: 0
+every job done, 1 some job failed, 2 a usage or input error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from doc_processing_toolkit.cli.tool_files import load_tool_file
+from doc_processing_toolkit.domain.errors import (
+    ConfigurationError,
+    InvalidInputError,
+    MissingFileError,
+)
+from doc_processing_toolkit.fleet import Fleet, FleetStatus
+
+__all__ = ["ProgressBar", "add_commands", "read_jobs"]
+
+
+def read_jobs(path: str) -> list[dict[str, Any]]:
+    """The jobs of a JSONL file, checked.
+
+    Raises:
+        MissingFileError: no such file.
+        InvalidInputError: a line that is not a job, naming the line.
+    """
+    file = Path(path)
+    if not file.is_file():
+        raise MissingFileError(f"jobs file not found: {path}")
+    jobs: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            job = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InvalidInputError(f"{path}:{number}: not JSON ({exc.msg})") from exc
+        if not isinstance(job, dict):
+            raise InvalidInputError(f"{path}:{number}: a job is an object with id and message")
+        job_id, message, files = job.get("id"), job.get("message"), job.get("files") or []
+        if not isinstance(job_id, str) or not job_id:
+            raise InvalidInputError(f"{path}:{number}: 'id' must be a non-empty string")
+        if not isinstance(message, str):
+            raise InvalidInputError(f"{path}:{number}: 'message' must be a string")
+        if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+            raise InvalidInputError(f"{path}:{number}: 'files' must be a list of paths or URLs")
+        if job_id in seen:
+            raise InvalidInputError(f"{path}:{number}: job id {job_id!r} appears twice")
+        seen.add(job_id)
+        jobs.append({"id": job_id, "message": message, "files": files})
+    if not jobs:
+        raise InvalidInputError(f"{path} holds no jobs")
+    return jobs
+
+
+class ProgressBar:
+    """``[#####-----] 120/200  done 117  failed 3  running 8  $0.4211`` on a terminal
+    (redrawn in place), one line per change elsewhere."""
+
+    def __init__(self, out: TextIO, width: int = 30) -> None:
+        self._out = out
+        self._width = width
+        self._tty = out.isatty()
+        self._last = ""
+        self._last_time = 0.0
+
+    def __call__(self, status: FleetStatus) -> None:
+        """Draw ``status``."""
+        total = max(status.total, 1)
+        finished = status.done + status.failed
+        filled = int(self._width * finished / total)
+        line = (
+            f"[{'#' * filled}{'-' * (self._width - filled)}] {finished}/{status.total}  "
+            f"done {status.done}  failed {status.failed}  running {status.running}  "
+            f"${status.spend:.4f}"
+        )
+        if line == self._last:
+            return
+        now = time.monotonic()
+        if self._tty:
+            self._out.write("\r" + line)
+        elif now - self._last_time >= 1.0 or status.finished:
+            self._out.write(line + "\n")
+        else:
+            return
+        self._out.flush()
+        self._last, self._last_time = line, now
+
+    def close(self) -> None:
+        """End the bar's line."""
+        if self._tty and self._last:
+            self._out.write("\n")
+            self._out.flush()
+
+
+def _fleet(args: argparse.Namespace, factory: Any = None, **kwargs: Any) -> Fleet:
+    return Fleet(
+        factory,
+        args.database_url,
+        name=args.name,
+        worker_id=getattr(args, "worker_id", None),
+        **kwargs,
+    )
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from doc_processing_toolkit.agent import Agent
+
+    jobs = read_jobs(args.jobs)
+    tools: list[Any] = []
+    for path in args.tool or []:
+        tools.extend(load_tool_file(path))
+    if args.workers < 1:
+        raise ConfigurationError(f"--workers must be at least 1, got {args.workers}")
+
+    def agent() -> Agent:
+        return Agent(args.model, args.instructions or "", tools=tools or None, log_to_file=False)
+
+    fleet = _fleet(args, agent, mode=args.mode, concurrency=args.workers)
+    try:
+        new = sum(fleet.submit(j["id"], j["message"], j["files"]) for j in jobs)
+        print(f"dpt fleet: {new} new jobs, {len(jobs) - new} already submitted", file=sys.stderr)
+        bar = ProgressBar(sys.stderr)
+        try:
+            fleet.run(on_progress=bar)
+        finally:
+            bar.close()
+        status = fleet.status()
+    finally:
+        fleet.close()
+    print(_summary(status))
+    return 1 if status.failed else 0
+
+
+def _summary(status: FleetStatus) -> str:
+    return (
+        f"jobs: {status.total}  done: {status.done}  failed: {status.failed}  "
+        f"queued: {status.queued}  running: {status.running}  spend: ${status.spend:.6f}"
+    )
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    fleet = _fleet(args)
+    try:
+        status = fleet.status()
+    finally:
+        fleet.close()
+    if args.json:
+        data = {
+            "queued": status.queued,
+            "running": status.running,
+            "done": status.done,
+            "failed": status.failed,
+            "spend": status.spend,
+        }
+        print(json.dumps(data))
+    else:
+        print(_summary(status))
+    return 0
+
+
+def _cmd_results(args: argparse.Namespace) -> int:
+    fleet = _fleet(args)
+    try:
+        results = fleet.results()
+    finally:
+        fleet.close()
+    lines = [json.dumps(r.to_dict(), default=str) + "\n" for r in results.values()]
+    if args.out is None:
+        sys.stdout.writelines(lines)
+    else:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.writelines(lines)
+            os.replace(temp, out)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+        print(f"dpt fleet: {len(lines)} results written to {out}", file=sys.stderr)
+    return 0
+
+
+def add_commands(sub: Any) -> None:
+    """Add ``fleet run|status|results`` to the ``dpt`` parser."""
+    fleet = sub.add_parser("fleet", help="durable fleets of jobs (DBOS: SQLite or Postgres)")
+    commands = fleet.add_subparsers(dest="fleet_command", required=True)
+
+    def common(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "--database-url",
+            default=None,
+            help="a postgresql:// URL shared by workers, or a SQLite file "
+            "(default: <name>.sqlite in the working directory)",
+        )
+        parser.add_argument("--name", default="dpt-fleet", help="the fleet (its queue)")
+
+    run = commands.add_parser("run", help="submit jobs.jsonl and work until the queue is empty")
+    run.add_argument("jobs", help='a JSONL file: {"id", "message", "files"} per line')
+    run.add_argument("--model", required=True, help="a registry model name, e.g. gpt-4o")
+    run.add_argument(
+        "--mode",
+        choices=("interactive", "batch"),
+        default="interactive",
+        help="interactive requests, or provider batch APIs at batch prices",
+    )
+    run.add_argument("--workers", type=int, default=8, help="jobs this process runs at once")
+    run.add_argument("--worker-id", default=None, help="this worker's stable name")
+    run.add_argument("--tool", action="append", metavar="FILE.py", help="a file of @tool functions")
+    run.add_argument("--instructions", default="", help="the system prompt (default: none)")
+    common(run)
+    run.set_defaults(func=_cmd_run)
+
+    status = commands.add_parser("status", help="queued / running / done / failed and spend")
+    status.add_argument("--json", action="store_true", help="print the counts as JSON")
+    common(status)
+    status.set_defaults(func=_cmd_status)
+
+    results = commands.add_parser("results", help="the finished jobs' results as JSONL")
+    results.add_argument("--out", default=None, help="write them to this file (default: stdout)")
+    common(results)
+    results.set_defaults(func=_cmd_results)

@@ -1,0 +1,174 @@
+"""Fleets of jobs as pure data: queue limits, a job's record, a fleet's status.
+
+A *job* is one Agent run over one message (and its files), keyed by a caller-chosen id.
+A fleet's jobs wait on one queue; a worker runs at most ``worker_concurrency`` at once,
+and every model request first takes a permit on its provider's *lane*, a rate-limited
+queue shared by all workers (requests per period, from the registry row or the caller).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from doc_processing_toolkit.domain.errors import ConfigurationError
+
+__all__ = [
+    "FleetQueues",
+    "FleetStatus",
+    "JobRecord",
+    "JobResult",
+    "JobState",
+    "RateLimit",
+    "lane_name",
+    "status_of",
+]
+
+JobState = Literal["queued", "running", "done", "failed"]
+"""queued: waiting for a worker; running: on a worker (or left by a dead one, until that
+worker resumes it); done: finished with a result; failed: finished with an error."""
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimit:
+    """At most ``requests`` model requests start in any window of ``period_seconds``."""
+
+    requests: int
+    period_seconds: float = 60.0
+    tokens: int | None = None
+    """Tokens (input + output) allowed per period, when known (enforced per worker)."""
+
+    def __post_init__(self) -> None:
+        if self.requests < 1:
+            raise ConfigurationError(f"RateLimit.requests must be at least 1, got {self.requests}")
+        if self.period_seconds <= 0:
+            raise ConfigurationError(
+                f"RateLimit.period_seconds must be positive, got {self.period_seconds}"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class FleetQueues:
+    """The queues of one fleet: its job queue and its providers' rate-limited lanes."""
+
+    name: str
+    """The fleet's name (its job queue is called this)."""
+    worker_concurrency: int = 8
+    """Jobs one worker runs at once."""
+    lanes: dict[str, RateLimit] = field(default_factory=dict)
+    """lane name (see :func:`lane_name`) -> its rate limit."""
+    poll_seconds: float = 0.05
+    """How often a worker looks for queued jobs and permits."""
+
+
+def lane_name(fleet: str, provider: str) -> str:
+    """The rate-limited lane of ``provider``'s requests in fleet ``fleet``."""
+    return f"{fleet}.rate.{provider}"
+
+
+@dataclass(frozen=True, slots=True)
+class JobRecord:
+    """One job as the engine holds it."""
+
+    job_id: str
+    state: JobState
+    result: dict[str, Any] | None = None
+    """The job's result (``done`` and ``failed`` jobs; see the fleet's result shape)."""
+    worker: str | None = None
+    """The worker that ran (or runs) it."""
+    created_at: float | None = None
+    """Submission time, seconds since the epoch."""
+
+
+@dataclass(frozen=True, slots=True)
+class JobResult:
+    """A finished job: its output, its ledger and its cost (or its error)."""
+
+    job_id: str
+    state: JobState
+    output: Any = None
+    cost: float = 0.0
+    """USD, the sum of the job's ledger (failed jobs: what they spent before failing)."""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    requests: int = 0
+    """Model requests billed (one per ledger record)."""
+    tools_used: tuple[str, ...] = ()
+    records: tuple[dict[str, Any], ...] = ()
+    """The per-request cost records (``AgentResult.request_cost_records``)."""
+    error: str | None = None
+    error_type: str | None = None
+    worker: str | None = None
+
+    @property
+    def success(self) -> bool:
+        """True for a job that finished without an error."""
+        return self.state == "done"
+
+    @classmethod
+    def of(cls, record: JobRecord) -> JobResult:
+        """The result held by a finished job's record."""
+        data = record.result or {}
+        return cls(
+            job_id=record.job_id,
+            state=record.state,
+            output=data.get("output"),
+            cost=float(data.get("cost") or 0.0),
+            input_tokens=int(data.get("input_tokens") or 0),
+            output_tokens=int(data.get("output_tokens") or 0),
+            requests=int(data.get("requests") or 0),
+            tools_used=tuple(data.get("tools_used") or ()),
+            records=tuple(data.get("records") or ()),
+            error=data.get("error"),
+            error_type=data.get("error_type"),
+            worker=record.worker,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON data (one line of ``dpt fleet results``)."""
+        return {
+            "id": self.job_id,
+            "state": self.state,
+            "output": self.output,
+            "cost": self.cost,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "requests": self.requests,
+            "tools_used": list(self.tools_used),
+            "error": self.error,
+            "error_type": self.error_type,
+            "worker": self.worker,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FleetStatus:
+    """Counts of a fleet's jobs and the spend of the finished ones."""
+
+    queued: int = 0
+    running: int = 0
+    done: int = 0
+    failed: int = 0
+    spend: float = 0.0
+    """USD billed for the finished jobs (done and failed), from their ledgers."""
+
+    @property
+    def total(self) -> int:
+        """Every job."""
+        return self.queued + self.running + self.done + self.failed
+
+    @property
+    def finished(self) -> bool:
+        """True when no job is queued or running."""
+        return self.queued == 0 and self.running == 0
+
+
+def status_of(records: list[JobRecord]) -> FleetStatus:
+    """The :class:`FleetStatus` of ``records``."""
+    counts = {"queued": 0, "running": 0, "done": 0, "failed": 0}
+    spend = 0.0
+    for record in records:
+        counts[record.state] += 1
+        if record.result is not None:
+            spend += float(record.result.get("cost") or 0.0)
+    return FleetStatus(spend=spend, **counts)

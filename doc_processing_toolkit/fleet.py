@@ -1,0 +1,36 @@
+"""Fleets of documents: durable, rate-limited Agent runs on a queue (documented import path).
+
+::
+
+    from doc_processing_toolkit import Agent
+    from doc_processing_toolkit.fleet import Fleet
+
+    fleet = Fleet(lambda: Agent("claude-sonnet-5-5", tools=[lookup]))
+    fleet.submit("inv-001", "Extract the total.", files=["invoices/inv-001.pdf"])
+    fleet.run()
+    print(fleet.status(), fleet.results()["inv-001"].output)
+
+Needs the ``fleet`` extra (DBOS): ``pip install 'doc-processing-toolkit[fleet]'``. See
+:class:`~doc_processing_toolkit.application.fleet.fleet.Fleet` for every parameter.
+Importing this module installs the composition root's adapters (DBOS, the registry, the
+providers' batch clients) as the fleets' defaults; ``dbos`` itself is imported when the
+first Fleet is built.
+"""
+
+from doc_processing_toolkit.application.fleet.fleet import (
+    Fleet,
+    FleetDeps,
+    set_default_fleet_deps_factory,
+)
+from doc_processing_toolkit.domain.fleet import FleetStatus, JobRecord, JobResult, RateLimit
+
+__all__ = ["Fleet", "FleetDeps", "FleetStatus", "JobRecord", "JobResult", "RateLimit"]
+
+
+def _container_fleet_deps() -> FleetDeps:
+    from doc_processing_toolkit.application.container import fleet_deps
+
+    return fleet_deps()
+
+
+set_default_fleet_deps_factory(_container_fleet_deps)
