@@ -165,10 +165,14 @@ def test_max_compactions_and_min_messages_hold_it_back() -> None:
         strategy="tool_result_clearing",
         keep_recent_tool_results=0,
         max_compactions_per_session=1,
+        archive_history=False,
     )
     assert agent.run_sync("go").compaction_count == 1
     agent, _ = _agent(
-        list(steps), strategy="tool_result_clearing", min_messages_before_compaction=50
+        list(steps),
+        strategy="tool_result_clearing",
+        min_messages_before_compaction=50,
+        archive_history=False,
     )
     assert agent.run_sync("go").compaction_count == 0
 
