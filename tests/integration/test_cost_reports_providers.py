@@ -175,8 +175,12 @@ def test_a_mid_stream_failure_is_a_stream_partial_record(
     assert row is not None and row.pricing.output_per_mtok is not None
     if registry().detect_provider(model) == "openai":
         assert record["estimated"] is True and done["cost_estimated"] is True
-        assert record["input_tokens"] == 0 and record["output_tokens"] == 60
-        assert record["cost"] == pytest.approx(60 * row.pricing.output_per_mtok / 1e6)
+        # the input is the request's pre-flight estimate (estimate_input_tokens="lazy")
+        assert record["input_tokens"] > 0 and record["output_tokens"] == 60
+        assert row.pricing.input_per_mtok is not None
+        expected = record["input_tokens"] * row.pricing.input_per_mtok
+        expected += 60 * row.pricing.output_per_mtok
+        assert record["cost"] == pytest.approx(expected / 1e6)
     else:
         assert "estimated" not in record and record["input_tokens"] == 500
     assert done["cost"] == pytest.approx(record["cost"]) and done["cost"] > 0

@@ -88,13 +88,18 @@ def test_build_request_shapes() -> None:
             "input_schema": {"type": "object"},
             "strict": True,
             "defer_loading": True,
-        }
+        },
+        {"type": "code_execution_20250825", "name": "code_execution"},  # skills need it
     ]
+    assert wire.params["container"] == {
+        "skills": [{"type": "anthropic", "skill_id": "pdf", "version": "latest"}]
+    }
+    assert "skills-2025-10-02" in wire.extra_headers["anthropic-beta"]
     assert wire.params["tool_choice"] == {"type": "none"}
     assert wire.params["max_tokens"] > 9000  # above the thinking budget
     assert wire.params["system"] == "S"
     assert wire.extra_body == {"top_k": 5}
-    assert wire.ignored_options == ("skills",)
+    assert wire.ignored_options == ()
     assert "max_pause_turn_iterations" not in wire.params
 
 

@@ -236,3 +236,86 @@ def test_any_native_history_converts_for_any_other_provider(
     # what is left is neutral: going back drops nothing more
     _, back = convert_history(converted, source=target, target=source)
     assert back.drops == []
+
+
+# ---------------------------------------------------------------- A -> B -> A (issue 9)
+def _results(messages: list[Message]) -> list[tuple[str, str]]:
+    return [
+        (part.name, part.text)
+        for message in messages
+        for part in message.parts
+        if isinstance(part, ToolResultPart)
+    ]
+
+
+@settings(max_examples=100, deadline=None)
+@given(cases())
+def test_a_to_b_to_a_keeps_every_text_tool_call_and_result(
+    case: tuple[str, str, list[dict[str, Any]], list[str] | None],
+) -> None:
+    source, target, native, _ = case
+    source_ir = codec(source).parse(native)
+    there, report_there = convert_history(native, source=source, target=target)
+    back, report_back = convert_history(there, source=target, target=source)
+    back_ir = codec(source).parse(back)
+
+    assert codec(source).render(back_ir) == back  # native for the source again
+    assert _texts(back_ir) == _texts(source_ir)
+    assert [(c.name, c.arguments) for m in back_ir for c in m.tool_calls] == [
+        (c.name, c.arguments) for m in source_ir for c in m.tool_calls
+    ]
+    assert _results(back_ir) == _results(source_ir)
+    # every drop happened, and was reported, on the way out; the way back drops nothing
+    assert Counter(e["artefact"] for e in report_there.drops) == _expected_drops(source_ir, False)
+    assert report_back.drops == []
+
+
+# ---------------------------------------------------------------- truncation (issue 9)
+@st.composite
+def provider_histories(draw: st.DrawFn) -> tuple[str, list[dict[str, Any]]]:
+    provider = draw(st.sampled_from(PROVIDERS))
+    return provider, draw(native_histories(provider))
+
+
+def _is_legal(messages: list[Message]) -> bool:
+    """No tool call left unanswered, no result answering no earlier call."""
+    seen: set[str] = set()
+    open_ids: set[str] = set()
+    for message in messages:
+        for part in message.parts:
+            if isinstance(part, ToolCallPart):
+                seen.add(part.id)
+                open_ids.add(part.id)
+            elif isinstance(part, ToolResultPart):
+                if part.call_id not in seen:
+                    return False
+                open_ids.discard(part.call_id)
+    return not open_ids
+
+
+@settings(max_examples=100, deadline=None)
+@given(provider_histories())
+def test_truncation_at_every_point_is_a_legal_prefix_the_provider_accepts(
+    case: tuple[str, list[dict[str, Any]]],
+) -> None:
+    from doc_processing_toolkit.application.session.native import NativeHistory, legal_cut
+    from doc_processing_toolkit.testing.emulator.anthropic_wire import validate_request
+
+    provider, native = case
+    history = NativeHistory(codec(provider))
+    for count in range(len(native) + 1):
+        cut = legal_cut(history, native, count)
+        assert 0 <= cut <= count
+        prefix = native[:cut]  # a pure prefix cut: what stays is never rewritten
+        parsed = codec(provider).parse(prefix)
+        assert codec(provider).render(parsed) == prefix
+        assert _is_legal(parsed)
+        if provider == "anthropic" and prefix:
+            body = {"model": "m", "max_tokens": 1, "messages": prefix}
+            assert validate_request(body) is None
+        # the cut is the longest legal prefix within count that ends on a whole message
+        # (one IR message may span several native items: OpenAI's reasoning + its output)
+        _, starts = history.spans(native)
+        for longer in (k for k in starts if cut < k <= count):
+            candidate = codec(provider).parse(native[:longer])
+            assert not _is_legal(candidate), (provider, count, longer)

@@ -169,8 +169,9 @@ def test_report_round_trips_through_dict_and_json(tmp_path: Path) -> None:
 
 def test_a_usage_less_stream_failure_is_an_estimated_record(tmp_path: Path) -> None:
     """The provider reported nothing (Fault(input_tokens=0)) but 100 characters streamed:
-    the failed request's record counts them (25 tokens), priced at standard rates with no
-    input, marked estimated; the run's cost_estimated is raised with it."""
+    the failed request's record counts them (25 tokens), priced at standard rates, with the
+    request's pre-flight input estimate as its input, marked estimated; the run's
+    cost_estimated is raised with it."""
     fake = FakeModel(
         [Fault(kind="disconnect", partial_text="x" * 100, input_tokens=0)], provider="openai"
     )
@@ -185,13 +186,15 @@ def test_a_usage_less_stream_failure_is_an_estimated_record(tmp_path: Path) -> N
     done = _stream(agent)[-1].metadata or {}
     (record,) = done["request_cost_records"]
     assert record["estimated"] is True and record["token_source"] == "stream_partial"
-    assert record["input_tokens"] == 0 and record["output_tokens"] == 25
+    assert record["input_tokens"] > 0 and record["output_tokens"] == 25
     assert record["requested_tier"] == "priority" and record["served_tier"] is None
     from doc_processing_toolkit.application.container import registry
 
     row = registry().row("gpt-6-luna")
     assert row is not None and row.pricing.output_per_mtok is not None
-    assert record["cost"] == pytest.approx(25 * row.pricing.output_per_mtok / 1e6)  # standard
+    assert row.pricing.input_per_mtok is not None
+    expected = record["input_tokens"] * row.pricing.input_per_mtok
+    assert record["cost"] == pytest.approx((expected + 25 * row.pricing.output_per_mtok) / 1e6)
     assert done["cost"] == pytest.approx(record["cost"]) and done["cost_estimated"] is True
     assert done["token_source"] == "stream_partial"
     report = DetailedCostReport.load(done["detailed_cost_file"])

@@ -23,6 +23,7 @@ from doc_processing_toolkit.application.config.settings import (
 )
 from doc_processing_toolkit.application.hooks.runner import validate_hooks
 from doc_processing_toolkit.application.media.validation import validate_on_unsupported_part
+from doc_processing_toolkit.application.run.input_estimate import validate_estimate_mode
 from doc_processing_toolkit.application.session.history_config import validate_history_config
 from doc_processing_toolkit.application.session.media_policy import validate_max_inline_bytes
 from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidArgumentTypeError
@@ -42,10 +43,7 @@ __all__ = [
     "validate_timeout",
 ]
 
-NOT_YET_IMPLEMENTED: dict[str, Any] = {
-    "remove_citations": False,
-    "estimate_input_tokens": "lazy",
-}
+NOT_YET_IMPLEMENTED: dict[str, Any] = {}
 """Agent parameters whose features are not built yet, with their defaults."""
 
 _CONSUMED_PROVIDER_KWARGS = ("max_pause_turn_iterations", "mcp_remote_servers")
@@ -86,6 +84,7 @@ def validate_settings(settings: AgentSettings) -> AgentSettings:
     )
     normalize_prompt_caching(s.prompt_caching)
     validate_on_unsupported_part(s.on_unsupported_part)
+    estimate_mode = validate_estimate_mode(s.estimate_input_tokens)
     defer_predicate(s.defer_tools)
     check_session_settings(s)
     check_compaction_settings(
@@ -113,6 +112,8 @@ def validate_settings(settings: AgentSettings) -> AgentSettings:
         tool_result_preview_chars=preview or 0,
         truncated_result_read_chars=read_chars,
         detailed_costs=bool(s.detailed_costs),
+        remove_citations=bool(s.remove_citations),
+        estimate_input_tokens=estimate_mode,
         max_pause_turn_iterations=(
             validate_positive_int("max_pause_turn_iterations", pauses) or 10
         ),

@@ -3,7 +3,9 @@
 A request that fails after it was accepted was still billed: for what its stream had
 reported (``partial_usage``, or the usage of a request cancelled mid-stream), and, when
 the provider reported nothing at all although part of the reply had streamed, for an
-estimate of that output. Each case is one more entry of ``request_cost_records``, marked
+estimate of that output plus the request's pre-flight input estimate
+(``Agent(estimate_input_tokens=...)``; ``"billable_error_input_only"`` when no text had
+streamed). Each case is one more entry of ``request_cost_records``, marked
 ``token_source: "stream_partial"``; the estimated one also carries ``estimated: True``
 (its output tokens are a count of the streamed text, priced at standard rates with no
 input tokens, and it raises ``cost_estimated``). A request refused before it streamed
@@ -19,10 +21,13 @@ from doc_processing_toolkit.domain.errors import ProviderError
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import Usage
 
-__all__ = ["STREAM_PARTIAL", "failed_request_record"]
+__all__ = ["BILLABLE_INPUT_ONLY", "STREAM_PARTIAL", "failed_request_record"]
 
 STREAM_PARTIAL = "stream_partial"
 """The token_source of a record (and a run) whose counts came from a failed stream."""
+BILLABLE_INPUT_ONLY = "billable_error_input_only"
+"""The token_source of a failed stream that reported nothing and streamed no text: only
+its pre-flight input estimate (``estimate_input_tokens``) is billed."""
 
 
 def _usage_of_failure(outcome: RunOutcome) -> tuple[Usage, bool] | None:
@@ -34,8 +39,12 @@ def _usage_of_failure(outcome: RunOutcome) -> tuple[Usage, bool] | None:
         return None
     if error.partial_usage is not None:
         return error.partial_usage, False
+    estimate = outcome.estimated_input_tokens  # the pre-flight input estimate (0: none)
     if error.deltas_emitted and error.streamed_chars > 0:
-        return Usage(output_tokens=estimate_tokens_from_chars(error.streamed_chars)), True
+        output = estimate_tokens_from_chars(error.streamed_chars)
+        return Usage(input_tokens=estimate, output_tokens=output), True
+    if error.deltas_emitted and estimate > 0:
+        return Usage(input_tokens=estimate), True
     return None
 
 
@@ -51,7 +60,8 @@ def failed_request_record(outcome: RunOutcome, row: ModelInfo | None) -> CostRec
     usage, estimated = found
     request = outcome.current_request
     ttl = str(((request.prompt_caching if request else None) or {}).get("ttl", "5m"))
-    extra: dict[str, object] = {"token_source": STREAM_PARTIAL}
+    source = BILLABLE_INPUT_ONLY if estimated and usage.output_tokens == 0 else STREAM_PARTIAL
+    extra: dict[str, object] = {"token_source": source}
     if estimated:
         extra["estimated"] = True
     return price_request(

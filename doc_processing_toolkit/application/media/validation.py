@@ -24,9 +24,11 @@ from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.ports.provider_profile import ProviderProfile
 
 __all__ = [
+    "OFFICE_TYPES",
     "UNSUPPORTED_PART_POLICIES",
     "MediaCheck",
     "input_type_key",
+    "office_hint",
     "validate_on_unsupported_part",
     "validate_prompt_media",
 ]
@@ -105,6 +107,7 @@ def validate_prompt_media(
             check.kept.append(part)
             check.kept_indexes.append(index)
             continue
+        reason += office_hint(part.mime_type, input_types)
         check.dropped.append(
             {
                 "kind": input_type_key(part),
@@ -131,6 +134,30 @@ def validate_prompt_media(
             entry["reason"],
         )
     return check
+
+
+OFFICE_TYPES = {
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "xlsx",
+    "application/vnd.openxmlformats-officedocument.presentationml.presentation": "pptx",
+}
+"""The Office Open XML types the toolkit detects (from a zip's member names)."""
+
+
+def office_hint(mime_type: str, input_types: Sequence[str] | None) -> str:
+    """For an Office document: the types the model takes and the two ways in (else "").
+
+    No model takes a Word, Excel or PowerPoint file as prompt input, and the toolkit does
+    not convert one silently (a conversion drops layout, formulas and speaker notes): the
+    caller converts it to PDF, or hands it to code execution through ``tool_files=``.
+    """
+    if mime_type not in OFFICE_TYPES:
+        return ""
+    takes = ", ".join(t for t in (input_types or ()) if t != "text") or "text only"
+    return (
+        f" (the model takes: {takes}; convert the {OFFICE_TYPES[mime_type]} file to PDF, "
+        "or pass it in tool_files= for code execution)"
+    )
 
 
 def _label(part: MediaPart) -> str:

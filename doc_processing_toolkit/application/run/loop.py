@@ -33,6 +33,7 @@ from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
 from doc_processing_toolkit.application.run import binding
 from doc_processing_toolkit.application.run.events import EventChannel
+from doc_processing_toolkit.application.run.input_estimate import estimate_request_tokens
 from doc_processing_toolkit.application.run.outcome import RunOutcome
 from doc_processing_toolkit.application.run.retry import stream_with_retry
 from doc_processing_toolkit.application.run.settings import RunSettings
@@ -43,6 +44,7 @@ from doc_processing_toolkit.application.tools.accounting import (
     spend_record,
 )
 from doc_processing_toolkit.application.tools.tool_set import ToolSet
+from doc_processing_toolkit.domain.citations import strip_citation_markers
 from doc_processing_toolkit.domain.costs.ledger import (
     Ledger,
     RetryAccumulator,
@@ -230,6 +232,9 @@ class RunLoop:
         def on_usage(usage: Usage) -> None:
             outcome.in_flight_usage = usage
 
+        outcome.estimated_input_tokens = await estimate_request_tokens(
+            s.estimate_input_tokens, self._client, request
+        )
         try:
             response = await stream_with_retry(
                 self._client,
@@ -427,7 +432,7 @@ class RunLoop:
                     f"structured output is not valid JSON: {exc.msg} at position {exc.pos}"
                 ) from exc
             return _validate_structured(self._settings.output_schema, data)
-        return text
+        return strip_citation_markers(text) if self._settings.remove_citations else text
 
     async def _iteration_complete(
         self,

@@ -63,6 +63,12 @@ class OffLoopModelClient:
     async def aclose(self) -> None:
         await self._inner.aclose()
 
+    @property
+    def count_tokens(self) -> Callable[[ModelRequest], Awaitable[int]] | None:
+        """The inner client's token-counting call (on this loop), or None without one."""
+        count = getattr(self._inner, "count_tokens", None)
+        return count if callable(count) else None
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
         """Stream ``request`` from a worker thread; yields exactly what ``inner`` yields."""
         home = asyncio.get_running_loop()

@@ -61,6 +61,8 @@ class RunOutcome:
     """The compactions this run made (Level 1 and Level 2), in order."""
     compaction_iterations: list[int] = field(default_factory=list)
     """The iteration each of :attr:`compactions` happened at (before its request)."""
+    estimated_input_tokens: int = 0
+    """The pre-flight input estimate of the latest request (``estimate_input_tokens``)."""
     prefix_binding_retry: bool = False
     """A prefix-binding 400 was re-sent once; every later request carries the same choice."""
 

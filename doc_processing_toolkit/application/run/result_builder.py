@@ -80,7 +80,7 @@ def build_result(
         output_tokens += partial_record.output_tokens
         cost += partial_record.cost
         estimated = estimated or partial_record.cost_estimated
-        token_source = STREAM_PARTIAL
+        token_source = str(partial_record.extra.get("token_source", STREAM_PARTIAL))
     priced = [*ledger.records, *([partial_record] if partial_record is not None else [])]
     if error is None and _structured(outcome):
         mark_structured_records(records, attempts)

@@ -61,6 +61,10 @@ class RunSettings:
     """``run(media_resolution_list=...)`` (this run)."""
     code_execution_file_ids: tuple[str, ...] = ()
     """Uploaded ``tool_files`` for the code-execution tool's configuration (this run)."""
+    remove_citations: bool = False
+    """Strip citation markers from a text answer (``Agent(remove_citations=True)``)."""
+    estimate_input_tokens: str | bool = "lazy"
+    """How the pre-flight input estimate is made (see :mod:`.input_estimate`)."""
     bound_reasoning: bool = False
     """The provider binds replayed reasoning to its prefix (the binding fields apply)."""
     block_binding: str | None = None
@@ -126,4 +130,6 @@ def derive_run_settings(
         provider_options=dict(settings.provider_kwargs),
         truncated_result_read_chars=settings.read_back_chars,
         tool_reported_cost=tool_reported_cost_enabled(),
+        estimate_input_tokens=settings.estimate_input_tokens,
+        remove_citations=settings.remove_citations,
     )

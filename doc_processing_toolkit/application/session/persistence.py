@@ -59,6 +59,7 @@ from doc_processing_toolkit.domain.errors import (
     StateError,
     UnsupportedPartError,
 )
+from doc_processing_toolkit.domain.media import accepts_input_type
 from doc_processing_toolkit.domain.messages import Message
 from doc_processing_toolkit.domain.session import parse_envelope
 from doc_processing_toolkit.ports.media_store import MediaStore
@@ -283,7 +284,7 @@ class SessionPersistence:
             if (
                 key is None
                 or key in input_types
-                or (key.startswith("base64-image/") and "image" in input_types)
+                or (slot.mime_type and accepts_input_type(input_types, slot.mime_type))
             ):
                 continue
             record = {

@@ -150,6 +150,8 @@ class EmulatorState:
         it: the script answers). Requests of many concurrent runs get their own reply."""
         self.files = FileStore()
         """The Files API store (uploads outlive :meth:`reset`)."""
+        self.skills: dict[str, list[tuple[str, bytes]]] = {}
+        """Custom skills created (``POST /v1/skills``): id -> the uploaded files."""
         self.batches = BatchStore()
         """The provider batches (they outlive :meth:`reset`)."""
 

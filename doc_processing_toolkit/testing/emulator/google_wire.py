@@ -22,6 +22,9 @@ Script steps map as follows:
   ``content_filter`` / ``refusal``; an upper-case Gemini reason is sent as given) and
   ``usageMetadata``: promptTokenCount = input + cache reads, cachedContentTokenCount =
   cache reads, candidatesTokenCount = output - reasoning, thoughtsTokenCount = reasoning.
+* ``Reply.code_execution_files`` -> a chunk of ``executableCode``, ``codeExecutionResult``
+  and one ``inlineData`` part per file (with its ``displayName``), before the text: Gemini
+  returns what its code execution wrote inline.
 * ``Reply.served_tier`` -> the ``x-gemini-service-tier`` response header. That is where
   the SDK shows the served tier (``response.sdk_http_response.headers``); it drops
   response-body fields its types do not declare, and google-genai 3.6's
@@ -191,6 +194,15 @@ def _part_groups(reply: Reply) -> list[list[dict[str, Any]]]:
             if signature is not None and index == len(pieces) - 1:
                 part["thoughtSignature"] = signature
             groups.append([part])
+    if reply.code_execution_files:  # what the code wrote comes back inline, after the code
+        code: list[dict[str, Any]] = [
+            {"executableCode": {"language": "PYTHON", "code": "# writes the files"}},
+            {"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": ""}},
+        ]
+        for file in reply.code_execution_files:
+            inline = {"mimeType": file.mime_type, "data": _b64(file.data)}
+            code.append({"inlineData": {**inline, "displayName": file.filename}})
+        groups.append(code)
     text_groups = [[{"text": piece}] for piece in chunk_text(reply.text, size)]
     calls: list[dict[str, Any]] = []
     for call in reply.tool_calls:

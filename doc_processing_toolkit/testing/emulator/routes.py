@@ -19,6 +19,7 @@ from doc_processing_toolkit.testing.emulator.google_files_wire import GOOGLE_FIL
 from doc_processing_toolkit.testing.emulator.google_wire import GOOGLE_ROUTES
 from doc_processing_toolkit.testing.emulator.openai_batch_wire import OPENAI_BATCH_ROUTES
 from doc_processing_toolkit.testing.emulator.openai_wire import OPENAI_ROUTES
+from doc_processing_toolkit.testing.emulator.skills_wire import SKILLS_ROUTES
 
 __all__ = ["DIALECT_ROUTES", "register_dialect_routes"]
 
@@ -28,6 +29,7 @@ DIALECT_ROUTES: dict[str, DialectRoute] = {
     **CHAT_COMPLETIONS_ROUTES,  # chat completions (Fireworks)
     **GOOGLE_ROUTES,  # /v1(beta)/models/{model}:streamGenerateContent, ...
     **GOOGLE_FILES_ROUTES,  # /upload/v1(beta)/files
+    **SKILLS_ROUTES,  # /v1/skills (Anthropic custom skills)
     **FILES_ROUTES,  # /v1/files (Anthropic, OpenAI), /{version}/files/{id} (+ Gemini), ...
     **ANTHROPIC_BATCH_ROUTES,  # /v1/messages/batches (Message Batches)
     **OPENAI_BATCH_ROUTES,  # /v1/batches (Batch API; its GET shares Gemini's path)

@@ -265,6 +265,11 @@ class ProviderEmulator:
         return self._state.files
 
     @property
+    def skills(self) -> dict[str, list[tuple[str, bytes]]]:
+        """Custom skills created (``POST /v1/skills``): id -> the ``(name, bytes)`` files."""
+        return self._state.skills
+
+    @property
     def batches(self) -> BatchStore:
         """The provider batches: :meth:`BatchStore.script` scripts how many status checks
         the next batch stays in progress for; :attr:`BatchStore.batches` lists every batch

@@ -13,6 +13,7 @@ its connection pool is (``run_sync`` runs each call on a fresh loop).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -25,6 +26,7 @@ from doc_processing_toolkit.adapters.providers._common import (
     parse_retry_after,
     safe_url,
 )
+from doc_processing_toolkit.adapters.providers._files import files_call
 from doc_processing_toolkit.adapters.providers.anthropic import binding
 from doc_processing_toolkit.adapters.providers.anthropic import files as anthropic_files
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import PROVIDER
@@ -32,6 +34,11 @@ from doc_processing_toolkit.adapters.providers.anthropic.mapping import (
     WireRequest,
     build_request,
     resolve_max_tokens,
+)
+from doc_processing_toolkit.adapters.providers.anthropic.skills import (
+    SKILLS_UPLOAD_BETA,
+    normalize_skills,
+    resolve_skills,
 )
 from doc_processing_toolkit.adapters.providers.anthropic.stream import StreamAssembler
 from doc_processing_toolkit.domain.binding import PREFIX_BINDING_ERROR_TYPE
@@ -128,12 +135,28 @@ class AnthropicModelClient(SdkModelClient):
         self._log_mapping(wire)
         return wire
 
+    async def _with_skills(self, sdk: Any, client: Any, request: ModelRequest) -> ModelRequest:
+        """``request`` with its ``skills`` resolved (custom directories uploaded once)."""
+        refs = normalize_skills(request.provider_options.get("skills"))
+        if not refs:
+            return request
+
+        async def upload(files: list[tuple[str, bytes, str]]) -> str:
+            call = client.beta.skills.create(files=files, betas=[SKILLS_UPLOAD_BETA])
+            skill = await files_call(self, sdk, call, f"uploading the skill {files[0][0]}")
+            return str(skill.id)
+
+        entries, _ = await resolve_skills(refs, upload, self._endpoint()[0] or self.DEFAULT_URL)
+        options = {**request.provider_options, "skills": entries}
+        return dataclasses.replace(request, provider_options=options)
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
         """Send ``request`` (always streaming); yield deltas, then one ModelResponse."""
         sdk = import_anthropic()
         import httpx2
 
         client = self._sdk_client(sdk)
+        request = await self._with_skills(sdk, client, request)
         wire = self._wire(request)
         assembler = StreamAssembler(
             structured_output=request.output_schema is not None,
@@ -165,13 +188,20 @@ class AnthropicModelClient(SdkModelClient):
             await events.close()
         if not assembler.complete:
             raise progress.interrupted("anthropic: the stream ended before message_stop")
-        yield assembler.response(requested_model=request.model, request_id=progress.request_id)
+        response = assembler.response(requested_model=request.model, request_id=progress.request_id)
+        skills = request.provider_options.get("skills")
+        if skills:
+            used = [str(entry["skill_id"]) for entry in skills]
+            response = dataclasses.replace(
+                response, metadata={**response.metadata, "skills_used": used}
+            )
+        yield response
 
     async def count_tokens(self, request: ModelRequest) -> int:
         """Input tokens of ``request`` by the provider's count_tokens endpoint."""
         sdk = import_anthropic()
         client = self._sdk_client(sdk)
-        wire = self._wire(request)
+        wire = self._wire(await self._with_skills(sdk, client, request))
         keys = ("model", "messages", "system", "tools", "tool_choice", "thinking", "output_config")
         params = {k: v for k, v in wire.params.items() if k in keys}
         try:

@@ -22,6 +22,7 @@ from doc_processing_toolkit.adapters.providers.anthropic.options import (
     ANTHROPIC_OPTIONS,
     anthropic_mcp_connector,
 )
+from doc_processing_toolkit.adapters.providers.anthropic.skills import apply_skills
 from doc_processing_toolkit.domain.errors import CompatibilityError, ConfigurationError
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest, StopReason, Usage
@@ -274,7 +275,7 @@ def build_request(
         elif key in _LOOP_OPTIONS:
             continue
         elif key == "skills":
-            ignored.append(key)
+            betas.extend(apply_skills(params, value))
         else:
             extra_body[key] = value
             notes.append(f"provider option {key!r} sent through extra_body")

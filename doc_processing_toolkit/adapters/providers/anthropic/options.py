@@ -35,6 +35,7 @@ from doc_processing_toolkit.adapters.providers._options import (
     server_url,
 )
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import PROVIDER
+from doc_processing_toolkit.adapters.providers.anthropic.skills import normalize_skills
 from doc_processing_toolkit.domain.errors import CompatibilityError, ConfigurationError
 from doc_processing_toolkit.domain.registry import ModelInfo
 
@@ -251,11 +252,12 @@ class AnthropicOptions(VendorOptions):
         )
 
     def check_kwargs(self, kwargs: Mapping[str, Any]) -> list[str]:
-        """``max_pause_turn_iterations`` is a positive integer.
+        """``max_pause_turn_iterations`` is a positive integer; ``skills`` are well formed.
 
         Raises:
-            ValueError: when it is not.
+            ValueError: when one is not (a skills directory without SKILL.md included).
         """
+        normalize_skills(kwargs.get("skills"))
         pauses = kwargs.get("max_pause_turn_iterations")
         if pauses is not None and (
             isinstance(pauses, bool) or not isinstance(pauses, int) or pauses < 1

@@ -31,6 +31,7 @@ from doc_processing_toolkit.adapters.providers._common import (
     SdkModelClient,
     parse_retry_after,
 )
+from doc_processing_toolkit.adapters.providers.google import code_files as google_code_files
 from doc_processing_toolkit.adapters.providers.google.dialect import PROVIDER
 from doc_processing_toolkit.adapters.providers.google.files import upload_large_media
 from doc_processing_toolkit.adapters.providers.google.mapping import (
@@ -48,7 +49,9 @@ from doc_processing_toolkit.domain.errors import (
     StreamInterruptedError,
     status_error_class,
 )
+from doc_processing_toolkit.domain.messages import MediaPart
 from doc_processing_toolkit.domain.requests import ModelRequest, StreamItem
+from doc_processing_toolkit.ports.code_execution_files import OutputFile, UploadedToolFile
 
 __all__ = [
     "API_KEY_ENVS",
@@ -171,6 +174,23 @@ class GoogleModelClient(SdkModelClient):
         if http:
             config["http_options"] = http
         return config
+
+    # -- code-execution files (the CodeExecutionFiles port; see .code_files) ------------
+
+    reuses_containers = False
+
+    async def upload_tool_file(self, part: MediaPart) -> UploadedToolFile:
+        """Upload one ``tool_files`` entry through the Files API (polled to ACTIVE)."""
+        genai, types, errors = import_genai()
+        client = self._sdk_client(genai, types)
+        try:
+            return await google_code_files.upload_tool_file(client, part)
+        except errors.APIError as exc:
+            raise self._status_error(exc, before_stream=True) from exc
+
+    async def download_output_file(self, ref: Mapping[str, Any]) -> OutputFile:
+        """The file code execution wrote (Gemini returns its bytes inline)."""
+        return google_code_files.download_output_file(ref)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
         """Send ``request`` (always streaming); yield deltas, then one ModelResponse."""

@@ -38,6 +38,7 @@ __all__ = [
     "clear_upload_cache",
     "poll_settings",
     "upload_large_media",
+    "upload_part",
 ]
 
 INLINE_LIMIT_BYTES = 20 * 1024 * 1024
@@ -197,6 +198,16 @@ async def _upload(client: Any, part: MediaPart, digest: str, poll: PollSettings)
         "uploaded_at": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
         "expiration_time": _iso(getattr(file, "expiration_time", None)),
     }
+
+
+async def upload_part(client: Any, part: MediaPart, poll: PollSettings) -> dict[str, Any]:
+    """Upload ``part`` (bytes) and wait for ACTIVE; its ``media_uploads``-style record.
+
+    Raises:
+        MediaUploadError: the upload FAILED or did not become ACTIVE in time.
+    """
+    assert part.data is not None
+    return await _upload(client, part, hashlib.sha256(part.data).hexdigest(), poll)
 
 
 def _to_upload(messages: list[Message]) -> set[tuple[int, int]]:

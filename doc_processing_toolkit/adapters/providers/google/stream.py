@@ -16,6 +16,7 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
+from doc_processing_toolkit.adapters.providers.google.code_files import output_file_refs
 from doc_processing_toolkit.adapters.providers.google.dialect import (
     PROVIDER,
     call_id_for,
@@ -201,6 +202,13 @@ class StreamAssembler:
             raw["response_id"] = self._response_id
         return raw
 
+    def _metadata(self, urls: list[str]) -> dict[str, Any]:
+        metadata: dict[str, Any] = {"distinct_urls": urls} if urls else {}
+        files = output_file_refs(self._parts)
+        if files:
+            metadata["code_execution_files"] = files
+        return metadata
+
     def response(self, *, requested_model: str, request_id: str | None = None) -> ModelResponse:
         """The :class:`ModelResponse` of a completed stream."""
         message = self.message()
@@ -220,6 +228,6 @@ class StreamAssembler:
             served_tier=served,
             served_tier_source=source,
             built_in_tools_invoked=invoked,
-            metadata={"distinct_urls": urls} if urls else {},
+            metadata=self._metadata(urls),
             raw=self.raw(),
         )
