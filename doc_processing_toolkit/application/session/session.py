@@ -336,7 +336,7 @@ class AgentSession(SessionPersistence):
         media_resolution_list: list[str | None] | None,
         anthropic_container_id: str | None,
     ) -> AgentResult:
-        history = self._native().parse(self._messages)
+        history, scope = self._native().parse(self._messages), self._compaction_scope()
         self._in_flight = True
         result: AgentResult
         error: BaseException | None
@@ -350,6 +350,7 @@ class AgentSession(SessionPersistence):
                 output_schema=output_schema,
                 media_resolution_list=media_resolution_list,
                 anthropic_container_id=self._container_for(anthropic_container_id),
+                compaction=scope,
             )
         finally:
             self._in_flight = False
@@ -357,7 +358,7 @@ class AgentSession(SessionPersistence):
         if error is not None:
             self._bank_failure(message, files, result, error)
             raise error
-        self._commit(self._turn_native(result, history), result)
+        self._commit(self._turn_native(result, self._adopt_compacted(scope, history)), result)
         return result
 
     def _follow_up_text(self, result: AgentResult, sent: str, budget: int) -> str | None:
@@ -475,7 +476,7 @@ class AgentSession(SessionPersistence):
         captured: dict[str, tuple[AgentResult, BaseException | None]] = {}
         while True:
             captured.clear()
-            history = self._native().parse(self._messages)
+            history, scope = self._native().parse(self._messages), self._compaction_scope()
             events = self.agent._stream_with_history(
                 sent,
                 history=history,
@@ -485,6 +486,7 @@ class AgentSession(SessionPersistence):
                 media_resolution_list=send_resolutions,
                 anthropic_container_id=self._container_for(container),
                 on_result=lambda r, e: captured.__setitem__("turn", (r, e)),
+                compaction=scope,
             )
             follow_up: str | None = None
             completed = False
@@ -499,6 +501,7 @@ class AgentSession(SessionPersistence):
                         completed = True
                         self._in_flight = False
                         result, error = captured.get("turn", (AgentResult(), None))
+                        history = self._adopt_compacted(scope, history, error)
                         follow_up = self._settle_streamed(
                             sent, send_files, result, error, history, output_schema, budget
                         )
