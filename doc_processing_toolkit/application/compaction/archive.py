@@ -13,8 +13,9 @@ from collections.abc import Callable
 from typing import Any
 
 from doc_processing_toolkit._logging import redact
+from doc_processing_toolkit.domain import messages as _ir
 from doc_processing_toolkit.domain.compaction.config import CompactionConfig
-from doc_processing_toolkit.domain.messages import MESSAGES_ADAPTER, Message
+from doc_processing_toolkit.domain.messages import Message
 from doc_processing_toolkit.ports.archive_sink import ArchiveSink
 from doc_processing_toolkit.ports.dialect import HistoryCodec
 
@@ -26,7 +27,7 @@ def archive_payload(messages: list[Message], codec: HistoryCodec | None) -> list
     native: list[Any] = (
         codec.render(messages)
         if codec is not None
-        else MESSAGES_ADAPTER.dump_python(messages, mode="json")
+        else _ir.MESSAGES_ADAPTER.dump_python(messages, mode="json")
     )
     text = redact(json.dumps(native, ensure_ascii=False, default=str))
     payload = json.loads(text)
