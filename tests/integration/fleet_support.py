@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,9 @@ _JOB = re.compile(r"job ([\w-]+)")
 @tool
 def lookup(job: str) -> str:
     """Look up an invoice's total."""
+    delay = float(os.environ.get("DPT_TEST_TOOL_DELAY_S") or 0)
+    if delay:  # a slow tool keeps one worker from draining the queue before another polls
+        time.sleep(delay)
     log = os.environ.get("DPT_TEST_TOOL_LOG")
     if log:
         fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
@@ -105,7 +109,6 @@ def main(argv: list[str]) -> int:
     """One worker process: serve the fleet until its queue is empty. With READY and GO
     file paths it touches READY once built and waits for GO before serving (so several
     workers start draining together)."""
-    import time
 
     from doc_processing_toolkit.fleet import Fleet
 

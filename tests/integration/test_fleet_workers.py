@@ -234,6 +234,9 @@ def test_two_workers_on_postgres_run_each_job_exactly_once(env: Path, postgres_u
     with ProviderEmulator() as emu:
         emu.responder = fs.invoice_responder
         os.environ["DPT_TEST_EMULATOR_URL"] = emu.anthropic_base_url
+        # 200 x 0.1 s of tool time over 8 slots: no worker can drain the queue alone
+        # before the other's first poll, however the two are scheduled.
+        os.environ["DPT_TEST_TOOL_DELAY_S"] = "0.1"
         fleet = Fleet(fs.make_agent, postgres_url)
         ids = [f"inv-{i:03d}" for i in range(200)]
         for job_id in ids:
@@ -252,6 +255,7 @@ def test_two_workers_on_postgres_run_each_job_exactly_once(env: Path, postgres_u
             for worker in workers:
                 if worker.poll() is None:
                     worker.kill()
+            os.environ.pop("DPT_TEST_TOOL_DELAY_S", None)
 
         records = {r.job_id: r for r in fleet.jobs()}
         assert sorted(records) == ids
