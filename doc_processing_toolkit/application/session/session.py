@@ -91,6 +91,7 @@ class AgentSession(SessionTurns):
         self._metadata: dict[str, Any] = new_metadata()
         self._media_table: dict[str, dict[str, Any]] = {}
         self._media_report: list[dict[str, Any]] = []
+        self._kept_uploads: dict[str, tuple[str, str]] | None = None
         self._container_id: str | None = None
         self._closed = False
         self._in_flight = False
@@ -245,6 +246,7 @@ class AgentSession(SessionTurns):
         media_resolution_list: list[str | None] | None,
         anthropic_container_id: str | None,
     ) -> AgentResult:
+        await self._refresh_uploads()
         history = self._native().parse(self._messages)
         self._in_flight = True
         result: AgentResult
@@ -362,6 +364,7 @@ class AgentSession(SessionTurns):
         captured: dict[str, tuple[AgentResult, BaseException | None]] = {}
         while True:
             captured.clear()
+            await self._refresh_uploads()
             history = self._native().parse(self._messages)
             events = self.agent._stream_with_history(
                 sent,

@@ -34,7 +34,9 @@ from doc_processing_toolkit.application.session.metadata import (
     utc_now,
 )
 from doc_processing_toolkit.application.session.persistence import SessionPersistence
+from doc_processing_toolkit.application.session.uploads import refresh_expired_uploads
 from doc_processing_toolkit.domain.messages import Message, assistant_text, user_text
+from doc_processing_toolkit.ports.remote_media import RemoteMediaFiles
 
 __all__ = ["INTERRUPTED_TURN_ENV", "SessionTurns", "TurnContext"]
 
@@ -61,6 +63,30 @@ class SessionTurns(SessionPersistence):
         guard, system = context
         restore_system_prompt(system)
         self._leave_tool_guard(guard)
+
+    async def _refresh_uploads(self) -> None:
+        """After a restore: re-upload (or replace) the history's expired Files API URIs."""
+        kept, self._kept_uploads = self._kept_uploads, None
+        if kept is None:
+            return
+        client = self.agent._get_client()
+        if not isinstance(client, RemoteMediaFiles):
+            return
+        try:
+            refresh = await refresh_expired_uploads(
+                self._messages, kept, self._media_table, self.agent.deps.native_media, client
+            )
+        except BaseException:
+            self._kept_uploads = kept  # nothing changed: the next turn checks again
+            raise
+        if not refresh.changed:
+            return
+        if self._store is not None:
+            header = self._store_header(refresh.messages)
+            self._store.truncate(self._session_id, 0, header)
+            self._store.append(self._session_id, 0, refresh.messages, header)
+        self._messages, self._media_table = refresh.messages, refresh.table
+        self._media_report.extend(refresh.report)
 
     def _resolved_history_config(self) -> dict[str, Any]:
         return resolve_session_history_config(
