@@ -78,6 +78,9 @@ class ToolCallPart:
     """The decoded arguments."""
     provider_details: dict[str, Any] | None = None
     """Vendor data that must survive a same-provider replay (e.g. Gemini thought signatures)."""
+    invalid_arguments: str | None = None
+    """The arguments text as the model sent it when it was not a JSON object (``arguments``
+    is then ``{}``): the call is answered with an error result and the tool does not run."""
     kind: Literal["tool_call"] = "tool_call"
 
 

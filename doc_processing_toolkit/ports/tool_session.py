@@ -6,7 +6,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 
-__all__ = ["ManagedToolSession", "ToolSession"]
+__all__ = ["ManagedToolSession", "ReconnectingToolSession", "ToolSession"]
 
 
 @runtime_checkable
@@ -38,4 +38,20 @@ class ManagedToolSession(ToolSession, Protocol):
 
     async def aclose(self) -> None:
         """Close the connection; idempotent."""
+        ...
+
+
+@runtime_checkable
+class ReconnectingToolSession(ManagedToolSession, Protocol):
+    """A ManagedToolSession that notices a lost connection (a crashed server process, a
+    dropped HTTP session) and can open it again."""
+
+    @property
+    def connection_lost(self) -> bool:
+        """True when the session was connected and its connection is gone."""
+        ...
+
+    async def reconnect(self, reason: str) -> None:
+        """Close what is left of the connection and open it again (a WARNING names the
+        server and ``reason``)."""
         ...

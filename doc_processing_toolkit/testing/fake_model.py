@@ -18,6 +18,7 @@ Example::
 from __future__ import annotations
 
 import itertools
+import json
 import threading
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
@@ -47,7 +48,7 @@ from doc_processing_toolkit.domain.requests import (
     ToolCallDelta,
     Usage,
 )
-from doc_processing_toolkit.testing.script import Fault, Reply, ScriptStep
+from doc_processing_toolkit.testing.script import Fault, Reply, ScriptStep, ToolCall
 
 __all__ = ["FakeModel"]
 
@@ -162,7 +163,7 @@ class FakeModel:
         for call in step.tool_calls:
             call_id = call.id or f"call_{next(self._ids):04d}"
             yield ToolCallDelta(call_id, call.name)
-            parts.append(ToolCallPart(call_id, call.name, dict(call.arguments)))
+            parts.append(_call_part(call_id, call))
         stop: StopReason = "tool_use" if step.tool_calls else "end_turn"
         if step.stop_reason is not None:
             stop = _STOP_REASONS.get(step.stop_reason, "other")
@@ -192,3 +193,17 @@ class FakeModel:
     def from_steps(cls, steps: Iterable[ScriptStep], **kwargs: object) -> FakeModel:
         """Build from any iterable of steps."""
         return cls(list(steps), **kwargs)  # type: ignore[arg-type]
+
+
+def _call_part(call_id: str, call: ToolCall) -> ToolCallPart:
+    """The call as a provider adapter parses it (raw text that is not a JSON object is
+    kept in ``invalid_arguments``, with ``{}`` as the arguments)."""
+    if call.raw_arguments is None:
+        return ToolCallPart(call_id, call.name, dict(call.arguments))
+    try:
+        decoded = json.loads(call.raw_arguments)
+    except ValueError:
+        decoded = None
+    if isinstance(decoded, dict):
+        return ToolCallPart(call_id, call.name, decoded)
+    return ToolCallPart(call_id, call.name, {}, invalid_arguments=call.raw_arguments)

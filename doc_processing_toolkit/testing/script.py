@@ -33,6 +33,9 @@ class ToolCall:
     arguments: dict[str, Any] = field(default_factory=dict)
     id: str | None = None
     """The call id; generated (``toolu_...`` / ``call_...``) when None."""
+    raw_arguments: str | None = None
+    """The arguments text streamed verbatim instead of ``arguments`` (e.g. text that is not
+    valid JSON). The Gemini dialect, whose ``args`` is an object on the wire, ignores it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -388,5 +388,7 @@ def test_assembler_keeps_broken_arguments_verbatim() -> None:
     )
     assembler.feed(_chunk({}, "tool_calls"))
     (call,) = assembler.message().tool_calls
-    assert call == ToolCallPart("c", "f", {}, {"fireworks": {"arguments_json": "{oops"}})
+    assert call == ToolCallPart(
+        "c", "f", {}, {"fireworks": {"arguments_json": "{oops"}}, invalid_arguments="{oops"
+    )
     assert assembler.native_message()["tool_calls"][0]["function"]["arguments"] == "{oops"

@@ -7,7 +7,13 @@
 * :class:`ConnectionOwner` holds the transport and ``ClientSession`` context managers
   open in one dedicated background task, from ``connect()`` to ``aclose()``. anyio cancel
   scopes belong to the task that entered them, so the task that opens the transports is
-  the one that closes them, whichever task calls ``aclose()``.
+  the one that closes them, whichever task calls ``aclose()``. It also knows when the
+  connection is lost (:attr:`ConnectionOwner.lost`): the background task ended, a call
+  failed because the connection closed, or the session's dispatcher saw the transport end
+  (a crashed stdio server closes its stdout);
+* :func:`reconnect_owner` and :func:`list_tools_reconnecting` are what a session does to
+  reopen a lost connection: on the next run, and once within a run for ``tools/list``,
+  which is idempotent (a tool call is never repeated).
 """
 
 from __future__ import annotations
@@ -27,8 +33,11 @@ from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 __all__ = [
     "ConnectionOwner",
     "call_client_tool",
+    "connection_closed",
     "leaf_exception",
     "list_all_tools",
+    "list_tools_reconnecting",
+    "reconnect_owner",
 ]
 
 log = get_logger(__name__)
@@ -86,6 +95,18 @@ async def list_all_tools(session: Any, server_name: str) -> list[ToolSpec]:
     return specs
 
 
+_LOST_TEXTS = frozenset({"Connection closed", "Session not found", "Session terminated"})
+"""The mcp SDK's texts for a closed transport and for a Streamable HTTP session the server
+no longer knows (HTTP 404 on a request with an ``Mcp-Session-Id``: the client must start a
+new session)."""
+
+
+def connection_closed(exc: BaseException) -> bool:
+    """Whether ``exc`` (a leaf) says the connection to the server is gone."""
+    closed = anyio.ClosedResourceError | anyio.BrokenResourceError | anyio.EndOfStream | EOFError
+    return isinstance(exc, closed) or str(exc) in _LOST_TEXTS
+
+
 def _failure_text(name: str, server: str, exc: BaseException, timeout: float | None) -> str:
     if isinstance(exc, TimeoutError):
         within = f" within {timeout:g}s" if timeout is not None else ""
@@ -111,15 +132,19 @@ async def call_client_tool(
     arguments: dict[str, Any],
     limit_s: float | None,
     scrub: Callable[[str], str] | None = None,
+    on_lost: Callable[[], None] | None = None,
 ) -> ToolOutcome:
     """Call ``name`` on ``session`` (at most ``limit_s`` seconds); every failure becomes an
-    error outcome."""
+    error outcome. ``on_lost`` is called when the failure says the connection is gone."""
     try:
         with anyio.fail_after(limit_s):
             result = await session.call_tool(name, arguments)
     except Exception as exc:
         leaf = leaf_exception(exc)
         text = _failure_text(name, server_name, leaf, limit_s)
+        if on_lost is not None and connection_closed(leaf):
+            on_lost()
+            text += "; it is reconnected on the next run"
         if scrub is not None:
             text = scrub(text)
         log.warning(
@@ -148,6 +173,7 @@ class ConnectionOwner:
         self._session: Any = None
         self._error: BaseException | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._lost = False
 
     @property
     def session(self) -> Any:
@@ -167,6 +193,30 @@ class ConnectionOwner:
             and not task.done()
             and self._loop is loop
         )
+
+    @property
+    def lost(self) -> bool:
+        """Whether a connection opened on the running loop is gone: its task ended, a call
+        found it closed (:meth:`mark_lost`), or the session's dispatcher saw the transport
+        end (best effort: the mcp SDK's ``ClientSession`` keeps that flag private)."""
+        task = self._task
+        if task is None or not self.open_on_running_loop() or not self._ready.is_set():
+            return False
+        if self._lost or task.done() or self._session is None:
+            return True
+        dispatcher = getattr(self._session, "_dispatcher", None)
+        return bool(getattr(dispatcher, "_closed", False))
+
+    def mark_lost(self) -> None:
+        """Record that the connection was found closed (the next run reconnects)."""
+        self._lost = True
+
+    def open_on_running_loop(self) -> bool:
+        """Whether a connection was opened (and not closed) on the running loop."""
+        try:
+            return self._task is not None and self._loop is asyncio.get_running_loop()
+        except RuntimeError:
+            return False
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop | None:
@@ -193,6 +243,7 @@ class ConnectionOwner:
         self._loop = loop
         self._ready, self._stop = asyncio.Event(), asyncio.Event()
         self._error = None
+        self._lost = False
         self._task = asyncio.create_task(self._run(opener), name=f"mcp:{self._label}")
         try:
             await asyncio.wait_for(self._ready.wait(), limit_s)
@@ -253,3 +304,48 @@ class ConnectionOwner:
             task.cancel()
         with contextlib.suppress(BaseException):
             await task
+
+
+async def reconnect_owner(
+    owner: ConnectionOwner, server_name: str, reason: str, connect: Callable[[], Awaitable[None]]
+) -> None:
+    """Close what is left of ``owner``'s connection and ``connect()`` again, with a WARNING
+    naming the server (a dead process or session may not close cleanly: that is logged at
+    DEBUG and ignored)."""
+    log.warning(
+        f"MCP server {server_name!r} lost its connection; reconnecting",
+        server_name=server_name,
+        reason=reason,
+    )
+    try:
+        await owner.close(grace_s=2.0)
+    except Exception as exc:
+        log.debug("closing a lost MCP connection failed", server_name=server_name, error=exc)
+    await connect()
+
+
+async def list_tools_reconnecting(
+    owner: ConnectionOwner,
+    server_name: str,
+    reconnect: Callable[[str], Awaitable[None]],
+) -> list[ToolSpec]:
+    """``tools/list`` on ``owner``'s session; when the connection is lost (before or during
+    the call) it is reconnected once and the list asked again (``tools/list`` is idempotent).
+
+    Raises:
+        StateError: not connected.
+        Exception: the second attempt's failure, or a failure that is not a lost connection.
+    """
+    if owner.lost:
+        await reconnect("tools/list found the connection lost")
+    session = owner.session
+    if session is None:
+        raise StateError(f"MCP server {server_name!r} is not connected; call connect() first")
+    try:
+        return await list_all_tools(session, server_name)
+    except Exception as exc:
+        if not connection_closed(leaf_exception(exc)):
+            raise
+    owner.mark_lost()
+    await reconnect("tools/list failed: the connection closed")
+    return await list_all_tools(owner.session, server_name)

@@ -18,6 +18,7 @@ from doc_processing_toolkit.adapters.mcp._redact import (
     register_header_secrets,
     register_url_secrets,
 )
+from doc_processing_toolkit.adapters.mcp.timeouts import REMOTE_SSE_READ_S, REMOTE_TIMEOUT_S
 from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidArgumentTypeError
 from doc_processing_toolkit.domain.tools.allowed import allowed_tool_names
 
@@ -249,9 +250,9 @@ def validate_remote_config(config: Mapping[str, Any]) -> dict[str, Any]:
         "headers": headers,
         "authorization_token": token,
         "auth": config.get("auth"),
-        "timeout": _seconds(config.get("timeout"), "timeout", 30.0, name),
+        "timeout": _seconds(config.get("timeout"), "timeout", REMOTE_TIMEOUT_S, name),
         "sse_read_timeout": _seconds(
-            config.get("sse_read_timeout"), "sse_read_timeout", 300.0, name
+            config.get("sse_read_timeout"), "sse_read_timeout", REMOTE_SSE_READ_S, name
         ),
         "allowed_tools": validate_allowed_tools(config.get("allowed_tools"), name),
     }

@@ -16,7 +16,11 @@ from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters.mcp.config import validate_allowed_tools
 from doc_processing_toolkit.domain.errors import InvalidArgumentTypeError
 from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
-from doc_processing_toolkit.ports.tool_session import ManagedToolSession, ToolSession
+from doc_processing_toolkit.ports.tool_session import (
+    ManagedToolSession,
+    ReconnectingToolSession,
+    ToolSession,
+)
 
 __all__ = ["AllowedToolsSession"]
 
@@ -67,6 +71,16 @@ class AllowedToolsSession:
         """Close the wrapped session (if it has a connection); idempotent."""
         if isinstance(self._inner, ManagedToolSession):
             await self._inner.aclose()
+
+    @property
+    def connection_lost(self) -> bool:
+        """Whether the wrapped session lost its connection (False when it cannot tell)."""
+        return isinstance(self._inner, ReconnectingToolSession) and self._inner.connection_lost
+
+    async def reconnect(self, reason: str) -> None:
+        """Reconnect the wrapped session (when it can)."""
+        if isinstance(self._inner, ReconnectingToolSession):
+            await self._inner.reconnect(reason)
 
     async def list_tools(self) -> list[ToolSpec]:
         """The allowed tools, in the server's order."""

@@ -12,6 +12,7 @@ from typing import Any
 
 from doc_processing_toolkit.adapters.mcp._client import call_client_tool, list_all_tools
 from doc_processing_toolkit.adapters.mcp.config import validate_prebuilt_config
+from doc_processing_toolkit.adapters.mcp.timeouts import PREBUILT_CALL_S
 from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 
 __all__ = ["PrebuiltSession"]
@@ -22,7 +23,11 @@ class PrebuiltSession:
     session the user owns: ``connect()`` and ``aclose()`` do nothing to it."""
 
     def __init__(
-        self, session: Any, *, name: str = "client-session", call_timeout: float | None = 300.0
+        self,
+        session: Any,
+        *,
+        name: str = "client-session",
+        call_timeout: float | None = PREBUILT_CALL_S,
     ) -> None:
         """Wrap ``session`` (an initialised ``mcp.ClientSession`` or anything with async
         ``list_tools()`` / ``call_tool(name, arguments)``)."""

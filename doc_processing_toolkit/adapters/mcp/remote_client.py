@@ -28,12 +28,17 @@ from doc_processing_toolkit.adapters.mcp._client import (
     ConnectionOwner,
     call_client_tool,
     leaf_exception,
-    list_all_tools,
+    list_tools_reconnecting,
+    reconnect_owner,
 )
 from doc_processing_toolkit.adapters.mcp._redact import guard_sdk_loggers, redact_url, scrub
 from doc_processing_toolkit.adapters.mcp._sdk import import_mcp
 from doc_processing_toolkit.adapters.mcp.config import DEFAULT_REMOTE_NAME, validate_remote_config
-from doc_processing_toolkit.domain.errors import StateError
+from doc_processing_toolkit.adapters.mcp.timeouts import (
+    REMOTE_SSE_READ_S,
+    REMOTE_TIMEOUT_S,
+    remote_timeouts,
+)
 from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 
 __all__ = ["RemoteMCPClientSession"]
@@ -41,7 +46,6 @@ __all__ = ["RemoteMCPClientSession"]
 log = get_logger(__name__)
 
 _AUTH_REASONS = {401: "Unauthorized", 403: "Forbidden"}
-_CALL_MARGIN_S = 5.0
 
 
 class RemoteMCPClientSession:
@@ -56,8 +60,8 @@ class RemoteMCPClientSession:
         headers: Mapping[str, str] | None = None,
         authorization_token: str | None = None,
         auth: Any = None,
-        timeout: float = 30.0,
-        sse_read_timeout: float = 300.0,
+        timeout: float = REMOTE_TIMEOUT_S,
+        sse_read_timeout: float = REMOTE_SSE_READ_S,
     ) -> None:
         """Validate the endpoint and credentials; nothing connects until :meth:`connect`.
 
@@ -87,6 +91,7 @@ class RemoteMCPClientSession:
         self._auth = auth
         self._timeout: float = checked["timeout"]
         self._sse_read_timeout: float = checked["sse_read_timeout"]
+        self._limits = remote_timeouts(self._timeout, self._sse_read_timeout)
         self._owner = ConnectionOwner(self.name)
 
     @classmethod
@@ -117,6 +122,16 @@ class RemoteMCPClientSession:
         """The redacted endpoint, safe to show."""
         return self._safe_url
 
+    @property
+    def connection_lost(self) -> bool:
+        """Whether the session was open and its connection is gone (the transport ended,
+        or a call found it closed)."""
+        return self._owner.lost
+
+    async def reconnect(self, reason: str) -> None:
+        """Drop what is left of the session and open it again (WARNING logged)."""
+        await reconnect_owner(self._owner, self.name, reason, self._open_logged)
+
     async def connect(self) -> None:
         """Open the HTTP transport and initialise the MCP session.
 
@@ -124,8 +139,14 @@ class RemoteMCPClientSession:
             RuntimeError: the server refused the credentials (HTTP 401 / 403).
             Exception: the leaf error of any other failure, URL redacted.
         """
-        if self._owner.open_here():
+        if self._owner.open_here() and not self._owner.lost:
             return
+        if self._owner.open_on_running_loop():  # lost: open a new session
+            await self.reconnect("the connection was lost")
+            return
+        await self._open_logged()
+
+    async def _open_logged(self) -> None:
         guard_sdk_loggers()
         log.debug(
             "connecting to remote MCP server",
@@ -135,9 +156,7 @@ class RemoteMCPClientSession:
         )
         statuses: list[int] = []
         try:
-            await self._owner.open(
-                lambda stack: self._open(stack, statuses), self._timeout * 2 + _CALL_MARGIN_S
-            )
+            await self._owner.open(lambda stack: self._open(stack, statuses), self._limits.connect)
         except Exception as exc:
             error = self._connect_error(exc, statuses)
             log.warning(
@@ -226,12 +245,9 @@ class RemoteMCPClientSession:
         """Every tool the server lists (all pages).
 
         Raises:
-            RuntimeError: not connected.
+            StateError: not connected.
         """
-        session = self._owner.session
-        if session is None:
-            raise StateError(f"remote MCP server {self.name!r} is not connected")
-        return await list_all_tools(session, self.name)
+        return await list_tools_reconnecting(self._owner, self.name, self.reconnect)
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
         """Call one tool; every failure is an error outcome with the URL redacted."""
@@ -245,6 +261,7 @@ class RemoteMCPClientSession:
             self.name,
             name,
             arguments,
-            self._timeout + _CALL_MARGIN_S,
+            self._limits.call,
             scrub=lambda text: scrub(text, self._url),
+            on_lost=self._owner.mark_lost,
         )

@@ -19,21 +19,27 @@ from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters.mcp._client import (
     ConnectionOwner,
     call_client_tool,
-    list_all_tools,
+    list_tools_reconnecting,
+    reconnect_owner,
 )
 from doc_processing_toolkit.adapters.mcp._sdk import import_mcp
 from doc_processing_toolkit.adapters.mcp.config import validate_env, validate_stdio_config
-from doc_processing_toolkit.domain.errors import MissingFileError, StateError
+from doc_processing_toolkit.adapters.mcp.timeouts import (
+    STDIO_CALL_S,
+    STDIO_CONNECT_S,
+    stdio_timeouts,
+)
+from doc_processing_toolkit.domain.errors import MissingFileError
 from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 
 __all__ = ["DEFAULT_CALL_TIMEOUT", "DEFAULT_CONNECT_TIMEOUT", "StdioMCPSession"]
 
 log = get_logger(__name__)
 
-DEFAULT_CALL_TIMEOUT = 300.0
-"""Seconds one tool call may take before it becomes an error result."""
-DEFAULT_CONNECT_TIMEOUT = 60.0
-"""Seconds the server may take to start and answer ``initialize``."""
+DEFAULT_CALL_TIMEOUT = STDIO_CALL_S
+"""Seconds one tool call may take before it becomes an error result (see :mod:`.timeouts`)."""
+DEFAULT_CONNECT_TIMEOUT = STDIO_CONNECT_S
+"""Seconds the server may take to start and answer ``initialize`` (see :mod:`.timeouts`)."""
 
 
 class StdioMCPSession:
@@ -71,13 +77,15 @@ class StdioMCPSession:
         applied by :class:`~doc_processing_toolkit.adapters.mcp.filtered.AllowedToolsSession`).
         """
         checked = validate_stdio_config(config)
+        limits = stdio_timeouts(checked["timeout"])
         session = cls(
             name=checked["name"],
             command=checked["command"],
             args=checked["args"],
             env=checked["env"],
             cwd=checked["cwd"],
-            call_timeout=checked["timeout"] or DEFAULT_CALL_TIMEOUT,
+            call_timeout=limits.call,
+            connect_timeout=limits.connect,
         )
         if checked["type"] == "mcp_script":
             session._script = checked["args"][0]
@@ -91,6 +99,12 @@ class StdioMCPSession:
         """Whether the server process is running and initialised."""
         return self._owner.session is not None
 
+    @property
+    def connection_lost(self) -> bool:
+        """Whether the server was started and its connection is gone (it crashed or
+        exited, or a call found the pipe closed)."""
+        return self._owner.lost
+
     async def connect(self) -> None:
         """Start the server process and initialise the MCP session.
 
@@ -98,7 +112,10 @@ class StdioMCPSession:
             FileNotFoundError: the command (or an mcp_script path) does not exist.
             Exception: the leaf error of a failed start or handshake.
         """
-        if self._owner.open_here():
+        if self._owner.open_here() and not self._owner.lost:
+            return
+        if self._owner.open_on_running_loop():  # lost: restart the process
+            await self.reconnect("the connection was lost")
             return
         self._check_script()
         log.debug(
@@ -131,15 +148,17 @@ class StdioMCPSession:
         """Stop the server process (idempotent)."""
         await self._owner.close()
 
-    def _session(self) -> Any:
-        session = self._owner.session
-        if session is None:
-            raise StateError(f"MCP server {self.name!r} is not connected; call connect() first")
-        return session
+    async def reconnect(self, reason: str) -> None:
+        """Stop what is left of the server process and start it again (WARNING logged)."""
+        await reconnect_owner(self._owner, self.name, reason, self._start)
+
+    async def _start(self) -> None:
+        self._check_script()
+        await self._owner.open(self._open, self._connect_timeout)
 
     async def list_tools(self) -> list[ToolSpec]:
-        """Every tool the server lists (all pages)."""
-        return await list_all_tools(self._session(), self.name)
+        """Every tool the server lists (all pages); a lost connection is reconnected once."""
+        return await list_tools_reconnecting(self._owner, self.name, self.reconnect)
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
         """Call one tool; a failure, a timeout or a crashed server is an error outcome."""
@@ -148,4 +167,11 @@ class StdioMCPSession:
             return ToolOutcome.error(
                 f"Error executing tool {name}: MCP server {self.name!r} is not connected"
             )
-        return await call_client_tool(session, self.name, name, arguments, self._call_timeout)
+        return await call_client_tool(
+            session,
+            self.name,
+            name,
+            arguments,
+            self._call_timeout,
+            on_lost=self._owner.mark_lost,
+        )

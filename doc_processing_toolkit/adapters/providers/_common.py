@@ -463,12 +463,14 @@ class SdkModelClient:
         self, events: Any, interrupted: Callable[..., ProviderError], *, lazy_request: bool = False
     ) -> GuardedEvents:
         """``events`` with the idle timer and parse errors mapped (see :mod:`._guard`)."""
+        response = getattr(events, "response", None)  # an anthropic / openai SDK stream
         return GuardedEvents(
             events,
             provider=self.provider,
             idle_timeout=self._stream_idle_timeout,
             interrupted=interrupted,
             lazy_request=lazy_request,
+            close=getattr(response, "aclose", None),
         )
 
     # -- errors --------------------------------------------------------------------------

@@ -3,7 +3,12 @@
 :class:`GuardedEvents` wraps the event iterator an SDK hands back. Each ``__anext__`` is
 bounded by ``stream_idle_timeout``: the SDKs drop pings and keep-alive comments before
 they yield, so only content events reset the timer, and a stream that stalls (with or
-without keep-alives) fails as :class:`StreamIdleTimeoutError` within the bound. A line
+without keep-alives) fails as :class:`StreamIdleTimeoutError` within the bound. Where the
+stream's HTTP response is at hand (the ``anthropic`` / ``openai`` SDK streams), a
+watchdog timer closes it when the bound passes, so the SDK's pending read fails inside its
+own generators and they unwind on their own (google-genai's response is handed over by
+the :func:`remember_response` hook on its HTTP client); the read is cancelled only when
+there is no response to close (google-genai over aiohttp) or the close does not end it. A line
 the SDK cannot parse (``json.JSONDecodeError``, Gemini's ``UnknownApiResponseError``, a
 chunk that fails the SDK's pydantic model — all ``ValueError``) becomes a
 :class:`StreamInterruptedError` carrying the usage reported so far, so the retry layer
@@ -13,7 +18,10 @@ redacted summary of the SDK exception (:func:`~doc_processing_toolkit._redaction
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import contextlib
+import contextvars
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -26,9 +34,11 @@ from doc_processing_toolkit.domain.errors import (
 )
 
 __all__ = [
+    "CLOSE_GRACE_S",
     "DEFAULT_CONNECT_TIMEOUT",
     "DEFAULT_REQUEST_TIMEOUT",
     "GuardedEvents",
+    "remember_response",
     "sdk_timeout",
 ]
 
@@ -36,6 +46,10 @@ DEFAULT_CONNECT_TIMEOUT = 5.0
 """Seconds to open a connection when ``connect_timeout`` is not set (the SDKs' default)."""
 DEFAULT_REQUEST_TIMEOUT = 600.0
 """Seconds for one read / request when ``request_timeout`` is not set (the SDKs' default)."""
+
+CLOSE_GRACE_S = 1.0
+"""Seconds the watchdog's close of an idle stream's response may take to end the read
+before the read is cancelled instead."""
 
 InterruptedFactory = Callable[..., ProviderError]
 """``(text, cls=StreamInterruptedError) -> error`` with the stream's partial usage."""
@@ -53,10 +67,22 @@ def sdk_timeout(request_timeout: float | None, connect_timeout: float | None) ->
     )
 
 
+_IDLE = object()
+"""What :meth:`GuardedEvents._watched` returns when the idle timer fired."""
+
+
 class GuardedEvents:
     """An SDK event iterator with the idle timer and parse-error mapping (see the module)."""
 
-    __slots__ = ("_idle", "_interrupted", "_it", "_provider", "_waiting_for_request")
+    __slots__ = (
+        "_close",
+        "_closing",
+        "_idle",
+        "_interrupted",
+        "_it",
+        "_provider",
+        "_waiting_for_request",
+    )
 
     def __init__(
         self,
@@ -66,6 +92,7 @@ class GuardedEvents:
         idle_timeout: float | None,
         interrupted: InterruptedFactory,
         lazy_request: bool = False,
+        close: Callable[[], Awaitable[Any]] | None = None,
     ) -> None:
         self._it = events.__aiter__()
         self._waiting_for_request = lazy_request
@@ -74,6 +101,9 @@ class GuardedEvents:
         self._provider = provider
         self._idle = idle_timeout
         self._interrupted = interrupted
+        self._close = close
+        """Closes the stream's HTTP response (the watchdog's way to end an idle read)."""
+        self._closing: asyncio.Task[Any] | None = None
 
     def __aiter__(self) -> GuardedEvents:
         return self
@@ -82,9 +112,14 @@ class GuardedEvents:
         try:
             if self._idle is None or self._waiting_for_request:
                 self._waiting_for_request = False
-                return await self._it.__anext__()
-            with anyio.move_on_after(self._idle):
-                return await self._it.__anext__()
+                return await self._first_event()
+            if self._close is not None and _on_asyncio():
+                event = await self._watched(self._idle)
+                if event is not _IDLE:
+                    return event
+            else:
+                with anyio.move_on_after(self._idle):
+                    return await self._it.__anext__()
         except ValueError as exc:  # JSONDecodeError and the SDKs' own parse errors
             error = self._interrupted(
                 redact_text(
@@ -99,3 +134,76 @@ class GuardedEvents:
             "pings and keep-alives do not count)",
             cls=StreamIdleTimeoutError,
         ) from None
+
+    async def _first_event(self) -> Any:
+        """The first event; a response the SDK's HTTP client reports meanwhile
+        (:func:`remember_response`) becomes the one the watchdog closes."""
+        if self._close is not None:
+            return await self._it.__anext__()
+        slot: list[Any] = []
+        token = _RESPONSE_SLOT.set(slot)
+        try:
+            return await self._it.__anext__()
+        finally:
+            _RESPONSE_SLOT.reset(token)
+            if slot:
+                self._close = slot[0].aclose
+
+    async def _watched(self, idle: float) -> Any:
+        """The next event, with a watchdog that closes the HTTP response when none comes
+        within ``idle`` seconds: the SDK's read then fails inside its own generator, which
+        unwinds normally (nothing cancels it mid-step). Should the close not end the read
+        within :data:`CLOSE_GRACE_S`, the read is cancelled after all."""
+        loop = asyncio.get_running_loop()
+        close = self._close
+        assert close is not None
+
+        async def closed() -> None:
+            await close()
+
+        def fire() -> None:
+            self._closing = loop.create_task(closed())
+
+        handle = loop.call_later(idle, fire)
+        try:
+            with anyio.move_on_after(idle + CLOSE_GRACE_S):
+                event = await self._it.__anext__()
+                if self._closing is None:
+                    return event
+        except Exception:
+            if self._closing is None:
+                raise
+        finally:
+            handle.cancel()
+        await self._settle_close()
+        return _IDLE
+
+    async def _settle_close(self) -> None:
+        """Wait for the watchdog's close (its failure is the stream's, already reported)."""
+        closing, self._closing = self._closing, None
+        if closing is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(closing)
+
+
+_RESPONSE_SLOT: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
+    "dpt_stream_response", default=None
+)
+
+
+async def remember_response(response: Any) -> None:
+    """An ``httpx2`` response event hook: hands the response of a lazily sent streaming
+    request (google-genai sends it on the first ``__anext__``) to the :class:`GuardedEvents`
+    awaiting it, so its watchdog can close it."""
+    slot = _RESPONSE_SLOT.get()
+    if slot is not None and not slot:
+        slot.append(response)
+
+
+def _on_asyncio() -> bool:
+    """Whether the running event loop is asyncio's (the watchdog's timer needs it)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True

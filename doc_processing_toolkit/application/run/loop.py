@@ -496,6 +496,8 @@ class RunLoop:
         started = time.monotonic()
         if directive is not None and directive.action == "skip_tool":
             tool_outcome = ToolOutcome.error(directive.message or DECLINED_TOOL_TEXT)
+        elif call.invalid_arguments is not None:  # not valid JSON: the tool does not run
+            tool_outcome = ToolOutcome.invalid_arguments(call.name, call.invalid_arguments)
         elif call.name == FINAL_RESULT_TOOL:
             tool_outcome = ToolOutcome.error(
                 "final_result must be called alone, after the other tools have answered."

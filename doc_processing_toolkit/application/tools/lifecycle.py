@@ -5,7 +5,9 @@ event loop and lists their tools. A later connect on the same loop reuses them; 
 connect on another loop discards the old ones (closed on their own loop when it still
 runs, else dropped unawaited — a dead loop's context managers cannot be awaited) and
 opens new ones. A connect that fails closes what it had opened, so a retry never ships
-duplicate tool names.
+duplicate tool names. A reused session whose connection was lost (a crashed stdio server,
+a dropped remote session) is reconnected first, with a WARNING naming the server; its
+tools stay registered as listed.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from doc_processing_toolkit.domain.errors import (
     ToolDefinitionError,
 )
 from doc_processing_toolkit.domain.tools.specs import ToolSpec
-from doc_processing_toolkit.ports.tool_session import ManagedToolSession
+from doc_processing_toolkit.ports.tool_session import ManagedToolSession, ReconnectingToolSession
 
 __all__ = ["Connection", "ServerConfig", "SessionFactory", "SessionPool"]
 
@@ -137,6 +139,7 @@ class SessionPool:
             self._discard_foreign(loop)
         async with self._loop_lock(loop):
             if self._connection is not None and self._connection.loop is loop:
+                await _revive(self._connection)
                 return self._connection
             connection = Connection(loop)
             owners = dict(reserved_names)
@@ -202,6 +205,23 @@ class SessionPool:
             return
         self._connection = None
         await _close_all([session for _, session in connection.sessions])
+
+
+async def _revive(connection: Connection) -> None:
+    """Reconnect every session of ``connection`` whose connection was lost.
+
+    Raises:
+        MCPConnectionError: a server could not be reconnected (the next run tries again).
+    """
+    for config, session in connection.sessions:
+        if not (isinstance(session, ReconnectingToolSession) and session.connection_lost):
+            continue
+        try:
+            await session.reconnect("its connection was lost since the last run")
+        except DocProcessingToolkitError:
+            raise
+        except Exception as exc:
+            raise mcp_connection_error(exc, config.name) from redacted_summary(exc)
 
 
 def mcp_connection_error(exc: BaseException, server: str) -> MCPConnectionError:

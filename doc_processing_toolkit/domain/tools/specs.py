@@ -14,12 +14,16 @@ from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.messages import ContentPart, TextPart
 
 __all__ = [
+    "INVALID_ARGUMENTS_QUOTE",
     "ForcedTool",
     "ToolChoice",
     "ToolOutcome",
     "ToolSpec",
     "normalize_tool_choice",
 ]
+
+INVALID_ARGUMENTS_QUOTE = 200
+"""How many characters of unparseable tool-call arguments the error result quotes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +114,18 @@ class ToolOutcome:
     def error(cls, message: str) -> ToolOutcome:
         """An error result carrying ``message``."""
         return cls(content=(TextPart(message),), is_error=True)
+
+    @classmethod
+    def invalid_arguments(cls, tool_name: str, raw: str) -> ToolOutcome:
+        """The error result for a call whose arguments were not valid JSON (the tool did not
+        run): it says so and quotes the first :data:`INVALID_ARGUMENTS_QUOTE` characters."""
+        quoted = raw[:INVALID_ARGUMENTS_QUOTE]
+        cut = f" (first {len(quoted)} of {len(raw)} characters)" if raw != quoted else ""
+        return cls.error(
+            f"Error: the arguments for tool {tool_name} were not valid JSON, so the tool was "
+            f"not run. Call it again with its arguments as one JSON object. The arguments "
+            f"sent{cut}: {quoted}"
+        )
 
     @property
     def text(self) -> str:

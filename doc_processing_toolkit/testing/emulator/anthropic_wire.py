@@ -315,6 +315,7 @@ async def _reply_events(
     head = _message_head(reply, model, container_id)
     yield sse_event("message_start", {"type": "message_start", "message": head})
     yield sse_event("ping", {"type": "ping"})
+    raw_arguments = iter([call.raw_arguments for call in reply.tool_calls])
     for index, block in enumerate(reply_content_blocks(reply, code_blocks)):
         kind = block["type"]
         if kind == "thinking":
@@ -330,7 +331,8 @@ async def _reply_events(
                 yield _block_delta(index, {"type": "text_delta", "text": piece})
         elif kind == "tool_use":
             yield _block_start(index, {**block, "input": {}})
-            arguments = json.dumps(block["input"])
+            raw = next(raw_arguments, None)
+            arguments = raw if raw is not None else json.dumps(block["input"])
             for piece in chunk_text(arguments, max(size, 4)):
                 await pause()
                 yield _block_delta(index, {"type": "input_json_delta", "partial_json": piece})

@@ -133,7 +133,14 @@ def reply_tool_calls(reply: Reply) -> list[dict[str, Any]]:
         {
             "id": call.id or new_id("call_"),
             "type": "function",
-            "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
+            "function": {
+                "name": call.name,
+                "arguments": (
+                    call.raw_arguments
+                    if call.raw_arguments is not None
+                    else json.dumps(call.arguments)
+                ),
+            },
         }
         for call in reply.tool_calls
     ]

@@ -237,7 +237,11 @@ def _output_items(
                 "id": new_id("fc_", 40),
                 "type": "function_call",
                 "status": "completed",
-                "arguments": json.dumps(call.arguments, separators=(",", ":")),
+                "arguments": (
+                    call.raw_arguments
+                    if call.raw_arguments is not None
+                    else json.dumps(call.arguments, separators=(",", ":"))
+                ),
                 "call_id": call.id or new_id("call_"),
                 "name": call.name,
             }

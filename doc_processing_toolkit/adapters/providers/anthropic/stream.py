@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from doc_processing_toolkit._logging import get_logger
@@ -60,6 +61,8 @@ class StreamAssembler:
         self._delta: dict[str, Any] = {}
         self._blocks: dict[int, dict[str, Any]] = {}
         self._json: dict[int, list[str]] = {}
+        self._invalid: dict[int, str] = {}
+        """Tool-call argument texts that were not a JSON object, by block index."""
         self.started = False
         """True once message_start arrived (usage is known from then on)."""
         self.complete = False
@@ -142,10 +145,11 @@ class StreamAssembler:
             arguments = None
         if not isinstance(arguments, dict):
             log.warning(
-                "anthropic: tool call arguments are not a JSON object; using {}",
+                "anthropic: tool call arguments are not a JSON object; the tool is not run",
                 tool=block.get("name"),
                 call_id=block.get("id"),
             )
+            self._invalid[index] = text
             arguments = {}
         block["input"] = arguments
 
@@ -170,10 +174,13 @@ class StreamAssembler:
         """The assistant message as IR (blocks that the IR cannot hold stay verbatim)."""
         parts: list[Part] = []
         names: dict[str, str] = {}
-        for block in self.content_blocks():
+        blocks = self.content_blocks()
+        for index, block in zip(sorted(self._blocks), blocks, strict=True):
             part = block_to_part(block, names)
             if isinstance(part, ToolCallPart):
                 names[part.id] = part.name
+                if index in self._invalid:
+                    part = replace(part, invalid_arguments=self._invalid[index])
             parts.append(part)
         return Message(role="assistant", parts=tuple(parts), provider=PROVIDER)
 

@@ -61,6 +61,7 @@ __all__ = [
     "PROVIDER",
     "DroppedPart",
     "FireworksHistoryCodec",
+    "arguments_object",
     "decode_arguments",
     "tool_call_part",
 ]
@@ -445,11 +446,17 @@ def _reject_constant(name: str) -> Any:
 
 def decode_arguments(raw: str) -> dict[str, Any]:
     """A call's JSON arguments as a dict ({} when the text is not a strict JSON object)."""
+    value = arguments_object(raw) if raw else None
+    return value if value is not None else {}
+
+
+def arguments_object(raw: str) -> dict[str, Any] | None:
+    """A call's JSON arguments as a dict (None when the text is not a strict JSON object)."""
     try:
-        value = json.loads(raw, parse_constant=_reject_constant) if raw else {}
+        value = json.loads(raw, parse_constant=_reject_constant)
     except ValueError:  # JSONDecodeError, NaN / Infinity
-        return {}
-    return value if isinstance(value, dict) else {}
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def tool_call_part(call: Any) -> ToolCallPart | None:

@@ -14,17 +14,20 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, Literal
 
+from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters.providers.fireworks.dialect import (
     PROVIDER,
     FireworksHistoryCodec,
+    arguments_object,
 )
 from doc_processing_toolkit.adapters.providers.fireworks.mapping import (
     map_stop_reason,
     parse_usage,
 )
-from doc_processing_toolkit.domain.messages import Message
+from doc_processing_toolkit.domain.messages import Message, Part, ToolCallPart
 from doc_processing_toolkit.domain.requests import (
     ModelResponse,
     StreamDelta,
@@ -40,6 +43,8 @@ OPEN_TAG = "<think>"
 CLOSE_TAG = "</think>"
 
 _CODEC = FireworksHistoryCodec()
+
+log = get_logger(__name__)
 
 Segment = tuple[Literal["text", "thinking"], str]
 """A piece of streamed content: answer text or reasoning."""
@@ -231,8 +236,26 @@ class ChunkAssembler:
 
     def message(self) -> Message:
         """The assistant message as IR (parsed by the history codec: replays byte-identical)."""
-        (parsed,) = _CODEC.parse([self.native_message()])
-        return parsed
+        native = self.native_message()
+        (parsed,) = _CODEC.parse([native])
+        invalid = {
+            call["id"]: raw
+            for call in native.get("tool_calls", ())
+            if (raw := call["function"]["arguments"]).strip() and arguments_object(raw) is None
+        }
+        if not invalid:
+            return parsed
+        parts: list[Part] = []
+        for part in parsed.parts:
+            if isinstance(part, ToolCallPart) and part.id in invalid:
+                log.warning(
+                    "fireworks: tool call arguments are not a JSON object; the tool is not run",
+                    tool=part.name,
+                    call_id=part.id,
+                )
+                part = replace(part, invalid_arguments=invalid[part.id])
+            parts.append(part)
+        return replace(parsed, parts=tuple(parts))
 
     def raw(self) -> dict[str, Any]:
         """The response as a non-streaming ``chat.completion`` object would have carried it."""

@@ -31,6 +31,7 @@ from doc_processing_toolkit.adapters.providers._common import (
     SdkModelClient,
     parse_retry_after,
 )
+from doc_processing_toolkit.adapters.providers._guard import remember_response
 from doc_processing_toolkit.adapters.providers.google import code_files as google_code_files
 from doc_processing_toolkit.adapters.providers.google import files as google_files
 from doc_processing_toolkit.adapters.providers.google.dialect import PROVIDER
@@ -126,6 +127,8 @@ class GoogleModelClient(SdkModelClient):
             headers=self._default_headers or None,
             timeout=int(self._timeout * 1000) if self._timeout is not None else None,
             retry_options=types.HttpRetryOptions(attempts=1),
+            # the idle watchdog closes a stalled stream's response (see providers._guard)
+            async_client_args={"event_hooks": {"response": [remember_response]}},
         )
         return genai.Client(api_key=api_key, vertexai=False, http_options=options)
 

@@ -192,7 +192,7 @@ class StreamAssembler:
             new_parts = item_to_parts(item)
             if item.get("type") == "function_call" and isinstance(new_parts[0], ProviderPart):
                 log.warning(
-                    "openai: tool call arguments are not a JSON object; using {}",
+                    "openai: tool call arguments are not a JSON object; the tool is not run",
                     tool=item.get("name"),
                     call_id=item.get("call_id"),
                 )
@@ -202,6 +202,7 @@ class StreamAssembler:
                         name=str(item.get("name", "")),
                         arguments={},
                         provider_details={PROVIDER: {"item": item}},
+                        invalid_arguments=_nonblank(item.get("arguments")),
                     )
                 ]
             parts.extend(new_parts)
@@ -240,3 +241,9 @@ class StreamAssembler:
 
 def _index(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _nonblank(raw: Any) -> str | None:
+    """Arguments text that is not blank (blank arguments are ``{}``, not an error)."""
+    text = raw if isinstance(raw, str) else "" if raw is None else str(raw)
+    return text if text.strip() else None
