@@ -27,7 +27,7 @@ from doc_processing_toolkit.application.session.history_config import (
     apply_history_mode,
     resolve_session_history_config,
 )
-from doc_processing_toolkit.application.session.media_policy import strip_messages
+from doc_processing_toolkit.application.session.media_policy import iter_slots, strip_messages
 from doc_processing_toolkit.application.session.metadata import (
     fold_spend,
     record_served_models,
@@ -67,14 +67,20 @@ class SessionTurns(SessionPersistence):
     async def _refresh_uploads(self) -> None:
         """After a restore: re-upload (or replace) the history's expired Files API URIs."""
         kept, self._kept_uploads = self._kept_uploads, None
-        if kept is None:
+        shapes = self.agent.deps.native_media
+        if kept is None or not any(
+            s.kind == "google_file_uri" for s in iter_slots(self._messages, shapes)
+        ):
             return
-        client = self.agent._get_client()
+        try:
+            client = self.agent._get_client()
+        except Exception:  # no client yet: the turn reports that itself
+            return
         if not isinstance(client, RemoteMediaFiles):
             return
         try:
             refresh = await refresh_expired_uploads(
-                self._messages, kept, self._media_table, self.agent.deps.native_media, client
+                self._messages, kept, self._media_table, shapes, client
             )
         except BaseException:
             self._kept_uploads = kept  # nothing changed: the next turn checks again
