@@ -1,10 +1,11 @@
 """Agent abstraction layer for doc-processing-toolkit.
 
-Main exports: Agent, AgentBuilder, AgentResult, AgentStreamEvent, tool, DetailedCostReport.
-Features of later releases (AgentSession, ToolLoader, MediaTransformer, CompactionConfig)
+Main exports: Agent, AgentBuilder, AgentResult, AgentStreamEvent, tool, DetailedCostReport,
+CompactionConfig. Features of later releases (AgentSession, ToolLoader, MediaTransformer)
 are not exported until they exist.
 """
 
+from doc_processing_toolkit.agent.compaction import CompactionConfig
 from doc_processing_toolkit.agent.core import Agent, AgentAborted, AgentBuilder
 from doc_processing_toolkit.agent.cost import AgentStreamEvent, DetailedCostReport
 from doc_processing_toolkit.agent.result import AgentResult
@@ -18,6 +19,7 @@ __all__ = [
     "AgentResult",
     "AgentStreamEvent",
     "BuiltInToolConfig",
+    "CompactionConfig",
     "DetailedCostReport",
     "tool",
 ]

@@ -21,6 +21,7 @@ from typing import Any, Self
 from pydantic import BaseModel
 
 from doc_processing_toolkit.application.builder import AgentBuilder
+from doc_processing_toolkit.application.compaction.run_hook import CompactionScope, run_compactor
 from doc_processing_toolkit.application.config import log_setup
 from doc_processing_toolkit.application.config.export import export_config
 from doc_processing_toolkit.application.config.from_config import (
@@ -60,6 +61,7 @@ from doc_processing_toolkit.application.run.result_builder import build_result
 from doc_processing_toolkit.application.run.settings import derive_run_settings
 from doc_processing_toolkit.application.run.streaming import (
     STREAM_CANCEL_WAIT_SECONDS,
+    check_no_client_session,
     check_run_args,
     check_run_inputs,
     log_run_end,
@@ -69,7 +71,6 @@ from doc_processing_toolkit.application.run.streaming import (
 from doc_processing_toolkit.application.session.session import AgentSession
 from doc_processing_toolkit.application.tools.loader import ToolLoader
 from doc_processing_toolkit.application.tools.planning import build_tool_planner
-from doc_processing_toolkit.domain.errors import StateError
 from doc_processing_toolkit.domain.events import AgentStreamEvent
 from doc_processing_toolkit.domain.messages import Message
 from doc_processing_toolkit.domain.tools.results import DEFAULT_TOOL_RESULT_PREVIEW_CHARS
@@ -270,6 +271,7 @@ class Agent:
         tool_files: list[Any] | None = None,
         container_id: str | None = None,
         media_resolutions: list[str | None] | None = None,
+        compaction: CompactionScope | None = None,
     ) -> tuple[AgentResult, BaseException | None]:
         check_run_inputs(message, output_schema)
         run_id = uuid.uuid4().hex
@@ -323,6 +325,7 @@ class Agent:
                 unpriced_warning=self._unpriced,
                 hooks=control.runner,
                 request_start=control.request_start,
+                compactor=run_compactor(self, res, client, channel, control, compaction),
             )
             if on_loop is not None:
                 on_loop(loop)
@@ -389,11 +392,13 @@ class Agent:
         output_schema: type[BaseModel] | None = None,
         media_resolution_list: list[str | None] | None = None,
         anthropic_container_id: str | None = None,
+        compaction: CompactionScope | None = None,
     ) -> tuple[AgentResult, BaseException | None]:
         """One run after ``history`` (a session's turn): the result and the failure, if any."""
         check_run_args(files, tool_files, media_resolution_list, anthropic_container_id)
         return await self._execute(
             message,
+            compaction=compaction,
             sink=None,
             output_schema=output_schema,
             history=history,
@@ -421,12 +426,7 @@ class Agent:
             media_resolution_list=media_resolution_list,
             anthropic_container_id=anthropic_container_id,
         )
-        if any(c.format == "client_session" for c in self._tool_loader.server_configs):
-            raise StateError(
-                "run_sync() cannot use a pre-built session ({'session': ...}): it belongs to "
-                "the loop it was opened on. Use await agent.run(...), or let the toolkit own "
-                "the connection with {'type': 'mcp_remote_client', ...}"
-            )
+        check_no_client_session(self._tool_loader.server_configs)
 
         async def run_and_release() -> AgentResult:
             # run_sync's loop ends with this call: its MCP sessions are released with it,
@@ -479,6 +479,7 @@ class Agent:
         media_resolution_list: list[str | None] | None = None,
         anthropic_container_id: str | None = None,
         on_result: Callable[[AgentResult, BaseException | None], None] | None = None,
+        compaction: CompactionScope | None = None,
     ) -> AsyncGenerator[AgentStreamEvent, None]:
         """:meth:`stream` after ``history`` (a session's turn); ``on_result`` receives the
         run's result before ``complete`` is yielded."""
@@ -492,6 +493,7 @@ class Agent:
         ) -> tuple[AgentResult, BaseException | None]:
             result, error = await self._execute(
                 message,
+                compaction=compaction,
                 sink=sink,
                 output_schema=output_schema,
                 history=history,

@@ -61,6 +61,7 @@ from doc_processing_toolkit.application.fleet.fleet import FleetDeps
 from doc_processing_toolkit.application.tools.wiring import ToolWiring
 from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.registry import ModelInfo
+from doc_processing_toolkit.ports.archive_sink import ArchiveSink
 from doc_processing_toolkit.ports.batch import BatchClient
 from doc_processing_toolkit.ports.dialect import HistoryCodec
 from doc_processing_toolkit.ports.durable import DurableEngine
@@ -308,7 +309,15 @@ def default_deps(container: Container | None = None) -> AgentDeps:
         release_loop_resources=release_loop_resources,
         native_media=ProviderMediaShapes(),
         directory_media_store=directory_media_store,
+        directory_archive_sink=directory_archive_sink,
     )
+
+
+def directory_archive_sink(directory: str | os.PathLike[str], prefix: str) -> ArchiveSink:
+    """The bundled :class:`DirectoryArchiveSink` of ``directory`` (compaction archives)."""
+    from doc_processing_toolkit.adapters.archive_sinks.directory import DirectoryArchiveSink
+
+    return DirectoryArchiveSink(directory, prefix)
 
 
 def directory_media_store(directory: str | os.PathLike[str]) -> MediaStore:

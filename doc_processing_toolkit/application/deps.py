@@ -77,6 +77,9 @@ class AgentDeps:
     """The default receiver of compaction archives (None: archive files)."""
     directory_media_store: Callable[[str | os.PathLike[str]], MediaStore] | None = None
     """Builds the MediaStore of a directory (a ``media_store=`` given as a path)."""
+    directory_archive_sink: Callable[[str | os.PathLike[str], str], ArchiveSink] | None = None
+    """Builds the ArchiveSink of ``compaction_config["archive_dir"]`` (directory, file
+    name prefix); None: compaction archives go only to ``archive_sink``."""
 
 
 DepsFactory = Callable[[], AgentDeps]

@@ -80,15 +80,12 @@ def test_unknown_model_is_a_clear_error() -> None:
         Agent("no-such-model")
 
 
-@pytest.mark.parametrize(
-    ("name", "value"),
-    [
-        ("compaction", True),
-    ],
-)
-def test_features_not_built_yet_raise_not_implemented(name: str, value: object) -> None:
-    with pytest.raises(NotImplementedError, match=name):
-        Agent("claude-sonnet-4-5", **{name: value})  # type: ignore[arg-type]
+def test_every_constructor_parameter_is_built() -> None:
+    from doc_processing_toolkit.application.config.validation import NOT_YET_IMPLEMENTED
+
+    assert NOT_YET_IMPLEMENTED == {}
+    agent = Agent("claude-sonnet-4-5", compaction=True, remove_citations=True)
+    assert agent.settings.compaction is True
 
 
 def test_on_unsupported_part_takes_drop_or_raise() -> None:
@@ -128,8 +125,10 @@ def test_builder_builds_the_same_agent() -> None:
     assert agent.run_sync("2+3").tools_used == ["calculate"]
     with pytest.raises(ValueError, match="model"):
         Agent.builder().build()
-    with pytest.raises(NotImplementedError, match="compaction"):
-        Agent.builder().model("claude-sonnet-4-5").with_compaction().build()
+    with pytest.raises(ValueError, match="strategy"):
+        Agent.builder().model("claude-sonnet-4-5").with_compaction(strategy="shred").build()
+    compacting = Agent.builder().model("claude-sonnet-4-5").with_compaction(keep_recent_messages=3)
+    assert compacting.build().settings.compaction_config == {"keep_recent_messages": 3}
 
 
 def test_default_log_file_and_no_secret_at_debug(

@@ -93,7 +93,7 @@ def test_build_equals_the_direct_constructor_call() -> None:
             ValueError,
             {"anthropic_block_binding": "keep"},
         ),
-        ("with_compaction", (), NotImplementedError, {"compaction": True}),
+        ("with_compaction", (2,), ValueError, {"compaction": 2}),
     ],
 )
 def test_each_method_fails_where_the_constructor_fails(

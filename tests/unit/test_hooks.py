@@ -183,15 +183,19 @@ def test_injection_after_the_last_boundary_is_returned_undelivered() -> None:
 def test_run_handle_inject_from_a_ui_thread_during_a_slow_tool() -> None:
     agent_box: list[Agent] = []
     injected = threading.Event()
+    tool_running = threading.Event()
 
     @tool
     def slow_lookup(q: str) -> str:
         """Slow."""
+        tool_running.set()
         injected.wait(WAIT)
         return "found"
 
     def ui_thread() -> None:
-        wait_until(lambda: bool(agent_box) and agent_box[0].run_handle is not None, "a run")
+        # Inject while the tool runs (not before the first request), so the message is
+        # drained at the next turn boundary: into request 2, whatever the scheduling.
+        assert tool_running.wait(WAIT), "the tool never started"
         handle = agent_box[0].run_handle
         assert handle is not None
         handle.inject("actually, only the indemnity clauses")

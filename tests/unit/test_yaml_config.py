@@ -233,7 +233,7 @@ def test_overrides_follow_the_documented_rules() -> None:
         Agent.from_config_string("model: gpt-4o\nprovider_overrides: {max_tokens: 3}\n")
 
 
-def test_unbuilt_features_load_as_data_and_the_agent_refuses_them(tmp_path: Path) -> None:
+def test_compaction_loads_from_yaml_and_round_trips(tmp_path: Path) -> None:
     text = (
         "model: claude-sonnet-4-5\n"
         "compaction: true\n"
@@ -241,8 +241,15 @@ def test_unbuilt_features_load_as_data_and_the_agent_refuses_them(tmp_path: Path
     )
     config = load_config_from_string(text)
     assert config["compaction_config"]["strategy"] == "sliding_window"
-    with pytest.raises(NotImplementedError):
-        Agent.from_config_string(text, client=FakeModel([]))
+    agent = Agent.from_config_string(text, client=FakeModel([]))
+    exported = agent.to_config()
+    assert exported["compaction"] is True
+    assert exported["compaction_config"] == {
+        "strategy": "sliding_window",
+        "keep_recent_messages": 4,
+    }
+    with pytest.raises(ConfigValidationError, match="strategy"):
+        Agent.from_config_string(text.replace("sliding_window", "shred"), client=FakeModel([]))
 
 
 def test_session_and_media_settings_build_from_yaml(tmp_path: Path) -> None:

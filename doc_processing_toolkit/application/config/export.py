@@ -162,7 +162,11 @@ def _settings_section(s: AgentSettings) -> dict[str, Any]:
         "auto_inject_skills": s.auto_inject_skills,
         "auto_inject_memory_instructions": s.auto_inject_memory_instructions,
         "compaction": s.compaction or None,
-        "compaction_config": s.compaction_config,
+        "compaction_config": (
+            {k: v for k, v in s.compaction_config.items() if k != "archive_sink"}
+            if s.compaction_config is not None
+            else None
+        ),
         "session_history_config": s.session_history_config,
         "anthropic_block_binding": s.anthropic_block_binding,
         "strict_prefix_binding": s.strict_prefix_binding or None,
@@ -207,3 +211,6 @@ def _export_live_settings(
             config["base_url"] = s.base_url
     if s.client is not None:
         unserialisable["client"] = type(s.client).__name__
+    sink = (s.compaction_config or {}).get("archive_sink")
+    if sink is not None:  # a callable has no YAML spelling
+        unserialisable["compaction_config.archive_sink"] = _name_of(sink)

@@ -12,6 +12,10 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from doc_processing_toolkit.application.compaction.setup import (
+    CompactionSetup,
+    check_compaction_settings,
+)
 from doc_processing_toolkit.application.config.settings import AgentSettings
 from doc_processing_toolkit.application.deps import AgentDeps
 from doc_processing_toolkit.application.run.prefix_audit import PrefixAuditor, prefix_audit_enabled
@@ -40,6 +44,8 @@ class AgentResolution:
     """The provider's native tool search is on (``defer_tools`` can take effect)."""
     tool_result_cap: int
     """Characters of a tool result the model is shown (0: no cap)."""
+    compaction: CompactionSetup | None = None
+    """The resolved compaction (None: ``compaction=False``)."""
     row_lookup: Callable[[str], ModelInfo | None] | None = None
     """The registry's row lookup (a request is priced at the row of its serving model)."""
     prefix_auditor: PrefixAuditor | None = None
@@ -109,6 +115,12 @@ def resolve_settings(
     for warning in (*report.warnings, *_binding_ignored(settings, profile)):
         logger.warning(warning)
     window = row.context_window_tokens if row is not None else None
+    compaction = check_compaction_settings(
+        settings.compaction,
+        settings.compaction_config,
+        model=settings.model,
+        row_lookup=deps.registry.row,
+    )
     return AgentResolution(
         provider=provider,
         row=row,
@@ -117,6 +129,7 @@ def resolve_settings(
         built_in_tool_names=tuple(report.built_in_tool_names),
         native_tool_search=report.native_tool_search,
         tool_result_cap=resolve_cap(settings.max_tool_result_chars, window),
+        compaction=compaction,
         row_lookup=deps.registry.row,
         prefix_auditor=PrefixAuditor() if prefix_audit_enabled(settings.prefix_audit) else None,
     )

@@ -14,6 +14,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from doc_processing_toolkit.application.compaction.setup import check_compaction_settings
 from doc_processing_toolkit.application.config.binding_checks import check_binding_settings
 from doc_processing_toolkit.application.config.settings import (
     DEFAULT_MEDIA_MAX_INLINE_BYTES,
@@ -42,10 +43,7 @@ __all__ = [
     "validate_timeout",
 ]
 
-NOT_YET_IMPLEMENTED: dict[str, Any] = {
-    "compaction": False,
-    "compaction_config": None,
-}
+NOT_YET_IMPLEMENTED: dict[str, Any] = {}
 """Agent parameters whose features are not built yet, with their defaults."""
 
 _CONSUMED_PROVIDER_KWARGS = ("max_pause_turn_iterations", "mcp_remote_servers")
@@ -89,6 +87,9 @@ def validate_settings(settings: AgentSettings) -> AgentSettings:
     estimate_mode = validate_estimate_mode(s.estimate_input_tokens)
     defer_predicate(s.defer_tools)
     check_session_settings(s)
+    check_compaction_settings(
+        s.compaction, s.compaction_config, model=s.model.strip(), row_lookup=lambda _: None
+    )
     check_binding_settings(s)
     provider_kwargs = dict(s.provider_kwargs)
     consumed = {

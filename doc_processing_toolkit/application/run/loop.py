@@ -4,7 +4,7 @@
 
     run_start
     for iteration in 1..max_iterations:
-        iteration_start
+        iteration_start; compaction check (Level 1 first, then Level 2)
         request = ModelRequest(...)             # tools budgeted for strict mode
         response = retry_layer(client.stream)   # deltas -> the event channel
         ledger.record(response)                 # one cost record per API request
@@ -72,6 +72,7 @@ from doc_processing_toolkit.domain.tools.truncated import (
 from doc_processing_toolkit.ports.model_client import ModelClient
 
 if TYPE_CHECKING:
+    from doc_processing_toolkit.application.compaction.run_hook import RunCompactor
     from doc_processing_toolkit.application.hooks.request_start import RequestStartEmitter
     from doc_processing_toolkit.application.hooks.runner import HookRunner
 
@@ -107,13 +108,16 @@ class RunLoop:
         unpriced_warning: UnpricedModelWarning | None = None,
         hooks: HookRunner | None = None,
         request_start: RequestStartEmitter | None = None,
+        compactor: RunCompactor | None = None,
     ) -> None:
         """Args:
         unpriced_warning: The owner's one-shot "no known price" warning (an Agent passes
             its own, so the warning comes once per Agent); None: once per run.
         hooks: The run's HookRunner (injections drained at each turn boundary).
         request_start: Announces every provider send (``emit_request_start=True``).
+        compactor: The Level-1 / Level-2 compaction check before each request.
         """
+        self._compactor = compactor
         self.hooks = hooks
         self._request_start = request_start
         self._client = client
@@ -319,6 +323,8 @@ class RunLoop:
             iteration += 1
             outcome.iterations = iteration
             await self._channel.emit("iteration_start", None, {"iteration": iteration})
+            if self._compactor is not None:  # between complete tool rounds
+                await self._compactor.before_request(outcome, iteration, s.system)
             if self.hooks is not None:
                 # The turn boundary: after the previous round's tool results, before the
                 # next request (a message never sits between a call and its result).

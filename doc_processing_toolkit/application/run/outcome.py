@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from doc_processing_toolkit.domain.compaction.result import CompactionResult
 from doc_processing_toolkit.domain.costs.ledger import Ledger, RetryAccumulator
 from doc_processing_toolkit.domain.messages import Message
 from doc_processing_toolkit.domain.requests import ModelRequest, ModelResponse, Usage
@@ -56,6 +57,10 @@ class RunOutcome:
     ``duration_ms`` and ``thinking`` - what the detailed cost report needs."""
     tool_call_facts: list[dict[str, Any]] = field(default_factory=list)
     """Per executed tool call: name, id, iteration, success, duration and sizes."""
+    compactions: list[CompactionResult] = field(default_factory=list)
+    """The compactions this run made (Level 1 and Level 2), in order."""
+    compaction_iterations: list[int] = field(default_factory=list)
+    """The iteration each of :attr:`compactions` happened at (before its request)."""
     estimated_input_tokens: int = 0
     """The pre-flight input estimate of the latest request (``estimate_input_tokens``)."""
     prefix_binding_retry: bool = False

@@ -133,6 +133,7 @@ def build_result(
         retry_output_tokens=attempts.total_output_tokens,
     )
     _apply_response_metadata(result, outcome.response_metadata)
+    _apply_compactions(result, outcome)
     result.prefix_binding_retry = outcome.prefix_binding_retry
     if detailed_costs:
         context = report_context or ReportContext(
@@ -146,6 +147,7 @@ def build_result(
         )
         report = build_detailed_report(result, facts, context, partial=partial_record)
         result.iteration_metrics = list(report.iterations)
+        _mark_compactions(result, outcome)
         try:
             result.detailed_cost_file = write_detailed_report(report, cost_output_dir)
         except OSError as exc:
@@ -173,6 +175,28 @@ def _apply_response_metadata(result: AgentResult, metadata: dict[str, Any]) -> N
             setattr(result, key, list(value) if isinstance(value, list) else value)
     prefix, model = count_mismatches(result.input_transformations)
     result.prefix_binding_mismatches, result.model_binding_mismatches = prefix, model
+
+
+def _apply_compactions(result: AgentResult, outcome: RunOutcome) -> None:
+    """The run's compaction counts (their summaries' records are already in the totals)."""
+    done = outcome.compactions
+    result.compaction_count = len(done)
+    result.compaction_input_tokens = sum(c.summary_input_tokens for c in done)
+    result.compaction_output_tokens = sum(c.summary_output_tokens for c in done)
+    result.compaction_cost = round_usd(sum(c.summary_cost for c in done))
+    result.compaction_archives = [c.archive_path for c in done if c.archive_path]
+
+
+def _mark_compactions(result: AgentResult, outcome: RunOutcome) -> None:
+    """Stamp each compaction on the first iteration_metrics entry of its iteration."""
+    for compaction, iteration in zip(
+        outcome.compactions, outcome.compaction_iterations, strict=False
+    ):
+        entry = next((m for m in result.iteration_metrics if m.iteration_number == iteration), None)
+        if entry is not None:
+            entry.compaction_triggered = True
+            entry.compaction_strategy = compaction.strategy
+            entry.compaction_tokens_cleared += compaction.tokens_cleared
 
 
 def failure_metadata(result: AgentResult, error: BaseException) -> dict[str, Any]:

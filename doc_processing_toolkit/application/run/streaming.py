@@ -21,7 +21,7 @@ from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.events import EventSink
 from doc_processing_toolkit.application.run.loop import RunLoop
 from doc_processing_toolkit.application.run.result_builder import failure_metadata
-from doc_processing_toolkit.domain.errors import InvalidArgumentTypeError
+from doc_processing_toolkit.domain.errors import InvalidArgumentTypeError, StateError
 from doc_processing_toolkit.domain.events import AgentStreamEvent
 
 T = TypeVar("T")
@@ -29,6 +29,7 @@ T = TypeVar("T")
 __all__ = [
     "STREAM_CANCEL_WAIT_SECONDS",
     "RunExecutor",
+    "check_no_client_session",
     "check_run_args",
     "check_run_inputs",
     "log_run_end",
@@ -143,6 +144,20 @@ async def stream_run(
             except (TimeoutError, asyncio.CancelledError):
                 pass
             await on_abandoned(holder.get("loop"))
+
+
+def check_no_client_session(server_configs: Any) -> None:
+    """run_sync() refuses a pre-built MCP session: it belongs to the loop it was opened on.
+
+    Raises:
+        StateError: a tools entry is a pre-built session (``{'session': ...}``).
+    """
+    if any(c.format == "client_session" for c in server_configs):
+        raise StateError(
+            "run_sync() cannot use a pre-built session ({'session': ...}): it belongs to "
+            "the loop it was opened on. Use await agent.run(...), or let the toolkit own "
+            "the connection with {'type': 'mcp_remote_client', ...}"
+        )
 
 
 def run_blocking(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:

@@ -15,6 +15,7 @@ from contextvars import Token
 from pathlib import Path
 from typing import Any, Self
 
+from doc_processing_toolkit.application.compaction.run_hook import CompactionScope
 from doc_processing_toolkit.application.history.dialects import Dialects
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.tool_surface import (
@@ -59,6 +60,7 @@ from doc_processing_toolkit.domain.errors import (
     UnsupportedPartError,
 )
 from doc_processing_toolkit.domain.media import accepts_input_type
+from doc_processing_toolkit.domain.messages import Message
 from doc_processing_toolkit.domain.session import parse_envelope
 from doc_processing_toolkit.ports.media_store import MediaStore
 from doc_processing_toolkit.ports.session_store import SessionStore
@@ -446,6 +448,32 @@ class SessionPersistence:
         self.prefix_change_report = change
         self.prefix_changed_on_resume = change is not None
         return self
+
+    # ------------------------------------------------------------------ compaction
+    def _compaction_scope(self) -> CompactionScope:
+        """The session's side of the next run's compaction."""
+        count = int(self._metadata.get("compaction_count", 0) or 0)
+        return CompactionScope(session_id=self._session_id, prior_count=count)
+
+    def _adopt_compacted(
+        self, scope: CompactionScope, history: list[Message], error: BaseException | None = None
+    ) -> list[Message]:
+        """Take the history a completed run compacted (``history`` when it did not, or when
+        the run failed): the stored prefix is rewritten, and the run boundaries, which
+        pointed into the old one, are reset (``metadata["boundaries_reset_at_run"]`` names
+        the run)."""
+        if scope.history is None or error is not None:
+            return history
+        self._messages = json_clean(self._native().render(scope.history))
+        metadata = self._metadata
+        metadata["boundaries_reset_at_run"] = int(metadata.get("run_count", 0)) + 1
+        metadata["run_boundaries"] = []
+        if self._store is not None:  # the prefix was rewritten
+            self._store.truncate(self._session_id, 0, self._store_header([], metadata))
+            self._store.append(
+                self._session_id, 0, self._messages, self._store_header(self._messages, metadata)
+            )
+        return scope.history
 
     # ------------------------------------------------------------------ truncation
     def truncate_to(self, message_count: int, *, drop_orphans: bool = True) -> int:

@@ -247,7 +247,7 @@ class AgentSession(SessionTurns):
         anthropic_container_id: str | None,
     ) -> AgentResult:
         await self._refresh_uploads()
-        history = self._native().parse(self._messages)
+        history, scope = self._native().parse(self._messages), self._compaction_scope()
         self._in_flight = True
         result: AgentResult
         error: BaseException | None
@@ -261,6 +261,7 @@ class AgentSession(SessionTurns):
                 output_schema=output_schema,
                 media_resolution_list=media_resolution_list,
                 anthropic_container_id=self._container_for(anthropic_container_id),
+                compaction=scope,
             )
         finally:
             self._in_flight = False
@@ -268,7 +269,7 @@ class AgentSession(SessionTurns):
         if error is not None:
             self._bank_failure(message, files, result, error)
             raise error
-        self._commit(self._turn_native(result, history), result)
+        self._commit(self._turn_native(result, self._adopt_compacted(scope, history)), result)
         return result
 
     async def run(
@@ -365,7 +366,7 @@ class AgentSession(SessionTurns):
         while True:
             captured.clear()
             await self._refresh_uploads()
-            history = self._native().parse(self._messages)
+            history, scope = self._native().parse(self._messages), self._compaction_scope()
             events = self.agent._stream_with_history(
                 sent,
                 history=history,
@@ -375,6 +376,7 @@ class AgentSession(SessionTurns):
                 media_resolution_list=send_resolutions,
                 anthropic_container_id=self._container_for(container),
                 on_result=lambda r, e: captured.__setitem__("turn", (r, e)),
+                compaction=scope,
             )
             follow_up: str | None = None
             completed = False
@@ -389,6 +391,7 @@ class AgentSession(SessionTurns):
                         completed = True
                         self._in_flight = False
                         result, error = captured.get("turn", (AgentResult(), None))
+                        history = self._adopt_compacted(scope, history, error)
                         follow_up = self._settle_streamed(
                             sent, send_files, result, error, history, output_schema, budget
                         )
