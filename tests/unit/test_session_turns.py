@@ -192,5 +192,30 @@ def test_include_system_prompt() -> None:
     session, fake = _stored("full", include_system_prompt=True)
     assert fake.requests[-1].system.startswith("Be brief.")
     assert "Be brief." not in json.dumps(session.to_dict())  # never in the envelope
-    with pytest.raises(NotImplementedError, match="include_system_prompt"):
-        _agent().session(session_history_config={"include_system_prompt": False})
+
+
+def test_include_system_prompt_false_sends_every_request_without_it() -> None:
+    session, fake = _stored("full", include_system_prompt=False)
+    assert len(fake.requests) == 3  # the tool round's two requests and the second turn
+    assert all(request.system == "" for request in fake.requests)
+    assert any(isinstance(p, ToolResultPart) for p in _second_request_parts(fake))
+    fake.push(reply("streamed"))
+    asyncio.run(_events(session, "And clause 5?"))
+    assert fake.requests[-1].system == ""
+    # The flag rides the envelope; the Agent itself, outside the session, still sends it.
+    other = FakeModel([reply("restored"), reply("plain")])
+    agent = Agent(MODEL, "Be brief.", client=other)
+    restored = AgentSession.from_dict(session.to_dict(), agent)
+    restored.run_sync("Still there?")
+    agent.run_sync("Alone")
+    assert [r.system.startswith("Be brief.") for r in other.requests] == [False, True]
+
+
+def test_include_system_prompt_false_at_agent_level_and_overridden() -> None:
+    fake = FakeModel([reply("a"), reply("b")])
+    agent = Agent(
+        MODEL, "Be brief.", client=fake, session_history_config={"include_system_prompt": False}
+    )
+    agent.session().run_sync("one")
+    agent.session(session_history_config={"include_system_prompt": True}).run_sync("two")
+    assert [r.system.startswith("Be brief.") for r in fake.requests] == [False, True]

@@ -17,6 +17,7 @@ from doc_processing_toolkit.application.config.resolution import AgentResolution
 from doc_processing_toolkit.application.config.settings import AgentSettings
 from doc_processing_toolkit.application.run.prefix_audit import PrefixAuditor
 from doc_processing_toolkit.application.run.retry import RetryPolicy
+from doc_processing_toolkit.application.run.turn_system import run_system
 from doc_processing_toolkit.application.tools.accounting import tool_reported_cost_enabled
 from doc_processing_toolkit.domain.binding import check_behaviour, resolve_behaviour
 from doc_processing_toolkit.domain.registry import ModelInfo
@@ -111,7 +112,7 @@ def derive_run_settings(
         model=settings.model,
         provider=resolution.provider,
         row=resolution.row,
-        system=system,
+        system=run_system(system),
         max_iterations=settings.max_iterations,
         max_tokens=settings.max_tokens,
         temperature=settings.temperature,

@@ -55,7 +55,6 @@ def validate_history_config(config: Any, where: str = "the") -> dict[str, Any]:
 
     Raises:
         ValueError: naming the key at fault.
-        NotImplementedError: ``include_system_prompt=False``.
     """
     if not isinstance(config, dict):
         raise ConfigurationError(f"{where} session_history_config must be a dict, got {config!r}")
@@ -71,14 +70,6 @@ def validate_history_config(config: Any, where: str = "the") -> dict[str, Any]:
     for flag in ("preserve_media", "include_system_prompt"):
         if flag in config and not isinstance(config[flag], bool):
             raise ConfigurationError(f"{where} session_history_config {flag} must be a bool")
-    if config.get("include_system_prompt") is False:
-        # Stored history never holds the instructions (the envelope drops them, B16), and
-        # every turn sends the Agent's: a turn without them is not built yet.
-        raise NotImplementedError(
-            "session_history_config include_system_prompt=False (sending a session's turns "
-            "without the Agent's instructions) is not implemented yet in this release; "
-            "leave it at its default (True)"
-        )
     chars = config.get("compact_tool_results_max_chars", DEFAULT_COMPACT_CHARS)
     if isinstance(chars, bool) or not isinstance(chars, int) or chars < 0:
         raise ConfigurationError(

@@ -117,6 +117,7 @@ class SessionPersistence:
     _metadata: dict[str, Any]
     _media_table: dict[str, dict[str, Any]]
     _media_report: list[dict[str, Any]]
+    _kept_uploads: dict[str, tuple[str, str]] | None
     _history_config: dict[str, Any] | None
     _container_id: str | None
     _store: SessionStore | None
@@ -335,7 +336,7 @@ class SessionPersistence:
             session_id=env.session_id,
             dialects=self._dialects(),
             input_types=self._input_types(),
-            media_lookup=self._media_lookup(table, store),
+            media_lookup=(kept := self._media_lookup(table, store)),
         )
         if conversion.source is not None:
             metadata.setdefault("conversion_report", []).extend(conversion.entries)
@@ -368,6 +369,7 @@ class SessionPersistence:
         self._metadata = json_clean(metadata)
         self._media_table = table
         self._media_report = report
+        self._kept_uploads = kept  # checked against the Files API before the next turn
         if env.session_history_config is not None and self._history_config is None:
             self._history_config = dict(env.session_history_config)
         self.restored_from_schema_version = parsed.original_version

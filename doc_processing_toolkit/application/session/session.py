@@ -20,27 +20,13 @@ from typing import Any, Self
 
 from pydantic import BaseModel
 
-from doc_processing_toolkit.application.config.log_setup import redact
 from doc_processing_toolkit.application.result import AgentResult
-from doc_processing_toolkit.application.session.history_config import (
-    apply_history_mode,
-    resolve_session_history_config,
-    validate_history_config,
-)
-from doc_processing_toolkit.application.session.media_policy import strip_messages
-from doc_processing_toolkit.application.session.metadata import (
-    fold_spend,
-    new_metadata,
-    record_served_models,
-    utc_now,
-)
-from doc_processing_toolkit.application.session.persistence import (
-    SessionPersistence,
-    read_envelope_json,
-)
+from doc_processing_toolkit.application.session.history_config import validate_history_config
+from doc_processing_toolkit.application.session.metadata import new_metadata
+from doc_processing_toolkit.application.session.persistence import read_envelope_json
+from doc_processing_toolkit.application.session.turns import INTERRUPTED_TURN_ENV, SessionTurns
 from doc_processing_toolkit.domain.errors import ConfigurationError, StateError
 from doc_processing_toolkit.domain.events import AgentStreamEvent
-from doc_processing_toolkit.domain.messages import Message, assistant_text, user_text
 from doc_processing_toolkit.ports.session_store import SessionStore
 
 __all__ = ["INTERRUPTED_TURN_ENV", "LATE_INJECTION_POLICIES", "AgentSession"]
@@ -48,11 +34,8 @@ __all__ = ["INTERRUPTED_TURN_ENV", "LATE_INJECTION_POLICIES", "AgentSession"]
 LATE_INJECTION_POLICIES = ("surface", "new_turn")
 """What happens to a hook message that arrived too late for any turn boundary."""
 
-INTERRUPTED_TURN_ENV = "DPT_SESSION_INTERRUPTED_TURN"
-"""``off`` disables the interrupted-turn record."""
 
-
-class AgentSession(SessionPersistence):
+class AgentSession(SessionTurns):
     """Stateful conversation session with message history.
 
     Attributes:
@@ -108,6 +91,7 @@ class AgentSession(SessionPersistence):
         self._metadata: dict[str, Any] = new_metadata()
         self._media_table: dict[str, dict[str, Any]] = {}
         self._media_report: list[dict[str, Any]] = []
+        self._kept_uploads: dict[str, tuple[str, str]] | None = None
         self._container_id: str | None = None
         self._closed = False
         self._in_flight = False
@@ -131,11 +115,6 @@ class AgentSession(SessionPersistence):
     def _profile_flag(self, name: str) -> bool:
         profile = self.agent.deps.provider_profiles(self.agent.provider)
         return bool(getattr(profile, name, False))
-
-    def _resolved_history_config(self) -> dict[str, Any]:
-        return resolve_session_history_config(
-            self._history_config, self.agent.settings.session_history_config
-        )
 
     @property
     def session_id(self) -> str:
@@ -257,75 +236,6 @@ class AgentSession(SessionPersistence):
         if self._metadata.get("pending_injections"):
             self._metadata["pending_injections"] = []
 
-    def _container_for(self, explicit: str | None) -> str | None:
-        if explicit is not None:
-            return explicit
-        return self._container_id if self._reuse_container else None
-
-    def _bank_failure(
-        self, message: str, files: list[Any] | None, result: AgentResult, error: BaseException
-    ) -> None:
-        fold_spend(self._metadata, result)
-        self.last_turn_results.append(result)
-        if os.environ.get(INTERRUPTED_TURN_ENV, "").strip().lower() == "off":
-            return
-        self._metadata["interrupted_turn"] = {
-            "message": message,
-            "files": len(files or []),
-            "error": f"{type(error).__name__}: {redact(str(error))}",
-            "at": utc_now(),
-            "run": int(self._metadata.get("run_count", 0)) + 1,
-        }
-
-    def _turn_native(self, result: AgentResult, history: list[Message]) -> list[dict[str, Any]]:
-        """What the turn added, provider-native, after the history config."""
-        native = self._native()
-        full = list(result.messages)
-        if full[: len(self._messages)] == self._messages:
-            added = copy.deepcopy(full[len(self._messages) :])
-        else:
-            added = native.render(native.parse(full)[len(history) :])
-        config = self._resolved_history_config()
-        if config.get("mode", "full") != "full":
-            added = native.render(apply_history_mode(native.parse(added), config))
-        if not config.get("preserve_media", True):
-            added = strip_messages(
-                added,
-                self._media_report,
-                self.agent.deps.native_media,
-                references=True,
-                label="removed from history",
-                source="preserve_media",
-            )
-        return added
-
-    def _commit(self, added: list[dict[str, Any]], result: AgentResult) -> None:
-        """Store one completed turn: all of it, or (when the store refuses) none of it."""
-        metadata = copy.deepcopy(self._metadata)
-        fold_spend(metadata, result)
-        metadata["run_count"] = int(metadata.get("run_count", 0)) + 1
-        run = metadata["run_count"]
-        start = len(self._messages)
-        metadata.setdefault("run_boundaries", []).append(
-            {"run": run, "start": start, "end": start + len(added)}
-        )
-        record_served_models(
-            metadata, run, result, provider=self.agent.provider, model=self.agent.model
-        )
-        for upload in result.media_uploads:
-            uri = upload.get("file_uri") or upload.get("uri")
-            if isinstance(uri, str):
-                self._media_table.setdefault(uri, {"kind": "google_upload", **upload})
-        messages = [*self._messages, *added]
-        if self._store is not None:
-            self._store.append(
-                self._session_id, start, added, self._store_header(messages, metadata)
-            )
-        self._messages, self._metadata = messages, metadata
-        if result.container_id and self._reuse_container:
-            self._container_id = result.container_id
-        self.last_turn_results.append(result)
-
     async def _one_turn(
         self,
         message: str,
@@ -336,11 +246,12 @@ class AgentSession(SessionPersistence):
         media_resolution_list: list[str | None] | None,
         anthropic_container_id: str | None,
     ) -> AgentResult:
+        await self._refresh_uploads()
         history, scope = self._native().parse(self._messages), self._compaction_scope()
         self._in_flight = True
         result: AgentResult
         error: BaseException | None
-        guard = self._enter_tool_guard()
+        guard = self._enter_turn()
         try:
             result, error = await self.agent._run_turn(
                 message,
@@ -354,25 +265,12 @@ class AgentSession(SessionPersistence):
             )
         finally:
             self._in_flight = False
-            self._leave_tool_guard(guard)
+            self._leave_turn(guard)
         if error is not None:
             self._bank_failure(message, files, result, error)
             raise error
         self._commit(self._turn_native(result, self._adopt_compacted(scope, history)), result)
         return result
-
-    def _follow_up_text(self, result: AgentResult, sent: str, budget: int) -> str | None:
-        """The next follow-up message, or None (parking what is left)."""
-        undelivered = [t for t in result.undelivered_injections if t]
-        if not undelivered:
-            return None
-        text = "\n\n".join(undelivered)
-        if self._late_policy == "surface" or budget <= 0 or text == sent:
-            if text == sent:
-                self._log().warning("late injection repeats the message it answered: parked")
-            self._metadata.setdefault("pending_injections", []).extend(undelivered)
-            return None
-        return text
 
     async def run(
         self,
@@ -444,15 +342,6 @@ class AgentSession(SessionPersistence):
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
             return pool.submit(asyncio.run, run_and_release()).result()
 
-    def _stream_turn_native(
-        self, message: str, result: AgentResult, history: list[Message], structured: bool
-    ) -> list[dict[str, Any]]:
-        if structured:
-            return self._turn_native(result, history)
-        light = [user_text(message), *(user_text(t) for t in result.injected_messages)]
-        light.append(assistant_text(str(result.output or ""), self.agent.provider))
-        return self._native().render(light)
-
     async def stream(
         self,
         message: str,
@@ -476,6 +365,7 @@ class AgentSession(SessionPersistence):
         captured: dict[str, tuple[AgentResult, BaseException | None]] = {}
         while True:
             captured.clear()
+            await self._refresh_uploads()
             history, scope = self._native().parse(self._messages), self._compaction_scope()
             events = self.agent._stream_with_history(
                 sent,
@@ -491,7 +381,7 @@ class AgentSession(SessionPersistence):
             follow_up: str | None = None
             completed = False
             self._in_flight = True
-            guard = self._enter_tool_guard()
+            guard = self._enter_turn()
             try:
                 async with contextlib.aclosing(events):
                     async for event in events:
@@ -527,7 +417,7 @@ class AgentSession(SessionPersistence):
                             yield AgentStreamEvent("complete", event.content, meta)
             finally:
                 self._in_flight = False
-                self._leave_tool_guard(guard)
+                self._leave_turn(guard)
                 if not completed:
                     self._bank_abandoned()
             if follow_up is None:
@@ -545,33 +435,6 @@ class AgentSession(SessionPersistence):
                     "message": sent,
                 },
             )
-
-    def _settle_streamed(
-        self,
-        message: str,
-        files: list[Any] | None,
-        result: AgentResult,
-        error: BaseException | None,
-        history: list[Message],
-        output_schema: type[BaseModel] | None,
-        budget: int,
-    ) -> str | None:
-        """Store (or bank) a streamed turn; the follow-up to run next, if any."""
-        if error is not None:
-            self._bank_failure(message, files, result, error)
-            return None
-        added = self._stream_turn_native(message, result, history, output_schema is not None)
-        self._commit(added, result)
-        return self._follow_up_text(result, message, budget)
-
-    def _bank_abandoned(self) -> None:
-        spent: dict[str, Any] | None = getattr(self.agent, "last_abandoned_stream", None)
-        if not spent:
-            return
-        fold_spend(self._metadata, spent)
-        fields = {k: v for k, v in spent.items() if k in AgentResult.__dataclass_fields__}
-        fields.pop("iteration_metrics", None)
-        self.last_turn_results.append(AgentResult(**fields))
 
     # ------------------------------------------------------------------ restore
     @classmethod

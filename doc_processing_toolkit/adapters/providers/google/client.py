@@ -33,6 +33,7 @@ from doc_processing_toolkit.adapters.providers._common import (
 )
 from doc_processing_toolkit.adapters.providers._guard import remember_response
 from doc_processing_toolkit.adapters.providers.google import code_files as google_code_files
+from doc_processing_toolkit.adapters.providers.google import files as google_files
 from doc_processing_toolkit.adapters.providers.google.dialect import PROVIDER
 from doc_processing_toolkit.adapters.providers.google.files import upload_large_media
 from doc_processing_toolkit.adapters.providers.google.mapping import (
@@ -194,6 +195,31 @@ class GoogleModelClient(SdkModelClient):
     async def download_output_file(self, ref: Mapping[str, Any]) -> OutputFile:
         """The file code execution wrote (Gemini returns its bytes inline)."""
         return google_code_files.download_output_file(ref)
+
+    # -- restored file_data URIs (the RemoteMediaFiles port) ----------------------------
+
+    async def media_file_alive(self, uri: str) -> bool:
+        """Whether the Files API still holds ``uri`` (False on 403 / 404 or FAILED)."""
+        genai, types, errors = import_genai()
+        client = self._sdk_client(genai, types)
+        try:
+            file = await client.aio.files.get(name=google_files.file_name(uri))
+        except errors.APIError as exc:
+            if getattr(exc, "code", None) in (403, 404):
+                return False
+            raise self._status_error(exc, before_stream=True) from exc
+        return google_files.usable(file)
+
+    async def reupload_media(self, data: bytes, mime_type: str) -> str:
+        """Upload ``data`` again, polled to ACTIVE; its new ``file_data`` URI."""
+        genai, types, errors = import_genai()
+        client = self._sdk_client(genai, types)
+        part = MediaPart(mime_type=mime_type, data=data)
+        try:
+            record = await google_files.upload_part(client, part, google_files.poll_settings({}))
+        except errors.APIError as exc:
+            raise self._status_error(exc, before_stream=True) from exc
+        return str(record["uri"])
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
         """Send ``request`` (always streaming); yield deltas, then one ModelResponse."""

@@ -36,9 +36,11 @@ __all__ = [
     "MediaUploadError",
     "PollSettings",
     "clear_upload_cache",
+    "file_name",
     "poll_settings",
     "upload_large_media",
     "upload_part",
+    "usable",
 ]
 
 INLINE_LIMIT_BYTES = 20 * 1024 * 1024
@@ -208,6 +210,17 @@ async def upload_part(client: Any, part: MediaPart, poll: PollSettings) -> dict[
     """
     assert part.data is not None
     return await _upload(client, part, hashlib.sha256(part.data).hexdigest(), poll)
+
+
+def file_name(uri: str) -> str:
+    """The Files API resource name (``files/<id>``) of a ``file_data`` URI."""
+    tail = uri.rstrip("/").rsplit("/files/", 1)[-1]
+    return f"files/{tail}"
+
+
+def usable(file: Any) -> bool:
+    """Whether a Files API file can still be referenced (not FAILED)."""
+    return _state_name(getattr(file, "state", None)) != "FAILED"
 
 
 def _to_upload(messages: list[Message]) -> set[tuple[int, int]]:
