@@ -21,6 +21,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import time
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -72,15 +74,27 @@ _IDLE = object()
 
 
 class GuardedEvents:
-    """An SDK event iterator with the idle timer and parse-error mapping (see the module)."""
+    """An SDK event iterator with the idle timer and parse-error mapping (see the module).
+
+    The watchdog is one timer per stream, not one per event: ``__anext__`` notes when it
+    started waiting (one ``time.monotonic()`` read per event) and the timer, when it
+    fires, either re-arms itself for what is left of the bound, stops (the consumer is
+    busy between events; the next ``__anext__`` arms it again), or closes the response.
+    """
 
     __slots__ = (
+        "__weakref__",
+        "_cancelled",
         "_close",
         "_closing",
+        "_grace",
+        "_handle",
         "_idle",
         "_interrupted",
         "_it",
         "_provider",
+        "_reader",
+        "_since",
         "_waiting_for_request",
     )
 
@@ -104,6 +118,16 @@ class GuardedEvents:
         self._close = close
         """Closes the stream's HTTP response (the watchdog's way to end an idle read)."""
         self._closing: asyncio.Task[Any] | None = None
+        self._handle: asyncio.TimerHandle | None = None
+        """The stream's watchdog timer, while armed."""
+        self._grace: asyncio.TimerHandle | None = None
+        """Cancels the read should the close not end it within :data:`CLOSE_GRACE_S`."""
+        self._since: float | None = None
+        """``time.monotonic()`` when the pending ``__anext__`` started waiting (None: none)."""
+        self._reader: asyncio.Task[Any] | None = None
+        self._cancelled: int | None = None
+        """Set when the grace timer cancelled the read: the reader's ``cancelling()``
+        count before (that cancellation is the watchdog's own, undone when it arrives)."""
 
     def __aiter__(self) -> GuardedEvents:
         return self
@@ -150,33 +174,68 @@ class GuardedEvents:
                 self._close = slot[0].aclose
 
     async def _watched(self, idle: float) -> Any:
-        """The next event, with a watchdog that closes the HTTP response when none comes
-        within ``idle`` seconds: the SDK's read then fails inside its own generator, which
-        unwinds normally (nothing cancels it mid-step). Should the close not end the read
-        within :data:`CLOSE_GRACE_S`, the read is cancelled after all."""
+        """The next event, watched by the stream's timer, which closes the HTTP response
+        when none comes within ``idle`` seconds: the SDK's read then fails inside its own
+        generator, which unwinds normally (nothing cancels it mid-step). Should the close
+        not end the read within :data:`CLOSE_GRACE_S`, the read is cancelled after all."""
+        self._since = time.monotonic()
+        if self._handle is None:
+            self._reader = asyncio.current_task()
+            self._handle = asyncio.get_running_loop().call_later(idle, _fire, weakref.ref(self))
+        try:
+            event = await self._it.__anext__()
+            if self._closing is None:
+                self._since = None
+                return event
+        except asyncio.CancelledError:
+            self._stop()
+            if self._cancelled is None:
+                raise
+        except Exception:  # StopAsyncIteration included
+            self._stop()
+            if self._closing is None:
+                raise
+        self._stop()
+        cancelled, self._cancelled = self._cancelled, None
+        if cancelled is not None and self._reader is not None:
+            if self._reader.uncancel() > cancelled:  # the grace timer's own ends here
+                raise asyncio.CancelledError  # a cancellation from outside came as well
+        await self._settle_close()
+        return _IDLE
+
+    def _expired(self) -> None:
+        """The timer fired: re-arm for the rest of the bound, stop, or close the response."""
+        self._handle = None
+        if self._since is None or self._closing is not None:
+            return  # the consumer is busy between events: the next __anext__ re-arms
         loop = asyncio.get_running_loop()
+        left = self._idle - (time.monotonic() - self._since) if self._idle is not None else 0.0
+        if left > 0:
+            self._handle = loop.call_later(left, _fire, weakref.ref(self))
+            return
         close = self._close
         assert close is not None
 
         async def closed() -> None:
             await close()
 
-        def fire() -> None:
-            self._closing = loop.create_task(closed())
+        self._closing = loop.create_task(closed())
+        self._grace = loop.call_later(CLOSE_GRACE_S, _cancel_read, weakref.ref(self))
 
-        handle = loop.call_later(idle, fire)
-        try:
-            with anyio.move_on_after(idle + CLOSE_GRACE_S):
-                event = await self._it.__anext__()
-                if self._closing is None:
-                    return event
-        except Exception:
-            if self._closing is None:
-                raise
-        finally:
-            handle.cancel()
-        await self._settle_close()
-        return _IDLE
+    def _cancel_read(self) -> None:
+        """The close did not end the read within the grace: cancel the read."""
+        self._grace = None
+        if self._since is not None and self._reader is not None and not self._reader.done():
+            self._cancelled = self._reader.cancelling()
+            self._reader.cancel()
+
+    def _stop(self) -> None:
+        """The read is over (ended, failed or idle): no timer stays armed."""
+        self._since = None
+        for handle in (self._handle, self._grace):
+            if handle is not None:
+                handle.cancel()
+        self._handle = self._grace = None
 
     async def _settle_close(self) -> None:
         """Wait for the watchdog's close (its failure is the stream's, already reported)."""
@@ -184,6 +243,19 @@ class GuardedEvents:
         if closing is not None:
             with contextlib.suppress(Exception):
                 await asyncio.shield(closing)
+
+
+def _fire(ref: weakref.ref[GuardedEvents]) -> None:
+    """The watchdog timer's callback (a weak reference: an abandoned stream is not kept)."""
+    guarded = ref()
+    if guarded is not None:
+        guarded._expired()
+
+
+def _cancel_read(ref: weakref.ref[GuardedEvents]) -> None:
+    guarded = ref()
+    if guarded is not None:
+        guarded._cancel_read()
 
 
 _RESPONSE_SLOT: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
