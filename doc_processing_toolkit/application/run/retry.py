@@ -150,14 +150,74 @@ async def stream_with_retry(
     Raises:
         ProviderError: the last failure, when attempts are exhausted or it is not retryable.
     """
-    from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
-
     policy = policy or RetryPolicy.from_env()
     response: ModelResponse | None = None
     rebound: list[BaseException] = []
 
     def should_retry(exc: BaseException) -> bool:
         return _should_retry(exc) or any(exc is r for r in rebound)
+
+    async def send(number: int) -> None:
+        """One attempt: its deltas to ``on_delta``, its response to ``response``; a failure
+        is costed (when it will be retried), logged and raised."""
+        nonlocal request, response
+        if before_send is not None:
+            await before_send(number)
+        started = time.monotonic()
+        emitted = False
+        streamed_chars = 0  # text and reasoning: the output estimate of a usage-less failure
+        try:
+            async for item in client.stream(request):
+                if isinstance(item, ModelResponse):
+                    response = item
+                else:
+                    emitted = True
+                    streamed_chars += len(getattr(item, "text", ""))
+                    await on_delta(item)
+            if response is None:
+                raise ProviderError(
+                    f"{client.provider} stream ended without a response",
+                    provider=client.provider,
+                )
+        except ProviderError as exc:
+            scrub_exception_chain(exc)  # no SDK body (and no echoed key) in the chain
+            exc.streamed_chars = streamed_chars
+            exc.deltas_emitted = exc.deltas_emitted or emitted
+            will_retry = _should_retry(exc) and number <= policy.max_retries + len(rebound)
+            if not will_retry and rebind is not None and not rebound:
+                changed = rebind(exc, request)
+                if changed is not None:
+                    request, will_retry = changed, True
+                    rebound.append(exc)
+            if will_retry:
+                # Only failed-AND-retried attempts go on the accumulator; the final
+                # failure's partial usage travels on the exception to the run's error.
+                duration_ms = int((time.monotonic() - started) * 1000)
+                accumulator.add_attempt(_attempt_cost(exc, number, duration_ms, price))
+            log.warning(
+                "provider request failed",
+                provider=client.provider,
+                model=request.model,
+                attempt=number,
+                status_code=exc.status_code,
+                error_type=type(exc).__name__,
+                retry_after=exc.retry_after,
+                will_retry=will_retry,
+            )
+            raise
+
+    # The first attempt is a plain call: tenacity only once it failed retryably.
+    try:
+        await send(1)
+    except ProviderError as exc:
+        if not should_retry(exc):
+            raise
+        first: ProviderError | None = exc
+    else:
+        assert response is not None
+        return response
+
+    from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
     async for attempt in AsyncRetrying(
         stop=lambda state: stop_after_attempt(policy.max_retries + 1 + len(rebound))(state),
@@ -166,50 +226,9 @@ async def stream_with_retry(
         reraise=True,
     ):
         with attempt:
-            number = attempt.retry_state.attempt_number
-            if before_send is not None:
-                await before_send(number)
-            started = time.monotonic()
-            emitted = False
-            streamed_chars = 0  # text and reasoning: the output estimate of a usage-less failure
-            try:
-                async for item in client.stream(request):
-                    if isinstance(item, ModelResponse):
-                        response = item
-                    else:
-                        emitted = True
-                        streamed_chars += len(getattr(item, "text", ""))
-                        await on_delta(item)
-                if response is None:
-                    raise ProviderError(
-                        f"{client.provider} stream ended without a response",
-                        provider=client.provider,
-                    )
-            except ProviderError as exc:
-                scrub_exception_chain(exc)  # no SDK body (and no echoed key) in the chain
-                exc.streamed_chars = streamed_chars
-                exc.deltas_emitted = exc.deltas_emitted or emitted
-                will_retry = _should_retry(exc) and number <= policy.max_retries + len(rebound)
-                if not will_retry and rebind is not None and not rebound:
-                    changed = rebind(exc, request)
-                    if changed is not None:
-                        request, will_retry = changed, True
-                        rebound.append(exc)
-                if will_retry:
-                    # Only failed-AND-retried attempts go on the accumulator; the final
-                    # failure's partial usage travels on the exception to the run's error.
-                    duration_ms = int((time.monotonic() - started) * 1000)
-                    accumulator.add_attempt(_attempt_cost(exc, number, duration_ms, price))
-                log.warning(
-                    "provider request failed",
-                    provider=client.provider,
-                    model=request.model,
-                    attempt=number,
-                    status_code=exc.status_code,
-                    error_type=type(exc).__name__,
-                    retry_after=exc.retry_after,
-                    will_retry=will_retry,
-                )
-                raise
+            if first is not None:  # attempt 1 is the plain call's: its failure decides
+                failed, first = first, None
+                raise failed
+            await send(attempt.retry_state.attempt_number)
     assert response is not None
     return response
