@@ -12,6 +12,9 @@ exactly once per attempt and every failed attempt is costed once:
   costed like any failed attempt;
 * each failed attempt becomes a ``RetryAttemptCost`` on the run's ``RetryAccumulator``;
   an attempt the provider refused before streaming (``rejected_before_stream``) costs 0.
+
+The first attempt is a plain call: tenacity is imported and entered only after a failure
+it would retry, which it then sees as its attempt 1 (so nothing else changes).
 """
 
 from __future__ import annotations
