@@ -52,6 +52,7 @@ from doc_processing_toolkit.application.resources import (
     AgentResources,
     failed_run_error,
     register_agent_secrets,
+    unstarted_run_error,
 )
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.events import EventChannel, EventSink
@@ -71,6 +72,7 @@ from doc_processing_toolkit.application.run.streaming import (
 from doc_processing_toolkit.application.session.session import AgentSession
 from doc_processing_toolkit.application.tools.loader import ToolLoader
 from doc_processing_toolkit.application.tools.planning import build_tool_planner
+from doc_processing_toolkit.domain.errors import DocProcessingToolkitError
 from doc_processing_toolkit.domain.events import AgentStreamEvent
 from doc_processing_toolkit.domain.messages import Message
 from doc_processing_toolkit.domain.tools.results import DEFAULT_TOOL_RESULT_PREVIEW_CHARS
@@ -369,15 +371,19 @@ class Agent:
             ProviderError: when the provider failed after retries.
             StructuredOutputError: when output_schema did not validate.
         """
-        result, error = await self._run_turn(
-            message,
-            history=None,
-            files=files,
-            tool_files=tool_files,
-            output_schema=output_schema,
-            media_resolution_list=media_resolution_list,
-            anthropic_container_id=anthropic_container_id,
-        )
+        try:
+            result, error = await self._run_turn(
+                message,
+                history=None,
+                files=files,
+                tool_files=tool_files,
+                output_schema=output_schema,
+                media_resolution_list=media_resolution_list,
+                anthropic_container_id=anthropic_container_id,
+            )
+        except DocProcessingToolkitError as exc:  # raised before the loop had a result
+            unstarted_run_error(exc)
+            raise
         if error is not None:
             raise failed_run_error(error, result)
         return result

@@ -10,7 +10,9 @@
   api key, provider-run MCP ``authorization_token`` and header values) and installs the
   redaction of the provider SDKs', httpx2's and mcp's log records.
 * :func:`failed_run_error` is what ``run()`` raises: the run's error with its cause chain
-  redacted and ``partial_result`` set to the run's partial :class:`AgentResult`.
+  redacted and ``partial_result`` set to the run's partial :class:`AgentResult`;
+  :func:`unstarted_run_error` gives a failure before the first request (a missing key,
+  an MCP server that cannot be connected) an empty one: nothing was sent or billed.
 """
 
 from __future__ import annotations
@@ -25,12 +27,20 @@ from typing import Any
 from doc_processing_toolkit._logging import register_secret
 from doc_processing_toolkit._redaction import (
     install_third_party_redaction,
+    redact_text,
     scrub_exception_chain,
 )
 from doc_processing_toolkit.application.config import log_setup
 from doc_processing_toolkit.application.config.settings import AgentSettings
+from doc_processing_toolkit.application.result import AgentResult
+from doc_processing_toolkit.domain.errors import DocProcessingToolkitError
 
-__all__ = ["AgentResources", "failed_run_error", "register_agent_secrets"]
+__all__ = [
+    "AgentResources",
+    "failed_run_error",
+    "register_agent_secrets",
+    "unstarted_run_error",
+]
 
 
 def register_agent_secrets(settings: AgentSettings) -> None:
@@ -57,6 +67,15 @@ def failed_run_error(error: BaseException, partial: Any) -> BaseException:
         error.partial_result = partial  # type: ignore[attr-defined]
     except (AttributeError, TypeError):  # pragma: no cover - a slotted foreign exception
         pass
+    return error
+
+
+def unstarted_run_error(error: DocProcessingToolkitError) -> DocProcessingToolkitError:
+    """``error`` (raised before the run sent anything) with an empty ``partial_result``:
+    no tokens, no cost, no records, its ``error`` text set."""
+    if error.partial_result is None:
+        scrub_exception_chain(error)
+        error.partial_result = AgentResult(error=redact_text(f"{type(error).__name__}: {error}"))
     return error
 
 

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from doc_processing_toolkit import (
     Agent,
     AgentResult,
+    ConfigurationError,
     DocProcessingToolkitError,
     ProviderError,
     ServerError,
@@ -104,3 +105,17 @@ async def test_a_failed_run_carries_its_partial_result(
     if name == "a broken stream before any text, after retries":
         assert partial.retry_input_tokens == 3 * 300
         assert partial.retry_cost > 0
+
+
+async def test_a_run_that_fails_before_its_first_request_carries_an_empty_partial_result(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    agent = Agent("claude-sonnet-5-5", log_to_file=False)
+    with pytest.raises(ConfigurationError, match="ANTHROPIC_API_KEY") as info:
+        await agent.run("go")
+    await agent.close()
+    partial = info.value.partial_result
+    assert isinstance(partial, AgentResult)
+    assert partial.cost == 0.0 and partial.request_cost_records == [] and partial.input_tokens == 0
+    assert partial.error is not None and "ANTHROPIC_API_KEY" in partial.error

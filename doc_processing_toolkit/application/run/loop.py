@@ -27,7 +27,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import anyio
-from pydantic import BaseModel, ValidationError
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
@@ -35,6 +34,13 @@ from doc_processing_toolkit.application.run import binding
 from doc_processing_toolkit.application.run.events import EventChannel
 from doc_processing_toolkit.application.run.input_estimate import estimate_request_tokens
 from doc_processing_toolkit.application.run.outcome import RunOutcome
+from doc_processing_toolkit.application.run.responses import (
+    is_empty_reply,
+    merge_metadata,
+    native_structured,
+    validate_structured,
+    with_purpose,
+)
 from doc_processing_toolkit.application.run.retry import stream_with_retry
 from doc_processing_toolkit.application.run.settings import RunSettings
 from doc_processing_toolkit.application.run.tool_surface import frozen_surface
@@ -52,7 +58,6 @@ from doc_processing_toolkit.domain.costs.ledger import (
 )
 from doc_processing_toolkit.domain.errors import StructuredOutputError
 from doc_processing_toolkit.domain.messages import Message, ToolCallPart, ToolResultPart, user_text
-from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import (
     ModelRequest,
     ModelResponse,
@@ -150,7 +155,7 @@ class RunLoop:
         """Specs for the request (strict-budgeted) and whether Path B is in use."""
         s = self._settings
         specs = frozen_surface(await self._tools.specs() if self._tools else [], s)
-        structured_tool = s.output_schema is not None and not _native_structured(s.row)
+        structured_tool = s.output_schema is not None and not native_structured(s.row)
         if structured_tool:
             assert s.output_schema is not None
             specs.append(
@@ -285,7 +290,7 @@ class RunLoop:
             if name not in outcome.built_in_tools_invoked:
                 outcome.built_in_tools_invoked.append(name)
         facts = binding.response_facts(response, outcome.request_count)
-        _merge_metadata(outcome.response_metadata, facts)
+        merge_metadata(outcome.response_metadata, facts)
         return response
 
     # ------------------------------------------------------------------ the loop
@@ -355,16 +360,16 @@ class RunLoop:
                 pauses += 1
                 outcome.pause_turn_iterations += 1
                 request = request.with_messages(tuple(outcome.messages))
-                request = _with_purpose(request, "pause_turn_continuation")
+                request = with_purpose(request, "pause_turn_continuation")
                 response = await self._send(request, outcome, iteration)
                 outcome.messages.append(response.message)
 
             calls = list(response.message.tool_calls)
-            if not calls and _is_empty(response) and self._may_retry_empty(outcome):
+            if not calls and is_empty_reply(response) and self._may_retry_empty(outcome):
                 # The registry row says this model sometimes ends a turn with nothing in it;
                 # the spec allows exactly one re-request per run.
                 outcome.messages.pop()
-                request = _with_purpose(
+                request = with_purpose(
                     request.with_messages(tuple(outcome.messages)), "empty_turn_retry"
                 )
                 response = await self._send(request, outcome, iteration)
@@ -378,7 +383,7 @@ class RunLoop:
                 )
             final_call = next((c for c in calls if c.name == FINAL_RESULT_TOOL), None)
             if structured_tool and final_call is not None:
-                outcome.output = _validate_structured(s.output_schema, final_call.arguments)
+                outcome.output = validate_structured(s.output_schema, final_call.arguments)
                 events_marker = await self._iteration_complete(
                     outcome, iteration, events_marker, [], response
                 )
@@ -431,7 +436,7 @@ class RunLoop:
                 raise StructuredOutputError(
                     f"structured output is not valid JSON: {exc.msg} at position {exc.pos}"
                 ) from exc
-            return _validate_structured(self._settings.output_schema, data)
+            return validate_structured(self._settings.output_schema, data)
         return strip_citation_markers(text) if self._settings.remove_citations else text
 
     async def _iteration_complete(
@@ -561,48 +566,3 @@ class RunLoop:
             }
         )
         return ToolResultPart(call.id, call.name, tuple(capped.content), tool_outcome.is_error)
-
-
-def _is_empty(response: ModelResponse) -> bool:
-    message = response.message
-    return (
-        not message.text.strip()
-        and not message.tool_calls
-        and response.stop_reason
-        in (
-            "end_turn",
-            "other",
-        )
-    )
-
-
-def _merge_metadata(into: dict[str, Any], new: dict[str, Any]) -> None:
-    for key, value in new.items():
-        if isinstance(value, list):
-            existing = into.setdefault(key, [])
-            existing.extend(v for v in value if v not in existing or isinstance(v, dict))
-        else:
-            into[key] = value
-
-
-def _native_structured(row: ModelInfo | None) -> bool:
-    return bool(row is not None and row.supports_structured_output)
-
-
-def _with_purpose(request: ModelRequest, purpose: str) -> ModelRequest:
-    return replace(request, purpose=purpose)
-
-
-def _validate_structured(schema: type[BaseModel] | None, data: Any) -> Any:
-    if schema is None:
-        return data
-    try:
-        schema.model_validate(data)
-    except ValidationError as exc:
-        raise StructuredOutputError(
-            f"structured output does not match {schema.__name__}: {exc.error_count()} error(s): "
-            + "; ".join(
-                f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:5]
-            )
-        ) from exc
-    return data
