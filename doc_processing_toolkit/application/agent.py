@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
-import os
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any, Self
@@ -191,9 +190,7 @@ class Agent:
         )
         self._resolution = resolve_settings(s, deps, self.logger)
         self._unpriced = UnpricedModelWarning(s.model)
-        register_agent_secrets(s)
-        for env_name in self._resolution.profile.api_key_env:
-            log_setup.register_secret(os.environ.get(env_name))
+        register_agent_secrets(s, self._resolution.profile.api_key_env)
         self._client: ModelClient | None = None
         self._owns_client = False
         self._tool_loader = ToolLoader.from_wiring(deps.tools)
@@ -207,13 +204,7 @@ class Agent:
             store_session_factory=deps.tools.truncated_session_factory,
             logger=self.logger,
         )
-        self.logger.debug(
-            "Agent created: model=%s provider=%s tools=%d api_key=%s",
-            s.model,
-            self.provider,
-            len(s.tools),
-            "set" if s.api_key else "from environment",
-        )
+        log_setup.log_agent_created(self.logger, s, self.provider)
 
     # ------------------------------------------------------------------ resolved facts
     @property

@@ -18,10 +18,11 @@
 from __future__ import annotations
 
 import logging
+import os
 import uuid
 import warnings
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from doc_processing_toolkit._logging import register_secret
@@ -43,10 +44,13 @@ __all__ = [
 ]
 
 
-def register_agent_secrets(settings: AgentSettings) -> None:
-    """Register the secrets ``settings`` hold; install the third-party log redaction."""
+def register_agent_secrets(settings: AgentSettings, key_env: Sequence[str] = ()) -> None:
+    """Register the secrets ``settings`` hold and the values of the ``key_env`` variables
+    (the provider's API-key variables); install the third-party log redaction."""
     install_third_party_redaction()
     register_secret(settings.api_key)
+    for env_name in key_env:
+        register_secret(os.environ.get(env_name))
     for server in settings.remote_mcp_servers:
         token = server.get("authorization_token")
         if isinstance(token, str):

@@ -24,9 +24,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from doc_processing_toolkit._logging import redact, register_secret, set_listener_check
 from doc_processing_toolkit.domain.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from doc_processing_toolkit.application.config.settings import AgentSettings
 
 __all__ = [
     "RedactingFilter",
@@ -34,6 +38,7 @@ __all__ = [
     "build_agent_logger",
     "handled",
     "install_forwarding",
+    "log_agent_created",
     "logger_for_agent",
     "redact",
     "register_secret",
@@ -224,3 +229,14 @@ def active_agent_logger(logger: logging.Logger) -> Iterator[None]:
         yield
     finally:
         _current_logger.reset(token)
+
+
+def log_agent_created(logger: logging.Logger, settings: AgentSettings, provider: str) -> None:
+    """The Agent's DEBUG line on construction (whether a key was given, never the key)."""
+    logger.debug(
+        "Agent created: model=%s provider=%s tools=%d api_key=%s",
+        settings.model,
+        provider,
+        len(settings.tools),
+        "set" if settings.api_key else "from environment",
+    )
