@@ -26,12 +26,14 @@ from doc_processing_toolkit.domain.errors import (
     ProviderError,
     ProviderTimeoutError,
 )
+from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelResponse
 
 __all__ = [
     "BATCH_TIER_SOURCE",
     "BatchEnd",
     "BatchPolling",
+    "SdkBatchClient",
     "batch_response",
     "check_ids",
     "missing_result",
@@ -228,3 +230,42 @@ def missing_result(provider: str, custom_id: str, batch_id: str) -> ProviderErro
         provider=provider,
         error_type="missing_result",
     )
+
+
+_C = TypeVar("_C")
+
+
+class SdkBatchClient(Generic[_C]):
+    """What every vendor's batch client shares: it owns one of the vendor's interactive
+    clients (``client_class``: same key lookup, base URL, timeouts and SDK client cache,
+    whose mapping and parsing the batch reuses) and a :class:`BatchPolling`."""
+
+    client_class: Callable[..., _C]
+    """The vendor's interactive ModelClient class."""
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float | None = None,
+        default_headers: dict[str, str] | None = None,
+        row_lookup: Callable[[str], ModelInfo | None] | None = None,
+        polling: BatchPolling | None = None,
+    ) -> None:
+        self._client: _C = self.client_class(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            default_headers=default_headers,
+            row_lookup=row_lookup,
+        )
+        self.polling = polling or BatchPolling()
+        """How the batch is polled until it ends."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._client!r})"
+
+    async def aclose(self) -> None:
+        """Close the SDK client this instance owns (a shared one is left open)."""
+        await self._client.aclose()  # type: ignore[attr-defined]

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from doc_processing_toolkit.adapters.providers._batch import (
-    BatchPolling,
+    SdkBatchClient,
     batch_response,
     check_ids,
     missing_result,
@@ -33,7 +33,6 @@ from doc_processing_toolkit.adapters.providers.anthropic.client import (
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import PROVIDER
 from doc_processing_toolkit.adapters.providers.anthropic.response import parse_message
 from doc_processing_toolkit.domain.errors import ProviderError, status_error_class
-from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest
 from doc_processing_toolkit.ports.batch import BatchOutcome
 
@@ -54,33 +53,12 @@ _ERROR_STATUS = {
 """Anthropic error types -> the HTTP status the interactive API answers them with."""
 
 
-class AnthropicBatchClient:
+class AnthropicBatchClient(SdkBatchClient[AnthropicModelClient]):
     """Runs Messages requests as one Message Batch; see the module docstring."""
 
     provider = PROVIDER
 
-    def __init__(
-        self,
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        timeout: float | None = None,
-        default_headers: dict[str, str] | None = None,
-        row_lookup: Callable[[str], ModelInfo | None] | None = None,
-        polling: BatchPolling | None = None,
-    ) -> None:
-        self._client = AnthropicModelClient(
-            api_key=api_key,
-            base_url=base_url,
-            timeout=timeout,
-            default_headers=default_headers,
-            row_lookup=row_lookup,
-        )
-        self.polling = polling or BatchPolling()
-        """How the batch is polled until it ends."""
-
-    def __repr__(self) -> str:
-        return f"AnthropicBatchClient({self._client!r})"
+    client_class = AnthropicModelClient
 
     async def run_batch(self, requests: Mapping[str, ModelRequest]) -> Mapping[str, BatchOutcome]:
         """Run ``requests`` (custom id -> request) as one batch; every id's outcome."""
@@ -169,7 +147,3 @@ class AnthropicBatchClient:
             exc, before_stream=True
         )
         return await self._client._open_stream(sdk, call, status_error)
-
-    async def aclose(self) -> None:
-        """Close the SDK client this instance owns (a shared one is left open)."""
-        await self._client.aclose()

@@ -17,11 +17,11 @@ WARNING).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Mapping
 from typing import Any
 
 from doc_processing_toolkit.adapters.providers._batch import (
-    BatchPolling,
+    SdkBatchClient,
     batch_response,
     check_ids,
     missing_result,
@@ -38,7 +38,6 @@ from doc_processing_toolkit.domain.errors import (
     ProviderConnectionError,
     status_error_class,
 )
-from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest
 from doc_processing_toolkit.ports.batch import BatchOutcome
 
@@ -50,33 +49,12 @@ _HTTP = {1: 499, 3: 400, 4: 504, 5: 404, 7: 403, 8: 429, 10: 409, 13: 500, 14: 5
 """google.rpc codes -> HTTP statuses (an inlined error carries the rpc code)."""
 
 
-class GoogleBatchClient:
+class GoogleBatchClient(SdkBatchClient[GoogleModelClient]):
     """Runs generateContent requests as one Gemini batch job; see the module docstring."""
 
     provider = PROVIDER
 
-    def __init__(
-        self,
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        timeout: float | None = None,
-        default_headers: dict[str, str] | None = None,
-        row_lookup: Callable[[str], ModelInfo | None] | None = None,
-        polling: BatchPolling | None = None,
-    ) -> None:
-        self._client = GoogleModelClient(
-            api_key=api_key,
-            base_url=base_url,
-            timeout=timeout,
-            default_headers=default_headers,
-            row_lookup=row_lookup,
-        )
-        self.polling = polling or BatchPolling()
-        """How the batch is polled until it ends."""
-
-    def __repr__(self) -> str:
-        return f"GoogleBatchClient({self._client!r})"
+    client_class = GoogleModelClient
 
     async def _inlined(self, client: Any, types: Any, requests: Mapping[str, ModelRequest]) -> Any:
         inlined: list[Any] = []
@@ -206,7 +184,3 @@ class GoogleBatchClient:
                 provider=PROVIDER,
                 before_stream=True,
             ) from exc
-
-    async def aclose(self) -> None:
-        """Close the SDK client this instance owns (a shared one is left open)."""
-        await self._client.aclose()

@@ -20,11 +20,11 @@ WARNING).
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Mapping
 from typing import Any
 
 from doc_processing_toolkit.adapters.providers._batch import (
-    BatchPolling,
+    SdkBatchClient,
     batch_response,
     check_ids,
     missing_result,
@@ -39,7 +39,6 @@ from doc_processing_toolkit.adapters.providers.openai.client import (
 from doc_processing_toolkit.adapters.providers.openai.dialect import PROVIDER
 from doc_processing_toolkit.adapters.providers.openai.response import parse_response
 from doc_processing_toolkit.domain.errors import BadRequestError, ProviderError, status_error_class
-from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest
 from doc_processing_toolkit.ports.batch import BatchOutcome
 
@@ -51,33 +50,12 @@ _ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
 _NOT_RUN = {"batch_expired": "expired", "batch_cancelled": "cancelled"}
 
 
-class OpenAIBatchClient:
+class OpenAIBatchClient(SdkBatchClient[OpenAIModelClient]):
     """Runs Responses requests as one Batch API batch; see the module docstring."""
 
     provider = PROVIDER
 
-    def __init__(
-        self,
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        timeout: float | None = None,
-        default_headers: dict[str, str] | None = None,
-        row_lookup: Callable[[str], ModelInfo | None] | None = None,
-        polling: BatchPolling | None = None,
-    ) -> None:
-        self._client = OpenAIModelClient(
-            api_key=api_key,
-            base_url=base_url,
-            timeout=timeout,
-            default_headers=default_headers,
-            row_lookup=row_lookup,
-        )
-        self.polling = polling or BatchPolling()
-        """How the batch is polled until it ends."""
-
-    def __repr__(self) -> str:
-        return f"OpenAIBatchClient({self._client!r})"
+    client_class = OpenAIModelClient
 
     def _jsonl(self, requests: Mapping[str, ModelRequest]) -> bytes:
         lines: list[str] = []
@@ -207,7 +185,3 @@ class OpenAIBatchClient:
     async def _call(self, sdk: Any, call: Awaitable[Any]) -> Any:
         """Await one Batch / Files API call; SDK errors become ours."""
         return await self._client._open_stream(sdk, call, self._client._status_error)
-
-    async def aclose(self) -> None:
-        """Close the SDK client this instance owns (a shared one is left open)."""
-        await self._client.aclose()
