@@ -298,7 +298,8 @@ class Agent:
             self._run_handles.active(control.handle),
             contextlib.closing(control),
         ):
-            self.logger.info("run %s started: model=%s", run_id, s.model)
+            if log_setup.handled(self.logger, logging.INFO):  # no record nobody takes
+                self.logger.info("run %s started: model=%s", run_id, s.model)
             store = TruncatedResultStore() if self._tool_planner.read_back else None
             await self._tool_loader.connect_mcp_servers()
             plan = await self._tool_planner.plan(self._tool_loader, s.instructions, store)

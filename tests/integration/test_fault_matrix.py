@@ -12,6 +12,7 @@ run; ``make soak`` runs 2,000.
 from __future__ import annotations
 
 import asyncio
+import gc
 import math
 import os
 import random
@@ -160,7 +161,9 @@ async def run_provider(provider: str, count: int, rng: random.Random) -> list[st
             stream_idle_timeout=IDLE,
         )
         try:
-            emu.reset([Reply("warm")])  # the SDK's first parse builds its models: not a stall
+            # The SDK's first parse builds its models: not a stall, but on a loaded machine
+            # it can outlast IDLE, so the warm-up has a reply for every retry.
+            emu.reset([Reply("warm") for _ in range(MAX_RETRIES + 1)])
             await agent.run("warm")
             for index in range(count):
                 case = make_case(rng, provider, index)
@@ -222,7 +225,22 @@ def failure_problems(
     return found
 
 
+HTTPX2_FINALIZER_RACE = (
+    r"ignore:Exception ignored in. <async_generator object "
+    r"(Response\.aiter_raw|BoundAsyncStream\.__aiter__) at:pytest.PytestUnraisableExceptionWarning"
+)
+"""A known third-party finalization race, not ours to fix (docs/guide/reliability.md):
+httpx2's response byte generators await ``inner.aclose()`` in their ``finally``. When a
+faulted stream leaves them suspended inside the SDK, the garbage collector may finalize
+several of them in one pass, and one can be collected while its ``aclose`` is in
+progress: CPython then reports ``async generator already executing``. By then the
+toolkit has already closed the response, so no connection, file descriptor or memory is
+held (``make soak`` measures fds and RSS flat). Only this one message is filtered, and
+only in this randomized run. Every other unraisable exception still fails the suite."""
+
+
 @pytest.mark.anyio
+@pytest.mark.filterwarnings(HTTPX2_FINALIZER_RACE)
 async def test_randomized_fault_run(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DPT_RETRY_BACKOFF_S", "0.01")
     monkeypatch.setenv("DPT_RETRY_AFTER_CAP_S", str(RETRY_AFTER_CAP_S))
@@ -231,6 +249,8 @@ async def test_randomized_fault_run(monkeypatch: pytest.MonkeyPatch) -> None:
     seeds = {p: random.Random(rng.random()) for p in MODELS}
     started = time.monotonic()
     results = await asyncio.gather(*(run_provider(p, per_provider, seeds[p]) for p in MODELS))
+    gc.collect()  # the run's garbage is finalized here, under this test's filter
+    await asyncio.sleep(0.05)  # and the aclose tasks the finalizers scheduled run
     problems = [p for found in results for p in found]
     elapsed = time.monotonic() - started
     hangs = sum("hung" in p for p in problems)

@@ -82,3 +82,33 @@ def test_the_message_adapters_are_built_on_first_use() -> None:
         "assert m.MESSAGES_ADAPTER is MESSAGES_ADAPTER\n"
     )
     assert _loaded_after(code) == []
+
+
+def test_the_package_root_loads_its_names_on_first_access() -> None:
+    code = (
+        "import doc_processing_toolkit as dpt\n"
+        "assert 'pydantic' not in sys.modules, 'the root imported pydantic'\n"
+        "assert 'doc_processing_toolkit.agent' not in sys.modules\n"
+        "for name in dpt.__all__:\n"
+        "    assert getattr(dpt, name) is not None, name\n"
+        "from doc_processing_toolkit.agent import Agent\n"
+        "from doc_processing_toolkit.domain.errors import RateLimitError\n"
+        "assert dpt.Agent is Agent and dpt.RateLimitError is RateLimitError\n"
+        "assert 'Agent' in vars(dpt)  # kept: the next lookup is a plain attribute read\n"
+        "assert set(dpt.__all__) <= set(dir(dpt))\n"
+        "assert dpt.agent.Agent is Agent  # a subpackage by attribute, as before\n"
+        "try:\n"
+        "    dpt.no_such_name\n"
+        "except AttributeError as exc:\n"
+        "    assert 'no_such_name' in str(exc)\n"
+        "else:\n"
+        "    raise AssertionError('no AttributeError')\n"
+    )
+    assert _loaded_after(code, ("anthropic", "openai", "google.genai", "mcp")) == []
+
+
+def test_every_public_root_name_has_a_lazy_source() -> None:
+    import doc_processing_toolkit as dpt
+
+    missing = [n for n in dpt.__all__ if n != "__version__" and n not in dpt._LAZY]
+    assert missing == []
