@@ -58,7 +58,7 @@ from doc_processing_toolkit.application.run.events import EventChannel, EventSin
 from doc_processing_toolkit.application.run.loop import RunLoop, RunOutcome
 from doc_processing_toolkit.application.run.offloop import client_for_run
 from doc_processing_toolkit.application.run.result_builder import build_result
-from doc_processing_toolkit.application.run.settings import derive_run_settings
+from doc_processing_toolkit.application.run.settings import RunSettingsCache
 from doc_processing_toolkit.application.run.streaming import (
     STREAM_CANCEL_WAIT_SECONDS,
     check_no_client_session,
@@ -190,6 +190,7 @@ class Agent:
         )
         self._resolution = resolve_settings(s, deps, self.logger)
         self._unpriced = UnpricedModelWarning(s.model)
+        self._run_settings = RunSettingsCache()
         register_agent_secrets(s, self._resolution.profile.api_key_env)
         self._client: ModelClient | None = None
         self._owns_client = False
@@ -304,12 +305,11 @@ class Agent:
             await self._tool_loader.connect_mcp_servers()
             plan = await self._tool_planner.plan(self._tool_loader, s.instructions, store)
             messages = [*prior, await media.user_turn(prompt.message)]
-            run_settings = derive_run_settings(
+            run_settings = self._run_settings.get(
                 s, self._resolution, system=plan.system, output_schema=output_schema
             )
-            run_settings = dataclasses.replace(
-                run_settings, **media.overrides(run_settings.built_in_tools)
-            )
+            if overrides := media.overrides(run_settings.built_in_tools):
+                run_settings = dataclasses.replace(run_settings, **overrides)
             loop = RunLoop(
                 await client_for_run(client, plan.tools, self._deps, streamed=sink is not None),
                 plan.tools,

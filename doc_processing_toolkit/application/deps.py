@@ -100,14 +100,15 @@ def default_deps() -> AgentDeps:
     """The process default AgentDeps, from the installed factory.
 
     Raises:
-        RuntimeError: no factory is installed (``import doc_processing_toolkit`` installs
-            the composition root's).
+        StateError: no factory is installed (importing the ``doc_processing_toolkit.agent``
+            entry point installs the composition root's; the package root's names load it).
     """
     with _lock:
         factory = _default_factory
     if factory is None:
         raise StateError(
-            "no default AgentDeps: import doc_processing_toolkit (which installs the "
-            "composition root's) or pass deps="
+            "no default AgentDeps: import doc_processing_toolkit.agent (or take Agent from "
+            "doc_processing_toolkit, which loads it), which installs the composition root's, "
+            "or pass deps="
         )
     return factory()

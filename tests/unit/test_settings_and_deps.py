@@ -174,7 +174,7 @@ def test_no_module_under_application_imports_the_composition_root() -> None:
 def test_importing_the_package_builds_no_container() -> None:
     code = (
         "import sys, doc_processing_toolkit\n"
-        "from doc_processing_toolkit.application.tools.loader import ToolLoader\n"
+        "from doc_processing_toolkit.agent.loader import ToolLoader\n"
         "print('dependency_injector' in sys.modules)\n"
         "ToolLoader()\n"
         "print('dependency_injector' in sys.modules)\n"

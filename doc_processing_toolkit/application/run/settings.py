@@ -23,9 +23,11 @@ from doc_processing_toolkit.domain.binding import check_behaviour, resolve_behav
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.tools.specs import ToolChoice
 
-__all__ = ["BLOCK_BINDING_ENV", "RunSettings", "derive_run_settings"]
+__all__ = ["BLOCK_BINDING_ENV", "RunSettings", "RunSettingsCache", "derive_run_settings"]
 
 BLOCK_BINDING_ENV = "DPT_ANTHROPIC_BLOCK_BINDING"
+STRICT_BUDGET_ENV = "DPT_ANTHROPIC_STRICT_BUDGET"
+"""``off``: Anthropic's strict tool budget applies per tool only."""
 """The process-wide block-binding behaviour (below the Agent's setting, above the row)."""
 
 
@@ -80,6 +82,48 @@ class RunSettings:
     """The registry, for pricing a request at the row of the model that served it."""
 
 
+class RunSettingsCache:
+    """:func:`derive_run_settings` remembered per Agent: a run whose inputs are those of
+    the previous run (the same frozen settings and resolution, system prompt, schema and
+    environment switches) reuses its :class:`RunSettings` instead of building ~40 fields
+    again. One entry: an Agent's runs nearly always share them."""
+
+    __slots__ = ("_key", "_value")
+
+    def __init__(self) -> None:
+        self._key: tuple[Any, ...] | None = None
+        self._value: RunSettings | None = None
+
+    def get(
+        self,
+        settings: AgentSettings,
+        resolution: AgentResolution,
+        *,
+        system: str,
+        output_schema: type[BaseModel] | None = None,
+    ) -> RunSettings:
+        objects = (settings, resolution, output_schema)
+        switches = (
+            run_system(system),
+            os.environ.get(BLOCK_BINDING_ENV),
+            os.environ.get(STRICT_BUDGET_ENV),
+            tool_reported_cost_enabled(),
+        )
+        value = self._value
+        key = self._key
+        if (
+            value is None
+            or key is None
+            or any(a is not b for a, b in zip(key[0], objects, strict=True))
+            or key[1] != switches
+        ):
+            value = derive_run_settings(
+                settings, resolution, system=system, output_schema=output_schema
+            )
+            self._key, self._value = (objects, switches), value
+        return value
+
+
 def derive_run_settings(
     settings: AgentSettings,
     resolution: AgentResolution,
@@ -120,7 +164,7 @@ def derive_run_settings(
         tool_choice=settings.resolved_tool_choice,
         output_schema=output_schema,
         strict_tools=settings.strict_tools,
-        strict_per_tool_only=os.environ.get("DPT_ANTHROPIC_STRICT_BUDGET", "").lower() == "off",
+        strict_per_tool_only=os.environ.get(STRICT_BUDGET_ENV, "").lower() == "off",
         tool_result_cap=resolution.tool_result_cap,
         preview_chars=settings.tool_result_preview_chars,
         service_tier=resolution.service_tier,
