@@ -110,10 +110,20 @@ class StreamAssembler:
         return []
 
     def feed_sdk_event(self, event: Any) -> list[StreamDelta] | None:
-        """A text delta read straight off the SDK event (no ``to_dict`` per chunk); None
-        for every other event (fed as a dict by :meth:`feed`)."""
-        if event.type == "content_block_delta" and event.delta.type == "text_delta":
-            return self._text_delta(int(event.index), str(event.delta.text or ""))
+        """The hot and the trivial events read straight off the SDK object (no
+        ``to_dict``): text deltas, block stops and the message stop. None for every other
+        event (fed as a dict by :meth:`feed`)."""
+        kind = event.type
+        if kind == "content_block_delta":
+            if event.delta.type == "text_delta":
+                return self._text_delta(int(event.index), str(event.delta.text or ""))
+            return None
+        if kind == "content_block_stop":
+            self._stop_block(int(event.index))
+            return []
+        if kind == "message_stop":
+            self.complete = True
+            return []
         return None
 
     def _text_delta(self, index: int, text: str) -> list[StreamDelta]:

@@ -123,6 +123,10 @@ def _partial_suffix(text: str, tag: str) -> int:
     return 0
 
 
+_HEAD_KEYS = ("id", "model", "created", "service_tier", "system_fingerprint")
+"""The chunk fields the assembled response keeps (the last value sent)."""
+
+
 class ChunkAssembler:
     """Accumulates one chat-completions stream; :meth:`feed` returns each chunk's deltas."""
 
@@ -141,9 +145,37 @@ class ChunkAssembler:
         """True once a choice reported its finish_reason."""
         return self._finish_reason is not None
 
+    def feed_sdk_event(self, chunk: Any) -> list[StreamDelta] | None:
+        """A plain text chunk read straight off the SDK object (no ``to_dict`` per chunk):
+        one choice, text only, no usage, no finish. None for every other chunk (fed as a
+        dict by :meth:`feed`)."""
+        choices = chunk.choices
+        if chunk.usage is not None or len(choices) != 1:
+            return None
+        choice = choices[0]
+        delta = choice.delta
+        content = delta.content
+        if (
+            choice.index != 0
+            or choice.finish_reason is not None
+            or delta.tool_calls
+            or delta.model_extra  # reasoning_content and anything the SDK does not model
+            or not isinstance(content, str)
+        ):
+            return None
+        for key in _HEAD_KEYS:
+            value = getattr(chunk, key, None)
+            if value is not None:
+                self._head[key] = value
+        out: list[StreamDelta] = []
+        if content:
+            for segment in self._splitter.feed(content):
+                out.extend(self._segment(segment))
+        return out
+
     def feed(self, chunk: Mapping[str, Any]) -> list[StreamDelta]:
         """Apply one chunk; returns the deltas to yield for it (often none)."""
-        for key in ("id", "model", "created", "service_tier", "system_fingerprint"):
+        for key in _HEAD_KEYS:
             if chunk.get(key) is not None:
                 self._head[key] = chunk[key]
         usage = chunk.get("usage")

@@ -261,8 +261,9 @@ class GoogleModelClient(SdkModelClient):
 
         try:
             async for chunk in self._guard(chunks, interrupted, lazy_request=True):
-                http = getattr(chunk, "sdk_http_response", None)
-                assembler.set_headers(getattr(http, "headers", None))
+                if not assembler.received:  # one response: its headers come once
+                    http = getattr(chunk, "sdk_http_response", None)
+                    assembler.set_headers(getattr(http, "headers", None))
                 data = chunk.model_dump(mode="json", exclude_none=True, exclude=_DUMP_EXCLUDE)
                 for delta in assembler.feed(data):
                     emitted = True
