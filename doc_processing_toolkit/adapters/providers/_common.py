@@ -248,6 +248,13 @@ class StreamProgress:
             self.emitted = True
         return deltas
 
+    def feed_dict(self, event: Mapping[str, Any]) -> Sequence[StreamDelta]:
+        """The deltas of one event that is already the API's dict (a raw SSE event)."""
+        deltas = self.assembler.feed(event)
+        if deltas:
+            self.emitted = True
+        return deltas
+
     def interrupted(
         self, text: str, cls: type[StreamInterruptedError] = StreamInterruptedError
     ) -> StreamInterruptedError:

@@ -40,7 +40,7 @@ from doc_processing_toolkit.adapters.providers.anthropic.skills import (
     normalize_skills,
     resolve_skills,
 )
-from doc_processing_toolkit.adapters.providers.anthropic.stream import StreamAssembler
+from doc_processing_toolkit.adapters.providers.anthropic.stream import RawEvents, StreamAssembler
 from doc_processing_toolkit.domain.binding import PREFIX_BINDING_ERROR_TYPE
 from doc_processing_toolkit.domain.errors import (
     OverloadedError,
@@ -169,10 +169,10 @@ class AnthropicModelClient(SdkModelClient):
         )
         progress = StreamProgress(PROVIDER, assembler, events.response.headers.get("request-id"))
         try:
-            async for event in self._guard(events, progress.interrupted):
-                for delta in progress.feed(event):
+            async for event in self._guard(RawEvents(sdk, events.response), progress.interrupted):
+                for delta in progress.feed_dict(event):
                     yield delta
-                if request.on_usage is not None and event.type in _USAGE_EVENTS:
+                if request.on_usage is not None and event.get("type") in _USAGE_EVENTS:
                     usage = assembler.partial_usage()
                     if usage is not None:
                         request.on_usage(usage)

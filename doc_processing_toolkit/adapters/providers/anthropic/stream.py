@@ -1,7 +1,8 @@
 """Anthropic raw stream events -> domain deltas and the final assistant message.
 
-:class:`StreamAssembler` is fed the SDK's raw events as plain dicts (``event.to_dict()``),
-so it is independent of the SDK's typed models and can be driven by hand in tests.
+:class:`StreamAssembler` is fed the raw events as plain dicts, as the API sent them
+(:class:`RawEvents` reads them off the SDK's documented raw view, ``AsyncStream.raw_events``,
+so no per-event SDK model is built), and can be driven by hand in tests.
 Blocks are rebuilt exactly as the API sent them (text, tool_use with its accumulated
 ``input_json_delta``, thinking with its ``signature_delta``, redacted thinking, and
 server-tool blocks verbatim) and then parsed with the same code as a stored history,
@@ -37,7 +38,52 @@ from doc_processing_toolkit.domain.requests import (
     Usage,
 )
 
-__all__ = ["StreamAssembler"]
+__all__ = ["RawEvents", "StreamAssembler"]
+
+
+class RawEvents:
+    """A stream's server-sent events as the dicts the API sent, read through the SDK's
+    documented raw view (``AsyncStream.raw_events``) instead of its per-event models:
+    pings and empty events are skipped, and an ``event: error`` is raised as the SDK
+    raises it (``APIStatusError`` with the error body). A line that is not JSON raises
+    ``json.JSONDecodeError`` (a ``ValueError``, which the stream guard maps)."""
+
+    __slots__ = ("_raw", "_sdk", "response")
+
+    def __init__(self, sdk: Any, response: Any) -> None:
+        self._sdk = sdk
+        self.response = response
+        """The HTTP response (the stream guard closes it when the stream stalls)."""
+        self._raw = sdk.AsyncStream.raw_events(response).__aiter__()
+
+    def __aiter__(self) -> RawEvents:
+        return self
+
+    async def __anext__(self) -> dict[str, Any]:
+        while True:
+            sse = await self._raw.__anext__()
+            kind = sse.event
+            if kind is None or kind == "ping":
+                continue
+            if kind == "error":
+                raise self._error(sse)
+            if not sse.data:
+                continue
+            data = json.loads(sse.data)
+            if isinstance(data, dict):
+                return data
+            raise json.JSONDecodeError("a stream event is not a JSON object", sse.data, 0)
+
+    def _error(self, sse: Any) -> Exception:
+        body: object = sse.data
+        try:
+            body = json.loads(sse.data)
+            message = f"{body}"
+        except ValueError:
+            message = sse.data or f"Error code: {self.response.status_code}"
+        error: Exception = self._sdk.APIStatusError(message, response=self.response, body=body)
+        return error
+
 
 log = get_logger(__name__)
 
@@ -108,23 +154,6 @@ class StreamAssembler:
         if kind == "thinking" and block.get("thinking"):
             return [ThinkingDelta(block["thinking"])]
         return []
-
-    def feed_sdk_event(self, event: Any) -> list[StreamDelta] | None:
-        """The hot and the trivial events read straight off the SDK object (no
-        ``to_dict``): text deltas, block stops and the message stop. None for every other
-        event (fed as a dict by :meth:`feed`)."""
-        kind = event.type
-        if kind == "content_block_delta":
-            if event.delta.type == "text_delta":
-                return self._text_delta(int(event.index), str(event.delta.text or ""))
-            return None
-        if kind == "content_block_stop":
-            self._stop_block(int(event.index))
-            return []
-        if kind == "message_stop":
-            self.complete = True
-            return []
-        return None
 
     def _text_delta(self, index: int, text: str) -> list[StreamDelta]:
         block = self._blocks.setdefault(index, {"type": "text", "text": ""})
