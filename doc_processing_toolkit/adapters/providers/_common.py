@@ -225,7 +225,7 @@ class StreamProgress:
     """One SDK event stream in flight: feeds its events to the assembler and remembers
     whether a delta went out, for the errors a broken stream raises."""
 
-    __slots__ = ("_fast", "assembler", "emitted", "provider", "request_id")
+    __slots__ = ("assembler", "emitted", "provider", "request_id")
 
     def __init__(self, provider: str, assembler: EventAssembler, request_id: str | None) -> None:
         self.provider = provider
@@ -233,23 +233,10 @@ class StreamProgress:
         self.request_id = request_id
         self.emitted = False
         """Whether a delta was handed out (so a retry would repeat it)."""
-        self._fast = getattr(assembler, "feed_sdk_event", None)
-        """The assembler's fast path for hot SDK events (text deltas): their deltas read
-        straight off the SDK object, or None to take the ``to_dict`` path."""
 
-    def feed(self, event: Any) -> Sequence[StreamDelta]:
-        """The deltas of one SDK event (its ``to_dict(mode="json")`` fed to the assembler;
-        a block type the SDK does not model yet is kept as sent, without a warning)."""
-        fast = self._fast
-        deltas = fast(event) if fast is not None else None
-        if deltas is None:
-            deltas = self.assembler.feed(event.to_dict(mode="json", warnings=False))
-        if deltas:
-            self.emitted = True
-        return deltas
-
-    def feed_dict(self, event: Mapping[str, Any]) -> Sequence[StreamDelta]:
-        """The deltas of one event that is already the API's dict (a raw SSE event)."""
+    def feed(self, event: Mapping[str, Any]) -> Sequence[StreamDelta]:
+        """The deltas of one event, the API's dict (read off the raw stream: no SDK model
+        is built per event, see :mod:`._sse`)."""
         deltas = self.assembler.feed(event)
         if deltas:
             self.emitted = True

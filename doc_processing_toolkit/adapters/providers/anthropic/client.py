@@ -170,7 +170,7 @@ class AnthropicModelClient(SdkModelClient):
         progress = StreamProgress(PROVIDER, assembler, events.response.headers.get("request-id"))
         try:
             async for event in self._guard(RawEvents(sdk, events.response), progress.interrupted):
-                for delta in progress.feed_dict(event):
+                for delta in progress.feed(event):
                     yield delta
                 if request.on_usage is not None and event.get("type") in _USAGE_EVENTS:
                     usage = assembler.partial_usage()

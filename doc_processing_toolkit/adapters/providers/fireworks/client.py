@@ -35,6 +35,7 @@ from doc_processing_toolkit.adapters.providers._common import (
     import_sdk,
     with_cause,
 )
+from doc_processing_toolkit.adapters.providers._sse import OpenAIRawEvents
 from doc_processing_toolkit.adapters.providers.fireworks.dialect import PROVIDER
 from doc_processing_toolkit.adapters.providers.fireworks.mapping import (
     FireworksWireRequest,
@@ -160,7 +161,8 @@ class FireworksModelClient(SdkModelClient):
         request_id = headers.get("x-request-id") or headers.get("fireworks-request-id")
         progress = StreamProgress(PROVIDER, assembler, request_id)
         try:
-            async for chunk in self._guard(chunks, progress.interrupted):
+            raw = OpenAIRawEvents(sdk, chunks.response)
+            async for chunk in self._guard(raw, progress.interrupted):
                 for delta in progress.feed(chunk):
                     yield delta
         except (sdk.APIError, httpx2.HTTPError) as exc:

@@ -1,6 +1,7 @@
 """Fireworks chat-completion chunks -> domain deltas and the final assistant message.
 
-:class:`ChunkAssembler` is fed the SDK's chunks as plain dicts (``chunk.to_dict()``), so
+:class:`ChunkAssembler` is fed the chunks as the API sent them, plain dicts (read off the raw
+stream by :class:`~doc_processing_toolkit.adapters.providers._sse.OpenAIRawEvents`), so
 it is independent of the SDK's typed models and can be driven by hand in tests. Reasoning
 arrives either as ``delta.reasoning_content`` or as ``<think>...</think>`` at the start of
 ``delta.content`` (:class:`ThinkTagSplitter`, which holds back a tag split across chunks);
@@ -144,34 +145,6 @@ class ChunkAssembler:
     def complete(self) -> bool:
         """True once a choice reported its finish_reason."""
         return self._finish_reason is not None
-
-    def feed_sdk_event(self, chunk: Any) -> list[StreamDelta] | None:
-        """A plain text chunk read straight off the SDK object (no ``to_dict`` per chunk):
-        one choice, text only, no usage, no finish. None for every other chunk (fed as a
-        dict by :meth:`feed`)."""
-        choices = chunk.choices
-        if chunk.usage is not None or len(choices) != 1:
-            return None
-        choice = choices[0]
-        delta = choice.delta
-        content = delta.content
-        if (
-            choice.index != 0
-            or choice.finish_reason is not None
-            or delta.tool_calls
-            or delta.model_extra  # reasoning_content and anything the SDK does not model
-            or not isinstance(content, str)
-        ):
-            return None
-        for key in _HEAD_KEYS:
-            value = getattr(chunk, key, None)
-            if value is not None:
-                self._head[key] = value
-        out: list[StreamDelta] = []
-        if content:
-            for segment in self._splitter.feed(content):
-                out.extend(self._segment(segment))
-        return out
 
     def feed(self, chunk: Mapping[str, Any]) -> list[StreamDelta]:
         """Apply one chunk; returns the deltas to yield for it (often none)."""

@@ -28,6 +28,7 @@ from doc_processing_toolkit.adapters.providers._common import (
     close_sdk_client,
     import_sdk,
 )
+from doc_processing_toolkit.adapters.providers._sse import OpenAIRawEvents
 from doc_processing_toolkit.adapters.providers.openai import files as openai_files
 from doc_processing_toolkit.adapters.providers.openai.dialect import PROVIDER
 from doc_processing_toolkit.adapters.providers.openai.mapping import WireRequest, build_request
@@ -159,7 +160,8 @@ class OpenAIModelClient(SdkModelClient):
         )
         progress = StreamProgress(PROVIDER, assembler, events.response.headers.get("x-request-id"))
         try:
-            async for event in self._guard(events, progress.interrupted):
+            raw = OpenAIRawEvents(sdk, events.response)
+            async for event in self._guard(raw, progress.interrupted):
                 for delta in progress.feed(event):
                     yield delta
         except (sdk.APIConnectionError, httpx2.HTTPError) as exc:

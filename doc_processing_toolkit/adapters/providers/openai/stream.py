@@ -1,6 +1,7 @@
 """OpenAI Responses stream events -> domain deltas and the final assistant message.
 
-:class:`StreamAssembler` is fed the SDK's events as plain dicts (``event.to_dict()``), so
+:class:`StreamAssembler` is fed the events as the API sent them, plain dicts (read off the raw
+stream by :class:`~doc_processing_toolkit.adapters.providers._sse.OpenAIRawEvents`), so
 it is independent of the SDK's typed models and can be driven by hand in tests. Output
 items are kept exactly as the API sent them in ``response.output_item.done`` (the
 reasoning item with its ``encrypted_content``, function calls with their ids) and then
@@ -74,14 +75,6 @@ class StreamAssembler:
         """True once response.completed / response.incomplete arrived."""
         self.failure: StreamFailure | None = None
         """The in-band failure, if the stream reported one."""
-
-    def feed_sdk_event(self, event: Any) -> list[StreamDelta] | None:
-        """A text delta read straight off the SDK event (no ``to_dict`` per chunk); None
-        for every other event (fed as a dict by :meth:`feed`)."""
-        if event.type != "response.output_text.delta":
-            return None
-        self.started = True
-        return self._text_delta(_index(event.output_index), event.content_index, event.delta)
 
     def _text_delta(self, index: int, content_index: Any, delta: Any) -> list[StreamDelta]:
         text = str(delta or "")
