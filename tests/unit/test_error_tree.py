@@ -44,6 +44,7 @@ BUILTIN_EXCEPTIONS = {
 
 ALWAYS_ALLOWED = {
     "NotImplementedError": "the documented convention for a feature not built yet",
+    "StopAsyncIteration": "the async-iterator protocol's end of iteration, not an error",
 }
 
 # (file under the package, enclosing function, builtin) -> why it stays a builtin.
