@@ -71,8 +71,10 @@ async def _edited_session(emu: ProviderEmulator, agent: Agent) -> AgentSession:
     return AgentSession.from_dict(data, agent)
 
 
-async def test_history_edit_is_dropped_and_reported_by_default(emu: ProviderEmulator) -> None:
-    agent = _agent(emu)
+async def test_history_edit_is_dropped_and_reported_by_default(
+    emu: ProviderEmulator, tmp_path: Path
+) -> None:
+    agent = _agent(emu, detailed_costs=True, cost_output_dir=str(tmp_path))
     session = await _edited_session(emu, agent)
     emu.push(Reply("Madrid."))
     result = await session.run("And its population?")
@@ -92,6 +94,9 @@ async def test_history_edit_is_dropped_and_reported_by_default(emu: ProviderEmul
     assert result.prefix_binding_mismatches == 1
     assert result.model_binding_mismatches == 0
     assert result.prefix_binding_retry is False
+    assert result.detailed_cost_file is not None
+    report = json.loads(Path(result.detailed_cost_file).read_text())  # noqa: ASYNC240
+    assert (report["prefix_binding_mismatches"], report["model_binding_mismatches"]) == (1, 0)
 
 
 async def test_history_edit_fails_loudly_under_strict_prefix_binding(
@@ -255,13 +260,17 @@ async def test_prefix_audit_from_the_environment_names_an_edited_message(
     assert all(BETA not in _betas(r.headers) for r in emu.requests)
 
 
-async def test_fallback_record_is_priced_at_the_serving_model(emu: ProviderEmulator) -> None:
+async def test_fallback_record_is_priced_at_the_serving_model(
+    emu: ProviderEmulator, tmp_path: Path
+) -> None:
     @tool
     def ping() -> str:
         """Ping."""
         return "pong"
 
-    agent = _agent(emu, "claude-fable-5-1", tools=[ping], detailed_costs=True)
+    agent = _agent(
+        emu, "claude-fable-5-1", tools=[ping], detailed_costs=True, cost_output_dir=str(tmp_path)
+    )
     emu.push(
         Reply(tool_calls=(ToolCall("ping"),), input_tokens=1000, output_tokens=100),
         Reply("pong!", input_tokens=1200, output_tokens=50, model="claude-opus-5-5"),
