@@ -334,17 +334,17 @@ class Agent:
         return result, outcome.error
 
     def _result(self, outcome: RunOutcome, run_id: str) -> AgentResult:
+        s, row, tools = self.settings, self._resolution.row, self._tool_loader.tools
+        context = ReportContext.of(s, self.provider, row, tools) if s.detailed_costs else None
         return build_result(
             outcome,
             run_id=run_id,
             codec=self._deps.history_codecs(self.provider),
-            row=self._resolution.row,
-            detailed_costs=self.settings.detailed_costs,
-            cost_output_dir=self.settings.cost_output_dir,
+            row=row,
+            detailed_costs=s.detailed_costs,
+            cost_output_dir=s.cost_output_dir,
             built_in_tools_used=list(self._resolution.built_in_tool_names),
-            report_context=ReportContext.of(
-                self.settings, self.provider, self._resolution.row, self._tool_loader.tools
-            ),
+            report_context=context,
         )
 
     async def run(
