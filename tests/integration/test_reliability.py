@@ -258,3 +258,26 @@ async def test_an_unreachable_remote_mcp_server_is_an_error_of_our_tree(
     assert "nowhere" in str(info.value)
     assert "url-secret-123456789" not in chain_text(info.value)
     await agent.close()
+
+
+async def test_a_remote_mcp_server_answering_404_is_an_error_of_our_tree(
+    emu: ProviderEmulator,
+) -> None:
+    agent = agent_for(
+        "anthropic",
+        emu,
+        tools=[
+            {
+                "type": "mcp_remote_client",
+                "url": f"{emu.url}/no-such-mcp?token=url-secret-404404404",
+                "name": "missing",
+                "timeout": 5,
+            }
+        ],
+    )
+    with pytest.raises(MCPConnectionError) as info:
+        await agent.run("hi")
+    assert "missing" in str(info.value)
+    assert "url-secret-404404404" not in chain_text(info.value)
+    assert emu.request_count == 0  # no model request went out with the tool missing
+    await agent.close()
