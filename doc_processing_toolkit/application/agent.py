@@ -21,13 +21,12 @@ from pydantic import BaseModel
 
 from doc_processing_toolkit.application.builder import AgentBuilder
 from doc_processing_toolkit.application.compaction.run_hook import CompactionScope, run_compactor
-from doc_processing_toolkit.application.config import log_setup
+from doc_processing_toolkit.application.config import log_setup, reference
 from doc_processing_toolkit.application.config.export import export_config
 from doc_processing_toolkit.application.config.from_config import (
     agent_from_file,
     agent_from_string,
 )
-from doc_processing_toolkit.application.config.reference import AGENT_INIT_DOC
 from doc_processing_toolkit.application.config.resolution import resolve_settings
 from doc_processing_toolkit.application.config.settings import (
     DEFAULT_MEDIA_MAX_INLINE_BYTES,
@@ -357,12 +356,7 @@ class Agent:
         media_resolution_list: list[str | None] | None = None,
         anthropic_container_id: str | None = None,
     ) -> AgentResult:
-        """Run the agent with a message.
-
-        Raises:
-            ProviderError: when the provider failed after retries.
-            StructuredOutputError: when output_schema did not validate.
-        """
+        """Run the agent with a message."""  # Args / Returns / Raises: config/reference.py
         try:
             result, error = await self._run_turn(
                 message,
@@ -597,4 +591,13 @@ class Agent:
         )
 
 
-Agent.__init__.__doc__ = AGENT_INIT_DOC
+Agent.__init__.__doc__ = reference.AGENT_INIT_DOC
+for _method, _sections in (
+    (Agent.run, reference.RUN_DOC_SECTIONS),
+    (Agent.run_sync, reference.RUN_DOC_SECTIONS),
+    (Agent.stream, reference.STREAM_DOC_SECTIONS),
+    (Agent.session, reference.SESSION_DOC_SECTIONS),
+    (Agent.from_config, reference.FROM_CONFIG_DOC_SECTIONS),
+    (Agent.from_config_string, reference.FROM_CONFIG_STRING_DOC_SECTIONS),
+):
+    reference.add_sections(_method, _sections)

@@ -76,3 +76,40 @@ def test_every_constructor_parameter_is_a_setting() -> None:
     assert parameters <= fields, sorted(parameters - fields)
     with pytest.raises(TypeError, match="not Agent settings"):
         AgentSettings.from_arguments({"model": "m", "not_a_setting": 1})
+
+
+def _public_methods() -> list[tuple[str, object]]:
+    from doc_processing_toolkit import AgentSession
+
+    found = []
+    for cls in (Agent, AgentSession):
+        for name, member in vars(cls).items():
+            function = getattr(member, "__func__", member)
+            if name.startswith("_") or not inspect.isfunction(function):
+                continue
+            found.append((f"{cls.__name__}.{name}", function))
+    found.append(("AgentSession.to_json", AgentSession_to_json()))
+    return found
+
+
+def AgentSession_to_json() -> object:
+    from doc_processing_toolkit import AgentSession
+
+    return AgentSession.to_json
+
+
+@pytest.mark.parametrize(("name", "function"), _public_methods(), ids=lambda v: str(v)[:40])
+def test_every_public_method_documents_each_parameter(name: str, function: object) -> None:
+    params = [
+        p.name
+        for p in inspect.signature(function).parameters.values()  # type: ignore[arg-type]
+        if p.name not in ("self", "cls")
+    ]
+    doc = inspect.getdoc(function) or ""
+    assert doc.strip(), f"{name} has no docstring"
+    if not params:
+        return
+    assert "Args:" in doc, f"{name} has parameters but no Args section"
+    args = doc.split("Args:", 1)[1]
+    missing = [p for p in params if not re.search(rf"^\s+(\*\*)?{p}\b", args, re.M)]
+    assert missing == [], f"{name} does not document {missing}"

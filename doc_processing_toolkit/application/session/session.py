@@ -20,6 +20,12 @@ from typing import Any, Self
 
 from pydantic import BaseModel
 
+from doc_processing_toolkit.application.config.reference import (
+    RUN_DOC_SECTIONS,
+    STREAM_DOC_SECTIONS,
+    TO_JSON_DOC_SECTIONS,
+    add_sections,
+)
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.session.history_config import validate_history_config
 from doc_processing_toolkit.application.session.metadata import new_metadata
@@ -282,11 +288,9 @@ class AgentSession(SessionTurns):
         media_resolution_list: list[str | None] | None = None,
         anthropic_container_id: str | None = None,
     ) -> AgentResult:
-        """Run the agent within the session: the history goes in, the turn is stored.
-
-        Raises:
-            RuntimeError: If the session has been closed or a turn is running.
-        """
+        """Run the agent within the session: the history goes in, the turn is stored
+        (a failed turn leaves the session as it was). Also raises ``StateError`` (a
+        RuntimeError) when the session is closed or a turn is already running."""
         self._start_call()
         result = await self._one_turn(
             message,
@@ -353,10 +357,8 @@ class AgentSession(SessionTurns):
         anthropic_container_id: str | None = None,
     ) -> AsyncIterator[AgentStreamEvent]:
         """Stream agent events within the session; the turn is stored at ``complete``.
-
-        Raises:
-            RuntimeError: If the session has been closed or a turn is running.
-        """
+        Raises ``StateError`` (a RuntimeError) when the session is closed or a turn is
+        already running; a failed turn is an ``error`` event and is not stored."""
         self._start_call()
         budget, sent, turn_index = self._max_follow_ups, message, 0
         send_files, send_tool_files, send_resolutions = files, tool_files, media_resolution_list
@@ -441,9 +443,17 @@ class AgentSession(SessionTurns):
     def from_dict(cls, data: dict[str, Any], agent: Any, *, media_store: Any = None) -> Self:
         """Restore a session from :meth:`to_dict` output, bound to ``agent``.
 
-        ``media_store`` (a directory path or a MediaStore; None: the agent's) is read for
-        the envelope's ``$media:<ref>`` markers; a missing blob becomes a placeholder and a
-        :attr:`media_report` entry.
+        Args:
+            data (dict): A version-3 envelope (older versions are migrated).
+            agent (Agent): The Agent the session continues on; a history in another
+                provider's dialect is converted for it (``metadata["converted_from"]``).
+            media_store (str | MediaStore | None): A directory path or a MediaStore read
+                for the envelope's ``$media:<ref>`` markers (None: the agent's); a missing
+                blob becomes a placeholder and a :attr:`media_report` entry.
+                Default: None.
+
+        Returns:
+            AgentSession: The restored session.
 
         Raises:
             MalformedEnvelopeError: (a ValueError) naming the key at fault; nothing is built.
@@ -461,8 +471,23 @@ class AgentSession(SessionTurns):
     ) -> Self:
         """Restore a session from JSON text, UTF-8 bytes or a file written by to_json.
 
+        Args:
+            source (str | bytes | os.PathLike): The JSON text or bytes, or the path of a
+                file :meth:`to_json` wrote.
+            agent (Agent): The Agent the session continues on (as in :meth:`from_dict`).
+            media_store (str | MediaStore | None): As in :meth:`from_dict`. Default: None.
+
+        Returns:
+            AgentSession: The restored session.
+
         Raises:
             ValueError: If the JSON does not decode to an object.
             FileNotFoundError: If source names a file that does not exist.
         """
         return cls.from_dict(read_envelope_json(source), agent, media_store=media_store)
+
+
+add_sections(AgentSession.run, RUN_DOC_SECTIONS)
+add_sections(AgentSession.run_sync, RUN_DOC_SECTIONS)
+add_sections(AgentSession.stream, STREAM_DOC_SECTIONS)
+add_sections(AgentSession.to_json, TO_JSON_DOC_SECTIONS)
