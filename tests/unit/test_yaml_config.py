@@ -416,13 +416,19 @@ _constructor_args = st.fixed_dictionaries(
         "request_timeout": st.none() | st.integers(1, 600),
         "stream_idle_timeout": st.none() | st.floats(1, 120, allow_nan=False),
         "tool_timeout": st.none() | st.integers(1, 60),
+        "remove_citations": st.booleans(),
+        "estimate_input_tokens": st.sampled_from(["lazy", True, False]),
+        "anthropic_block_binding": st.sampled_from([None, "drop_block", "error", "off"]),
+        "strict_prefix_binding": st.booleans(),
+        "prefix_audit": st.booleans(),
+        "prefix_strip_fallback": st.booleans(),
     },
 )
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    model=st.sampled_from(["claude-sonnet-4-5", "gpt-4o", "gemini-2.5-flash"]),
+    model=st.sampled_from(["claude-sonnet-5-5", "gpt-4o", "gemini-2.5-flash"]),
     args=_constructor_args,
 )
 def test_from_config_of_to_config_is_the_same_agent(model: str, args: dict[str, Any]) -> None:
