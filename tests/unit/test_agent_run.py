@@ -283,6 +283,17 @@ def test_pause_turn_continues_the_same_turn() -> None:
     assert len(result.request_cost_records) == 2
 
 
+def test_pause_turn_continuations_stop_at_max_pause_turn_iterations() -> None:
+    paused = [Reply(text=f"part {i}", stop_reason="pause_turn") for i in range(5)]
+    fake = FakeModel([*paused, reply("never sent")])
+    result = make_agent(fake, max_pause_turn_iterations=2).run_sync("long task")
+    assert result.pause_turn_iterations == 2
+    assert len(fake.requests) == 3  # the request and two continuations, then the cap
+    assert [r.purpose for r in fake.requests[1:]] == ["pause_turn_continuation"] * 2
+    assert result.output == "part 2"  # the last paused turn's text is the answer
+    assert len(result.request_cost_records) == 3
+
+
 @pytest.mark.anyio
 async def test_run_sync_works_inside_a_running_loop() -> None:
     fake = FakeModel([reply("from a worker loop")])
