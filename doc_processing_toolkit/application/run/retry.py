@@ -19,6 +19,7 @@ it would retry, which it then sees as its attempt 1 (so nothing else changes).
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Awaitable, Callable
@@ -55,14 +56,23 @@ class RetryPolicy:
     def from_env(cls) -> RetryPolicy:
         """Defaults, overridden by DPT_MAX_RETRIES / DPT_RETRY_AFTER_CAP_S /
         DPT_RETRY_BACKOFF_S (the first backoff step, seconds)."""
-        retries = os.environ.get("DPT_MAX_RETRIES")
-        cap = os.environ.get("DPT_RETRY_AFTER_CAP_S")
-        backoff = os.environ.get("DPT_RETRY_BACKOFF_S")
-        return cls(
-            max_retries=int(retries) if retries and retries.isdigit() else 3,
-            retry_after_cap=float(cap) if cap else 30.0,
-            backoff_initial=float(backoff) if backoff else 0.5,
+        env = os.environ
+        return _policy_for(
+            env.get("DPT_MAX_RETRIES"),
+            env.get("DPT_RETRY_AFTER_CAP_S"),
+            env.get("DPT_RETRY_BACKOFF_S"),
         )
+
+
+@functools.lru_cache(maxsize=8)
+def _policy_for(retries: str | None, cap: str | None, backoff: str | None) -> RetryPolicy:
+    """The policy of these environment values (built once per distinct set: a request
+    reads three variables, not a new object)."""
+    return RetryPolicy(
+        max_retries=int(retries) if retries and retries.isdigit() else 3,
+        retry_after_cap=float(cap) if cap else 30.0,
+        backoff_initial=float(backoff) if backoff else 0.5,
+    )
 
 
 def _should_retry(exc: BaseException) -> bool:
