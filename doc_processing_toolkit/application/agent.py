@@ -592,12 +592,4 @@ class Agent:
 
 
 Agent.__init__.__doc__ = reference.AGENT_INIT_DOC
-for _method, _sections in (
-    (Agent.run, reference.RUN_DOC_SECTIONS),
-    (Agent.run_sync, reference.RUN_DOC_SECTIONS),
-    (Agent.stream, reference.STREAM_DOC_SECTIONS),
-    (Agent.session, reference.SESSION_DOC_SECTIONS),
-    (Agent.from_config, reference.FROM_CONFIG_DOC_SECTIONS),
-    (Agent.from_config_string, reference.FROM_CONFIG_STRING_DOC_SECTIONS),
-):
-    reference.add_sections(_method, _sections)
+reference.document_methods(Agent, reference.AGENT_METHOD_SECTIONS)

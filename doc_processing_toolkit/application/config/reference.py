@@ -7,13 +7,16 @@ checks it against the signature and, where ``../shared/spec`` is present, agains
 
 __all__ = [
     "AGENT_INIT_DOC",
+    "AGENT_METHOD_SECTIONS",
     "FROM_CONFIG_DOC_SECTIONS",
     "FROM_CONFIG_STRING_DOC_SECTIONS",
     "RUN_DOC_SECTIONS",
     "SESSION_DOC_SECTIONS",
+    "SESSION_METHOD_SECTIONS",
     "STREAM_DOC_SECTIONS",
     "TO_JSON_DOC_SECTIONS",
     "add_sections",
+    "document_methods",
 ]
 
 AGENT_INIT_DOC = """Initialize an Agent.
@@ -491,6 +494,31 @@ Returns:
     str: The version-3 envelope as JSON text.
 """
 """Args / Returns of ``AgentSession.to_json``."""
+
+
+AGENT_METHOD_SECTIONS = {
+    "run": RUN_DOC_SECTIONS,
+    "run_sync": RUN_DOC_SECTIONS,
+    "stream": STREAM_DOC_SECTIONS,
+    "session": SESSION_DOC_SECTIONS,
+    "from_config": FROM_CONFIG_DOC_SECTIONS,
+    "from_config_string": FROM_CONFIG_STRING_DOC_SECTIONS,
+}
+"""The sections each ``Agent`` method's docstring gets (:func:`document_methods`)."""
+
+SESSION_METHOD_SECTIONS = {
+    "run": RUN_DOC_SECTIONS,
+    "run_sync": RUN_DOC_SECTIONS,
+    "stream": STREAM_DOC_SECTIONS,
+    "to_json": TO_JSON_DOC_SECTIONS,
+}
+"""The sections each ``AgentSession`` method's docstring gets."""
+
+
+def document_methods(cls: type, sections: dict[str, str]) -> None:
+    """Append each method's Google-style ``sections`` to its docstring on ``cls``."""
+    for name, text in sections.items():
+        add_sections(getattr(cls, name), text)
 
 
 def add_sections(function: object, sections: str) -> None:

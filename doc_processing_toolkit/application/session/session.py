@@ -21,10 +21,8 @@ from typing import Any, Self
 from pydantic import BaseModel
 
 from doc_processing_toolkit.application.config.reference import (
-    RUN_DOC_SECTIONS,
-    STREAM_DOC_SECTIONS,
-    TO_JSON_DOC_SECTIONS,
-    add_sections,
+    SESSION_METHOD_SECTIONS,
+    document_methods,
 )
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.session.history_config import validate_history_config
@@ -487,7 +485,4 @@ class AgentSession(SessionTurns):
         return cls.from_dict(read_envelope_json(source), agent, media_store=media_store)
 
 
-add_sections(AgentSession.run, RUN_DOC_SECTIONS)
-add_sections(AgentSession.run_sync, RUN_DOC_SECTIONS)
-add_sections(AgentSession.stream, STREAM_DOC_SECTIONS)
-add_sections(AgentSession.to_json, TO_JSON_DOC_SECTIONS)
+document_methods(AgentSession, SESSION_METHOD_SECTIONS)
