@@ -1,7 +1,8 @@
 """A stream's server-sent events as the API's dicts, for the ``openai`` SDK streams.
 
 The SDK's ``AsyncStream`` builds a pydantic model for every event, and the adapters then
-turned each one back into a dict (``to_dict``): most of the client CPU of a streamed call.
+turned each one back into a dict (``to_dict``): the largest share of the client CPU the
+adapters could cut.
 :class:`OpenAIRawEvents` reads the same HTTP response (the one the SDK opened, with its
 status already checked) line by line (``httpx2.Response.aiter_lines``, public), decodes the
 server-sent events as the SDK's decoder does, and hands out each event's JSON as a dict.

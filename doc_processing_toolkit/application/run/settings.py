@@ -26,9 +26,9 @@ from doc_processing_toolkit.domain.tools.specs import ToolChoice
 __all__ = ["BLOCK_BINDING_ENV", "RunSettings", "RunSettingsCache", "derive_run_settings"]
 
 BLOCK_BINDING_ENV = "DPT_ANTHROPIC_BLOCK_BINDING"
+"""The process-wide block-binding behaviour (below the Agent's setting, above the row)."""
 STRICT_BUDGET_ENV = "DPT_ANTHROPIC_STRICT_BUDGET"
 """``off``: Anthropic's strict tool budget applies per tool only."""
-"""The process-wide block-binding behaviour (below the Agent's setting, above the row)."""
 
 
 @dataclass(frozen=True, slots=True)
