@@ -560,3 +560,29 @@ def test_module_import_does_not_import_the_sdk() -> None:
         "assert 'google.genai' not in sys.modules, 'google.genai imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+# -- connection pool ------------------------------------------------------------------------
+
+
+async def test_a_burst_of_concurrent_streams_keeps_its_connections(emu: ProviderEmulator) -> None:
+    """The SDK's pool keeps up to 100 idle connections (the Anthropic and OpenAI SDKs'
+    default), not httpx's 20: a second burst of 30 reuses the first burst's connections."""
+    import anyio
+
+    emu.default = Reply("ok", chunk_size=2)
+    client = GoogleModelClient(base_url=emu.google_base_url)
+
+    async def burst() -> None:
+        async with anyio.create_task_group() as group:
+            for _ in range(30):
+                group.start_soon(collect, client, _request())
+
+    await burst()
+    first = {r.client_port for r in emu.requests}
+    await burst()
+    second = {r.client_port for r in emu.requests[30:]}
+    await client.aclose()
+    assert len(emu.requests) == 60 and None not in first
+    assert len(first) > 20  # the burst really opened more connections than httpx keeps
+    assert second <= first  # every request of the second burst rode a kept connection

@@ -120,6 +120,8 @@ class RecordedRequest:
     """Request headers, names lower-cased."""
     body: dict[str, Any]
     """The decoded JSON body ({} when there was none)."""
+    client_port: int | None = None
+    """The client's TCP port: requests on one kept-alive connection share it."""
 
 
 @dataclass(slots=True)

@@ -87,7 +87,8 @@ class ProviderEmulator:
             body = decoded if isinstance(decoded, dict) else {"_json": decoded}
             headers = {k.lower(): v for k, v in request.headers.items()}
             dialect = route.dialect_of(request) if route.dialect_of else route.dialect
-            state.record(RecordedRequest(dialect, request.url.path, headers, body))
+            port = request.client.port if request.client is not None else None
+            state.record(RecordedRequest(dialect, request.url.path, headers, body, port))
             call = EmulatorCall(request, body, state, dict(request.path_params))
             response = await route.handler(call)
             if isinstance(response, StreamingResponse):

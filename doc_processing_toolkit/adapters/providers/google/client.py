@@ -41,6 +41,7 @@ from doc_processing_toolkit.adapters.providers.google.mapping import (
     build_request,
     retry_delay_from_error,
 )
+from doc_processing_toolkit.adapters.providers.google.sdk_models import config_model
 from doc_processing_toolkit.adapters.providers.google.stream import StreamAssembler
 from doc_processing_toolkit.domain.errors import (
     ConfigurationError,
@@ -57,6 +58,7 @@ from doc_processing_toolkit.ports.code_execution_files import OutputFile, Upload
 
 __all__ = [
     "API_KEY_ENVS",
+    "CONNECTION_LIMITS",
     "DPT_API_VERSION_ENV",
     "DPT_BASE_URL_ENV",
     "SDK_BASE_URL_ENV",
@@ -72,6 +74,11 @@ DPT_API_VERSION_ENV = "DPT_GOOGLE_API_VERSION"
 """Overrides the API version path segment (the SDK's default is ``v1``)."""
 API_KEY_ENVS = ("GOOGLE_GEMINI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
 """Where the key is read from, in order (the last two are the SDK's own names)."""
+
+CONNECTION_LIMITS = {"max_connections": 1000, "max_keepalive_connections": 100}
+"""The SDK client's connection pool: the Anthropic and OpenAI SDKs' default. google-genai
+leaves httpx's, which keeps only 20 idle connections, so a burst of 100 concurrent runs
+closed 80 connections and opened them again on the next burst."""
 
 _DUMP_EXCLUDE = {"sdk_http_response", "automatic_function_calling_history", "parsed"}
 
@@ -121,6 +128,8 @@ class GoogleModelClient(SdkModelClient):
     def _new_sdk_client(
         self, genai: Any, types: Any, api_key: str, base_url: str | None, version: str | None
     ) -> Any:
+        import httpx2
+
         options = types.HttpOptions(
             base_url=base_url,
             api_version=version,
@@ -128,7 +137,10 @@ class GoogleModelClient(SdkModelClient):
             timeout=int(self._timeout * 1000) if self._timeout is not None else None,
             retry_options=types.HttpRetryOptions(attempts=1),
             # the idle watchdog closes a stalled stream's response (see providers._guard)
-            async_client_args={"event_hooks": {"response": [remember_response]}},
+            async_client_args={
+                "event_hooks": {"response": [remember_response]},
+                "limits": httpx2.Limits(**CONNECTION_LIMITS),
+            },
         )
         return genai.Client(api_key=api_key, vertexai=False, http_options=options)
 
@@ -241,7 +253,7 @@ class GoogleModelClient(SdkModelClient):
         )
         try:
             chunks = await client.aio.models.generate_content_stream(
-                model=wire.model, contents=wire.contents, config=self._config(wire)
+                model=wire.model, contents=wire.contents, config=config_model(self._config(wire))
             )
         except pydantic.ValidationError as exc:
             raise ConfigurationError(
