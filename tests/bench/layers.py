@@ -9,13 +9,13 @@ For each provider it runs, interleaved and repeated (medians of the rounds):
 - ``adapter``: the toolkit's ModelClient streaming the very ModelRequest ``Agent.run``
   builds (captured from one real run), without the run loop;
 - ``agent``: ``Agent.run``, split into the CPU spent inside the adapter's stream and the
-  rest (the application layer: settings, hooks, retry, the ledger, pricing, the result).
+  rest (the application layer: settings, hooks, retry, the ledger, pricing, the result);
+- ``Agent.run`` on ``FakeModel``, back to back and after each raw SDK call.
 
 Unlike cProfile, this adds no cost per function call, so it shows how much each layer
 costs while the SDK and the HTTP stack run in the same process. Those evict the
-toolkit's code and data from the CPU caches, so the application layer's ~140 us per
-call on ``FakeModel`` (everything hot) grows several times over here. See
-``docs/performance.md``.
+toolkit's code and data from the CPU caches: the two FakeModel rows show how much slower
+the same run gets when it follows an SDK call. See ``docs/performance.md``.
 """
 
 from __future__ import annotations
@@ -60,7 +60,9 @@ class _TimedStream:
 async def _layers(provider: str, url: str, rounds: int, n: int) -> dict[str, float]:
     from doc_processing_toolkit import Agent
 
-    agent = Agent(MODELS[provider], api_key=KEY, base_url=base_url(provider, url), log_to_file=False)
+    agent = Agent(
+        MODELS[provider], api_key=KEY, base_url=base_url(provider, url), log_to_file=False
+    )
     raw = baseline(provider, url)
     await agent.run(PROMPT)
     client: Any = agent._client  # the Agent's own ModelClient (built by the first run)
@@ -103,11 +105,43 @@ async def _layers(provider: str, url: str, rounds: int, n: int) -> dict[str, flo
             samples[name].append((time.process_time() - start) / n * 1e6)
             if name == "agent":
                 samples["agent: in adapter"].append(inside[0] / n * 1e6)
+    samples.update(await _fake_runs(raw.call, rounds, n))
     await agent.close()
     await raw.close()
     result = {name: statistics.median(values) for name, values in samples.items()}
     result["agent: application layer"] = result["agent"] - result["agent: in adapter"]
     return result
+
+
+async def _fake_runs(
+    sdk_call: Callable[[], Awaitable[None]], rounds: int, n: int
+) -> dict[str, list[float]]:
+    """``Agent.run`` on ``FakeModel`` (no SDK, no HTTP), back to back and after each raw SDK
+    call: the same code, with the CPU caches warm and then cold."""
+    from doc_processing_toolkit import Agent
+    from doc_processing_toolkit.testing import FakeModel, reply
+
+    fake = FakeModel(default=reply("Hello there."))
+    agent = Agent("claude-sonnet-5-5", client=fake, log_to_file=False)
+    hot: list[float] = []
+    cold: list[float] = []
+    for _ in range(rounds):
+        start = time.process_time()
+        for _ in range(n):
+            await agent.run(PROMPT)
+        hot.append((time.process_time() - start) / n * 1e6)
+        spent = 0.0
+        for _ in range(n):
+            await sdk_call()
+            start = time.process_time()
+            await agent.run(PROMPT)
+            spent += time.process_time() - start
+        cold.append(spent / n * 1e6)
+        fake.requests.clear()
+    return {
+        "FakeModel Agent.run, back to back": hot,
+        "FakeModel Agent.run, after each SDK call": cold,
+    }
 
 
 def main() -> None:
