@@ -79,3 +79,33 @@ def test_config_check_reports_what_only_the_constructor_refuses(
     (tmp_path / "missing_tools.py").write_text("")
     assert main(["config", "check", str(path)]) == 0
     assert not (tmp_path / "logs").exists()  # the check opened no log file
+
+
+def test_cost_directory_sums_by_day(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Three saved reports, two of them moved to another day: one row per UTC day, with
+    its run count and its spend."""
+    files = []
+    for _ in range(3):
+        agent = Agent(
+            "claude-sonnet-5-5",
+            client=FakeModel([reply("ok", input_tokens=1_000, output_tokens=100)]),
+            detailed_costs=True,
+            cost_output_dir=str(tmp_path),
+            log_to_file=False,
+        )
+        result = agent.run_sync("go")
+        assert result.detailed_cost_file is not None
+        files.append((Path(result.detailed_cost_file), result.cost))
+    for path, _ in files[1:]:
+        data = json.loads(path.read_text())
+        data["timestamp"] = "2026-01-02T03:04:05+00:00"
+        path.write_text(json.dumps(data))
+    assert main(["cost", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    day_rows = lines[lines.index(next(line for line in lines if line.startswith("day"))) + 1 :]
+    by_day = {row.split()[0]: row.split()[1:] for row in day_rows if row[:4].isdigit()}
+    today = json.loads(files[0][0].read_text())["timestamp"][:10]
+    assert set(by_day) == {today, "2026-01-02"}
+    assert by_day["2026-01-02"][:3] == ["2", "2000", "200"]
+    assert by_day[today][:3] == ["1", "1000", "100"]
+    assert float(by_day["2026-01-02"][3]) == pytest.approx(files[1][1] + files[2][1], abs=1e-6)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from doc_processing_toolkit import Agent, AgentSession, ProviderError, tool
+from doc_processing_toolkit import Agent, AgentSession, ProviderError, StateError, tool
 from doc_processing_toolkit.agent.media_policy import (
     DirectoryMediaStore,
     as_media_store,
@@ -356,3 +356,22 @@ def test_kill_9_mid_save_never_leaves_an_unreadable_checkpoint(tmp_path: Path, k
             restored = AgentSession.from_dict(envelope, agent)
         assert len(restored.messages) == 2 * len(restored.run_boundaries)
         assert len(restored.messages) % 2 == 0
+
+
+def test_with_block_closes_the_session_and_keeps_its_history() -> None:
+    agent = Agent("claude-sonnet-5-5", client=FakeModel([reply("one")]), log_to_file=False)
+    with agent.session() as session:
+        assert session.run_sync("first").output == "one"
+    with pytest.raises(StateError, match="is closed"):
+        session.run_sync("again")
+    assert len(session.messages) == 2  # the closed session still holds its turn
+    assert "closed=True" in repr(session)
+
+
+@pytest.mark.anyio
+async def test_async_with_block_closes_the_session() -> None:
+    agent = Agent("claude-sonnet-5-5", client=FakeModel([reply("one")]), log_to_file=False)
+    async with agent.session() as session:
+        assert (await session.run("first")).output == "one"
+    with pytest.raises(StateError, match="is closed"):
+        await session.run("again")
