@@ -56,6 +56,7 @@ from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.events import EventChannel, EventSink
 from doc_processing_toolkit.application.run.loop import RunLoop, RunOutcome
 from doc_processing_toolkit.application.run.offloop import client_for_run
+from doc_processing_toolkit.application.run.outcome import new_run_id
 from doc_processing_toolkit.application.run.result_builder import build_result
 from doc_processing_toolkit.application.run.settings import RunSettingsCache
 from doc_processing_toolkit.application.run.streaming import (
@@ -267,7 +268,7 @@ class Agent:
         compaction: CompactionScope | None = None,
     ) -> tuple[AgentResult, BaseException | None]:
         check_run_inputs(message, output_schema)
-        run_id = uuid.uuid4().hex
+        run_id = new_run_id()
         prior = list(history or [])
         s, res = self.settings, self._resolution
         prompt = build_prompt(

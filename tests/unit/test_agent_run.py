@@ -447,3 +447,15 @@ def test_detailed_costs_save_a_report_with_the_run_figures(
     assert saved["total_cost_inclusive"] == saved["total_cost"]
     assert len(saved["request_cost_records"]) == 2
     assert [m.purpose for m in result.iteration_metrics] == ["generation", "tool_followup"]
+
+
+def test_run_ids_are_distinct_version_4_uuids() -> None:
+    import uuid
+
+    from doc_processing_toolkit.application.run.outcome import new_run_id
+
+    ids = [new_run_id() for _ in range(2_000)]
+    assert len(set(ids)) == len(ids)
+    for run_id in ids:
+        parsed = uuid.UUID(run_id)
+        assert (parsed.version, parsed.variant, parsed.hex) == (4, uuid.RFC_4122, run_id)
