@@ -375,3 +375,28 @@ async def test_async_with_block_closes_the_session() -> None:
         assert (await session.run("first")).output == "one"
     with pytest.raises(StateError, match="is closed"):
         await session.run("again")
+
+
+def test_preserve_media_false_stores_a_placeholder_and_never_replays_the_image() -> None:
+    import base64
+
+    from doc_processing_toolkit.domain.messages import MediaPart
+
+    png = (
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQ"
+        "AAAABJRU5ErkJggg=="
+    )
+
+    fake = FakeModel([reply("a red dot"), reply("still a dot")])
+    agent = Agent("claude-sonnet-5-5", client=fake, log_to_file=False)
+    session = agent.session(session_history_config={"preserve_media": False})
+    session.run_sync("what is this?", files=[base64.b64decode(png)])
+    assert any(isinstance(p, MediaPart) for p in fake.requests[0].messages[-1].parts)
+    stored = json.dumps(session.messages)
+    assert png not in stored and "removed from history" in stored
+    (entry,) = session.media_report
+    assert (entry["reason"], entry["source"]) == ("stripped", "preserve_media")
+    session.run_sync("and now?")
+    replayed = fake.requests[1].messages
+    assert not any(isinstance(p, MediaPart) for m in replayed for p in m.parts)
+    assert [m.text for m in replayed][-1] == "and now?"
