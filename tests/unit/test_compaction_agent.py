@@ -364,3 +364,34 @@ def test_a_session_store_holds_the_compacted_history(tmp_path: Path) -> None:
     assert envelope["metadata"]["compaction_count"] == 1
     assert [b["run"] for b in envelope["metadata"]["run_boundaries"]] == [2, 3]
     assert "PAGE-1" not in json.dumps(envelope["messages"])
+
+
+def test_summary_model_writes_the_recap_and_prices_it_at_its_own_rates() -> None:
+    (_s, _first, second, _archived), fake = _two_turn_session({"summary_model": "claude-haiku-4-5"})
+    summaries = [r for r in fake.requests if r.purpose == "compaction_summary"]
+    assert summaries and {r.model for r in summaries} == {"claude-haiku-4-5"}
+    assert {r.model for r in fake.requests if r.purpose != "compaction_summary"} == {MODEL}
+    record = second.request_cost_records[1]
+    assert record["purpose"] == "compaction_summary"
+    assert record["served_model"] == "claude-haiku-4-5"
+    # 300 input and 40 output tokens at claude-haiku-4-5's $1 / $5 per million.
+    assert record["cost"] == pytest.approx((300 * 1.0 + 40 * 5.0) / 1e6)
+    assert second.compaction_cost == pytest.approx(record["cost"])
+
+
+@pytest.mark.parametrize(("switch", "kept"), [("", True), ("on", True), ("off", False)])
+def test_protect_current_turn_switch(
+    monkeypatch: pytest.MonkeyPatch, switch: str, kept: bool
+) -> None:
+    """By default the current turn's question stays verbatim after a Level-2 summary;
+    DPT_COMPACTION_PROTECT_CURRENT_TURN=off folds it into the summary (the old way). The
+    open tool round is kept either way."""
+    monkeypatch.setenv("DPT_COMPACTION_PROTECT_CURRENT_TURN", switch)
+    (_s, _first, second, _archived), fake = _two_turn_session({})
+    assert second.compaction_count == 1
+    after = fake.requests[-1].messages
+    assert after[0].text.startswith("[Summary of the earlier conversation")
+    assert any(m.text == "read page 2" for m in after) is kept
+    summary = next(r for r in fake.requests if r.purpose == "compaction_summary")
+    assert ("read page 2" in summary.messages[0].text) is not kept
+    assert [m.role for m in after[-2:]] == ["assistant", "tool"]
