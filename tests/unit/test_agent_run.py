@@ -459,3 +459,45 @@ def test_run_ids_are_distinct_version_4_uuids() -> None:
     for run_id in ids:
         parsed = uuid.UUID(run_id)
         assert (parsed.version, parsed.variant, parsed.hex) == (4, uuid.RFC_4122, run_id)
+
+
+def test_token_totals_by_model_sum_to_the_results_tokens(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A billed, retried stream failure and the request a run finally fails on are in
+    ``token_totals_by_model`` as they are in ``input_tokens`` / ``output_tokens``."""
+    from doc_processing_toolkit import Agent, ProviderError
+    from doc_processing_toolkit.testing import FakeModel, Fault, reply
+
+    monkeypatch.setenv("DPT_RETRY_BACKOFF_S", "0.001")
+    model = "claude-sonnet-5-5"
+
+    def summed(totals: dict[str, dict[str, int]]) -> tuple[int, int]:
+        return (
+            sum(t["input_tokens"] for t in totals.values()),
+            sum(t["output_tokens"] for t in totals.values()),
+        )
+
+    retried = Agent(
+        model,
+        client=FakeModel([Fault(kind="disconnect", input_tokens=40), reply("ok", input_tokens=50)]),
+        log_to_file=False,
+    ).run_sync("go")
+    assert retried.retry_count == 1 and retried.retry_input_tokens == 40
+    assert set(retried.token_totals_by_model) == {model}
+    assert summed(retried.token_totals_by_model) == (
+        retried.input_tokens,
+        retried.output_tokens,
+    )
+    assert retried.token_totals_by_model[model]["input_tokens"] == 90
+
+    failing = Agent(
+        model,
+        client=FakeModel([Fault(kind="disconnect", input_tokens=30)] * 10),
+        log_to_file=False,
+    )
+    with pytest.raises(ProviderError) as caught:
+        failing.run_sync("go")
+    result = caught.value.partial_result
+    assert result.input_tokens > 0
+    assert summed(result.token_totals_by_model) == (result.input_tokens, result.output_tokens)

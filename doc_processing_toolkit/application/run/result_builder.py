@@ -22,7 +22,7 @@ from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.loop import FINAL_RESULT_TOOL, RunOutcome
 from doc_processing_toolkit.domain import messages as _ir
 from doc_processing_toolkit.domain.binding import count_mismatches
-from doc_processing_toolkit.domain.costs.pricing import round_usd
+from doc_processing_toolkit.domain.costs.pricing import CostRecord, round_usd
 from doc_processing_toolkit.domain.errors import AgentAborted, ProviderError
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.ports.dialect import HistoryCodec
@@ -120,7 +120,7 @@ def build_result(
         tool_costs_estimated=tool_estimated,
         deferred_tools=list(outcome.deferred_tools),
         token_source=token_source,
-        token_totals_by_model=ledger.token_totals_by_model,
+        token_totals_by_model=_totals_by_model(outcome, partial_record),
         reasoning_content=outcome.reasoning_content,
         error=error_text,
         run_id=run_id,
@@ -153,6 +153,30 @@ def build_result(
         except OSError as exc:
             log.warning("could not save the detailed cost report", error=str(exc))
     return result
+
+
+def _totals_by_model(outcome: RunOutcome, partial: CostRecord | None) -> dict[str, dict[str, int]]:
+    """The ledger's billed tokens per model, plus what the run's totals also count: the
+    billed failed-and-retried attempts (on the model the run asked for) and the request
+    the run failed on (on its served model). The entries then sum to the result's
+    ``input_tokens`` / ``output_tokens``."""
+    totals = outcome.ledger.token_totals_by_model
+    request = outcome.current_request
+
+    def add(model: str | None, input_tokens: int, output_tokens: int) -> None:
+        if model is None or not (input_tokens or output_tokens):
+            return
+        entry = totals.setdefault(model, {"input_tokens": 0, "output_tokens": 0})
+        entry["input_tokens"] += input_tokens
+        entry["output_tokens"] += output_tokens
+
+    requested = request.model if request is not None else None
+    for attempt in outcome.accumulator.attempts:
+        if attempt.billed:
+            add(requested, attempt.input_tokens, attempt.output_tokens)
+    if partial is not None:
+        add(partial.served_model or requested, partial.input_tokens, partial.output_tokens)
+    return totals
 
 
 _METADATA_FIELDS = frozenset(
