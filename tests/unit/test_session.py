@@ -400,3 +400,27 @@ def test_preserve_media_false_stores_a_placeholder_and_never_replays_the_image()
     replayed = fake.requests[1].messages
     assert not any(isinstance(p, MediaPart) for m in replayed for p in m.parts)
     assert [m.text for m in replayed][-1] == "and now?"
+
+
+def test_copy_tree_is_a_deep_copy_of_json_shaped_data() -> None:
+    from collections import OrderedDict
+
+    from doc_processing_toolkit.application.session.native import copy_tree
+
+    source: dict[str, Any] = {
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
+        "n": 1,
+        "cost": 0.5,
+        "flag": True,
+        "none": None,
+        "pair": (1, [2]),
+        "ordered": OrderedDict(a=[1]),
+    }
+    copied = copy_tree(source)
+    assert copied == source and copied is not source
+    copied["messages"][0]["content"][0]["text"] = "changed"
+    copied["pair"][1].append(3)
+    copied["ordered"]["a"].append(2)
+    assert source["messages"][0]["content"][0]["text"] == "hi"
+    assert source["pair"] == (1, [2]) and source["ordered"] == OrderedDict(a=[1])
+    assert type(copied["pair"]) is tuple and type(copied["ordered"]) is OrderedDict

@@ -27,6 +27,7 @@ from doc_processing_toolkit.application.config.reference import (
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.session.history_config import validate_history_config
 from doc_processing_toolkit.application.session.metadata import new_metadata
+from doc_processing_toolkit.application.session.native import copy_tree
 from doc_processing_toolkit.application.session.persistence import read_envelope_json
 from doc_processing_toolkit.application.session.turns import INTERRUPTED_TURN_ENV, SessionTurns
 from doc_processing_toolkit.domain.errors import ConfigurationError, StateError
@@ -187,7 +188,7 @@ class AgentSession(SessionTurns):
 
     def get_history(self) -> list[dict[str, Any]]:
         """A copy of the conversation history, in provider-native shape."""
-        return copy.deepcopy(self._messages)
+        return copy_tree(self._messages)
 
     # ------------------------------------------------------------------ lifecycle
     def _check_open(self) -> None:

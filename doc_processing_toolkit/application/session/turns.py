@@ -9,7 +9,6 @@ the session's frozen tool surface and, under
 
 from __future__ import annotations
 
-import copy
 import os
 from contextvars import Token
 from typing import Any
@@ -33,6 +32,7 @@ from doc_processing_toolkit.application.session.metadata import (
     record_served_models,
     utc_now,
 )
+from doc_processing_toolkit.application.session.native import copy_tree
 from doc_processing_toolkit.application.session.persistence import SessionPersistence
 from doc_processing_toolkit.application.session.uploads import refresh_expired_uploads
 from doc_processing_toolkit.domain.messages import Message, assistant_text, user_text
@@ -124,7 +124,7 @@ class SessionTurns(SessionPersistence):
         native = self._native()
         full = list(result.messages)
         if full[: len(self._messages)] == self._messages:
-            added = copy.deepcopy(full[len(self._messages) :])
+            added = copy_tree(full[len(self._messages) :])
         else:
             added = native.render(native.parse(full)[len(history) :])
         config = self._resolved_history_config()
@@ -143,7 +143,7 @@ class SessionTurns(SessionPersistence):
 
     def _commit(self, added: list[dict[str, Any]], result: AgentResult) -> None:
         """Store one completed turn: all of it, or (when the store refuses) none of it."""
-        metadata = copy.deepcopy(self._metadata)
+        metadata = copy_tree(self._metadata)
         fold_spend(metadata, result)
         metadata["run_count"] = int(metadata.get("run_count", 0)) + 1
         run = metadata["run_count"]
