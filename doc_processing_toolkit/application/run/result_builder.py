@@ -22,6 +22,7 @@ from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.loop import FINAL_RESULT_TOOL, RunOutcome
 from doc_processing_toolkit.domain import messages as _ir
 from doc_processing_toolkit.domain.binding import count_mismatches
+from doc_processing_toolkit.domain.costs.ledger import add_model_tokens
 from doc_processing_toolkit.domain.costs.pricing import CostRecord, round_usd
 from doc_processing_toolkit.domain.errors import AgentAborted, ProviderError
 from doc_processing_toolkit.domain.registry import ModelInfo
@@ -162,20 +163,19 @@ def _totals_by_model(outcome: RunOutcome, partial: CostRecord | None) -> dict[st
     ``input_tokens`` / ``output_tokens``."""
     totals = outcome.ledger.token_totals_by_model
     request = outcome.current_request
-
-    def add(model: str | None, input_tokens: int, output_tokens: int) -> None:
-        if model is None or not (input_tokens or output_tokens):
-            return
-        entry = totals.setdefault(model, {"input_tokens": 0, "output_tokens": 0})
-        entry["input_tokens"] += input_tokens
-        entry["output_tokens"] += output_tokens
-
     requested = request.model if request is not None else None
-    for attempt in outcome.accumulator.attempts:
-        if attempt.billed:
-            add(requested, attempt.input_tokens, attempt.output_tokens)
+    extra = [
+        (requested, a.input_tokens, a.output_tokens)
+        for a in outcome.accumulator.attempts
+        if a.billed
+    ]
     if partial is not None:
-        add(partial.served_model or requested, partial.input_tokens, partial.output_tokens)
+        extra.append(
+            (partial.served_model or requested, partial.input_tokens, partial.output_tokens)
+        )
+    for model, input_tokens, output_tokens in extra:
+        if input_tokens or output_tokens:  # a billed attempt with no usage adds no entry
+            add_model_tokens(totals, model, input_tokens, output_tokens)
     return totals
 
 

@@ -47,6 +47,7 @@ __all__ = [
     "RetryAccumulator",
     "RetryAttemptCost",
     "RetrySummary",
+    "add_model_tokens",
     "attach_retry_summary",
     "canonical_tier",
     "normalize_token_source",
@@ -165,6 +166,18 @@ def price_attempt(
     )
 
 
+def add_model_tokens(
+    totals: dict[str, dict[str, int]], model: str | None, input_tokens: int, output_tokens: int
+) -> None:
+    """Add one request's (or attempt's) tokens to ``totals`` under ``model`` (the shape of
+    ``token_totals_by_model``); a request with no model name is left out."""
+    if model is None:
+        return
+    entry = totals.setdefault(model, {"input_tokens": 0, "output_tokens": 0})
+    entry["input_tokens"] += input_tokens
+    entry["output_tokens"] += output_tokens
+
+
 @dataclass(slots=True)
 class Ledger:
     """Mutable accumulator of one run's request records and retried attempts."""
@@ -238,24 +251,20 @@ class Ledger:
         """Billed input/output tokens per model that ran them (records and attributed
         retries); models never named are left out."""
         totals: dict[str, dict[str, int]] = {}
-
-        def add(model: str | None, input_tokens: int, output_tokens: int) -> None:
-            if model is None:
-                return
-            entry = totals.setdefault(model, {"input_tokens": 0, "output_tokens": 0})
-            entry["input_tokens"] += input_tokens
-            entry["output_tokens"] += output_tokens
-
         for record in self.records:
             billed = record.extra.get("billed_by_model")  # a server-side fallback's split
             if not isinstance(billed, list):
-                add(record.served_model, record.input_tokens, record.output_tokens)
+                add_model_tokens(
+                    totals, record.served_model, record.input_tokens, record.output_tokens
+                )
                 continue
             for part in billed:
-                add(part.get("model"), part["input_tokens"], part["output_tokens"])
+                add_model_tokens(
+                    totals, part.get("model"), part["input_tokens"], part["output_tokens"]
+                )
         for attempt, model in zip(self.retries.attempts, self._retry_models, strict=True):
             if attempt.billed:
-                add(model, attempt.input_tokens, attempt.output_tokens)
+                add_model_tokens(totals, model, attempt.input_tokens, attempt.output_tokens)
         return totals
 
     @property
