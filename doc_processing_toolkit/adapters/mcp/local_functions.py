@@ -17,11 +17,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import anyio.to_thread
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import to_jsonable_python
 
 from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.adapters.mcp.worker_thread import run_in_worker_thread
 from doc_processing_toolkit.domain.errors import ToolDefinitionError
 from doc_processing_toolkit.domain.messages import ContentPart, MediaPart, TextPart
 from doc_processing_toolkit.domain.tools.schema import (
@@ -100,9 +100,9 @@ class LocalFunctionSession:
                 result = await local.function(*args, **kwargs)
             else:
                 call = functools.partial(local.function, *args, **kwargs)
-                # abandon_on_cancel: a tool_timeout (or a cancelled run) does not wait
-                # for a hung sync function; its thread finishes on its own.
-                result = await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
+                # A tool_timeout (or a cancelled run) does not wait for a hung sync
+                # function; its thread finishes on its own.
+                result = await run_in_worker_thread(call)
                 if inspect.isawaitable(result):
                     result = await result
         except Exception as exc:  # a tool failure is a result the model reads, not a crash

@@ -39,7 +39,7 @@ def _usage_of_failure(outcome: RunOutcome) -> tuple[Usage, bool] | None:
         return None
     if error.partial_usage is not None:
         return error.partial_usage, False
-    estimate = outcome.estimated_input_tokens  # the pre-flight input estimate (0: none)
+    estimate = outcome.input_estimate()  # the pre-flight input estimate (0: none)
     if error.deltas_emitted and error.streamed_chars > 0:
         output = estimate_tokens_from_chars(error.streamed_chars)
         return Usage(input_tokens=estimate, output_tokens=output), True

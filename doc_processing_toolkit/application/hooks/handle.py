@@ -49,7 +49,7 @@ class RunHandle:
         with self._lock:
             self._queue = queue
             self._loop = asyncio.get_running_loop()
-            self._wake = asyncio.Event()
+            self._wake = None  # made at the first pause (most runs never pause)
 
     # ------------------------------------------------------------------ host side
     @property
@@ -149,14 +149,18 @@ class RunHandle:
         Raises:
             AgentAborted: when an abort was requested (before or during the pause).
         """
+        if not (self._paused or self._abort_requested):  # the common case, lock-free:
+            return  # a pause or abort set after this read is seen at the next safe point
         while True:
             error = self.abort_error(partial)
             if error is not None:
                 raise error
             with self._lock:
-                if not self._paused or self._wake is None:
+                if not self._paused or self._loop is None:
                     self._parked = False
                     return
+                if self._wake is None:
+                    self._wake = asyncio.Event()
                 wake = self._wake
                 wake.clear()
                 self._parked = True

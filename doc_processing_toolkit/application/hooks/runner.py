@@ -200,6 +200,27 @@ class HookRunner:
                 )
                 directive = None
         local = self._apply(kind, directive)
+        vetoed = await self._safe_point(kind)
+        return vetoed if vetoed is not None else local
+
+    @property
+    def has_hook(self) -> bool:
+        """Whether the run has a hook (without one, only the run handle acts)."""
+        return self._hooks is not None
+
+    async def checkpoint(self, kind: str, metadata: dict[str, Any] | None) -> HookDirective | None:
+        """:meth:`dispatch` for a run without a hook, with no event built: the run handle's
+        pause, abort and skip at this point, and the partial iteration count."""
+        if kind == "iteration_start" and metadata:
+            self.partial["iterations"] = int(metadata.get("iteration", 0))
+        return await self._safe_point(kind)
+
+    async def _safe_point(self, kind: str) -> HookDirective | None:
+        """Park while paused at a safe point; at a veto point, the skip an abort makes.
+
+        Raises:
+            AgentAborted: at a safe point, when an abort was requested.
+        """
         if kind in SAFE_POINTS:
             await self.handle.wait_while_paused(self.partial)
         elif kind in VETO_POINTS:
@@ -208,7 +229,7 @@ class HookRunner:
             await self._park_before_tool()
             if self.handle.abort_requested:
                 return HookDirective("skip_tool", message=ABORTED_TOOL_TEXT, reason="aborted")
-        return local
+        return None
 
     async def observe(self, event: AgentStreamEvent) -> None:
         """Deliver ``event`` to the hook as observation only (any directive is ignored with

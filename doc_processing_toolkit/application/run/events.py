@@ -32,6 +32,15 @@ class HookDispatcher(Protocol):
         """Deliver ``event``; return a directive the call site must act on, else None."""
         ...
 
+    @property
+    def has_hook(self) -> bool:
+        """False when nothing but the run's own checks (pause, abort) listens."""
+        ...
+
+    async def checkpoint(self, kind: str, metadata: dict[str, Any] | None) -> HookDirective | None:
+        """What :meth:`dispatch` does for ``kind`` when there is no hook (no event built)."""
+        ...
+
 
 class EventChannel:
     """Routes each event to the stream sink and/or the hooks."""
@@ -55,8 +64,12 @@ class EventChannel:
             return None
         to_sink = self._sink is not None and event_type in STREAM_EVENT_TYPES
         to_hooks = self._hooks is not None and event_type in HOOK_POINTS
-        if not (to_sink or to_hooks):
-            return None  # run() without hooks: no event object is built for nobody
+        if not to_sink:
+            if not to_hooks:
+                return None  # run() without hooks: no event object is built for nobody
+            assert self._hooks is not None
+            if not self._hooks.has_hook:  # only the run handle: still no event object
+                return await self._hooks.checkpoint(event_type, metadata)
         event = AgentStreamEvent(event_type, content, metadata)
         if to_sink:
             assert self._sink is not None

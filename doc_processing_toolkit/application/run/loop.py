@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -69,7 +68,7 @@ from doc_processing_toolkit.domain.requests import (
 from doc_processing_toolkit.domain.tools.reports import tool_result_data
 from doc_processing_toolkit.domain.tools.results import preview
 from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolOutcome, ToolSpec
-from doc_processing_toolkit.domain.tools.strict_budget import budget_strict_tools
+from doc_processing_toolkit.domain.tools.strict_budget import all_strict, budget_strict_tools
 from doc_processing_toolkit.domain.tools.truncated import (
     TRUNCATED_RESULTS_SERVER,
     TruncatedResultStore,
@@ -178,7 +177,7 @@ class RunLoop:
         wants_strict = s.strict_tools and bool(s.row is None or s.row.supports_strict_tools)
         if wants_strict and s.row is not None and not s.row.strict_tool_budget:
             # No per-request strict limits on this model: every tool goes out strict.
-            return [replace(t, strict=True) for t in specs], structured_tool
+            return list(all_strict(specs)), structured_tool
         budget = budget_strict_tools(
             specs,
             response_schema,
@@ -237,13 +236,17 @@ class RunLoop:
         def on_usage(usage: Usage) -> None:
             outcome.in_flight_usage = usage
 
-        outcome.estimated_input_tokens = await estimate_request_tokens(
-            s.estimate_input_tokens, self._client, request
-        )
+        if s.estimate_input_tokens == "lazy":  # local: computed only if the request fails
+            outcome.estimate_source = request
+        else:
+            outcome.estimate_source = None
+            outcome.estimated_input_tokens = await estimate_request_tokens(
+                s.estimate_input_tokens, self._client, request
+            )
         try:
             response = await stream_with_retry(
                 self._client,
-                replace(binding.prepare_request(request, s, outcome, self._log), on_usage=on_usage),
+                binding.prepare_request(request, s, outcome, self._log, on_usage),
                 on_delta=on_delta,
                 accumulator=outcome.accumulator,
                 price=self._price,
@@ -484,9 +487,15 @@ class RunLoop:
             )
 
         try:
-            async with anyio.create_task_group() as group:
-                for index, call in enumerate(calls):
-                    group.start_soon(run_one, index, call)
+            if len(calls) == 1:  # nothing to run beside it: no task group to build
+                try:
+                    await run_one(0, calls[0])
+                except Exception as exc:  # raised as the task group raises it
+                    raise BaseExceptionGroup("unhandled errors in a TaskGroup", [exc]) from None
+            else:
+                async with anyio.create_task_group() as group:
+                    for index, call in enumerate(calls):
+                        group.start_soon(run_one, index, call)
         finally:
             outcome.tools_used.extend(c.name for c, ran in zip(calls, executed, strict=True) if ran)
         return [r for r in results if r is not None]

@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from doc_processing_toolkit.application.run.input_estimate import local_estimate
 from doc_processing_toolkit.domain.compaction.result import CompactionResult
 from doc_processing_toolkit.domain.costs.ledger import Ledger, RetryAccumulator
 from doc_processing_toolkit.domain.messages import Message
@@ -73,7 +74,12 @@ class RunOutcome:
     compaction_iterations: list[int] = field(default_factory=list)
     """The iteration each of :attr:`compactions` happened at (before its request)."""
     estimated_input_tokens: int = 0
-    """The pre-flight input estimate of the latest request (``estimate_input_tokens``)."""
+    """The pre-flight input estimate of the latest request (``estimate_input_tokens``):
+    a count the provider gave (True) or 0; see :meth:`input_estimate`."""
+    estimate_source: ModelRequest | None = None
+    """Under ``estimate_input_tokens="lazy"``: the latest request, whose local estimate
+    :meth:`input_estimate` computes only when a failed request's record needs it (a pure
+    function of the request, so a request that succeeds costs no estimate)."""
     prefix_binding_retry: bool = False
     """A prefix-binding 400 was re-sent once; every later request carries the same choice."""
 
@@ -84,6 +90,12 @@ class RunOutcome:
         ]
         joined = "\n\n".join(t for t in texts if t)
         return joined or None
+
+    def input_estimate(self) -> int:
+        """The latest request's pre-flight input estimate (0: none)."""
+        if self.estimate_source is not None:
+            return local_estimate(self.estimate_source)
+        return self.estimated_input_tokens
 
     def begin_request(self, request: ModelRequest, iteration: int) -> None:
         """``request`` is about to be sent: nothing of it is billed yet."""

@@ -11,7 +11,7 @@ streaming (``"rejected_before_stream"``) or a non-billable error with no stream 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, MutableMapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -85,10 +85,6 @@ class RetryAttemptCost:
         return cls(**{key: value for key, value in data.items() if key in names})
 
 
-def _billed(attempts: Iterable[RetryAttemptCost]) -> list[RetryAttemptCost]:
-    return [attempt for attempt in attempts if attempt.billed]
-
-
 @dataclass(slots=True)
 class RetryAccumulator:
     """Accumulates cost data across retry attempts for a single logical request.
@@ -100,30 +96,38 @@ class RetryAccumulator:
     attempts: list[RetryAttemptCost] = field(default_factory=list)
     """The recorded attempts, in order."""
 
+    def _billed_sum(self, name: str) -> int:
+        """The sum of ``name`` over the billed attempts (0 at once when none was made)."""
+        if not self.attempts:
+            return 0
+        return sum(getattr(attempt, name) for attempt in self.attempts if attempt.billed)
+
     @property
     def total_cost(self) -> float:
         """Total cost across all attempts (including successful)."""
+        if not self.attempts:
+            return 0.0
         return math.fsum(attempt.cost for attempt in self.attempts)
 
     @property
     def total_input_tokens(self) -> int:
         """Total input tokens across all billed attempts."""
-        return sum(attempt.input_tokens for attempt in _billed(self.attempts))
+        return self._billed_sum("input_tokens")
 
     @property
     def total_output_tokens(self) -> int:
         """Total output tokens across all billed attempts."""
-        return sum(attempt.output_tokens for attempt in _billed(self.attempts))
+        return self._billed_sum("output_tokens")
 
     @property
     def total_cached_input_tokens(self) -> int:
         """Prompt-cache read tokens across all attempts: a SUBSET of total_input_tokens."""
-        return sum(attempt.cached_input_tokens for attempt in _billed(self.attempts))
+        return self._billed_sum("cached_input_tokens")
 
     @property
     def total_reasoning_tokens(self) -> int:
         """Reasoning tokens across all billed attempts (a subset of output)."""
-        return sum(attempt.reasoning_tokens for attempt in _billed(self.attempts))
+        return self._billed_sum("reasoning_tokens")
 
     @property
     def cost_estimated(self) -> bool:

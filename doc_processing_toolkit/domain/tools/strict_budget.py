@@ -17,6 +17,11 @@ strict greedily, fewest optional properties first, then fewest unions, then by n
 the choice does not depend on the order the tools arrive in. A tool that does not fit is
 still offered, without strict mode, and the caller logs one WARNING naming every such
 tool (:attr:`StrictBudget.non_strict`).
+
+The decision is a pure function of the specs, so it is remembered per tuple of spec
+objects (by identity; the loader hands every run of an Agent the same ones): a run does
+not walk and re-count every schema again. A spec's ``parameters`` are not to be changed
+in place once it is offered.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ __all__ = [
     "STRICT_MAX_UNION_PARAMETERS",
     "SchemaCounts",
     "StrictBudget",
+    "all_strict",
     "budget_strict_tools",
     "count_schema",
 ]
@@ -132,6 +138,36 @@ class StrictBudget:
     """What the strict tools and the response schema spend together."""
 
 
+_MEMO_SIZE = 256
+_memo: dict[tuple[Any, ...], tuple[tuple[Any, ...], Any]] = {}
+
+
+def _remembered(held: tuple[Any, ...], flags: tuple[Any, ...], compute: Any) -> Any:
+    """``compute()``, remembered for these ``held`` objects (by identity) and ``flags``.
+
+    The entry keeps ``held`` alive, so an id in its key cannot be reused by another
+    object while the entry exists.
+    """
+    key = (*map(id, held), *flags)
+    hit = _memo.get(key)
+    if hit is not None and len(hit[0]) == len(held):
+        if all(a is b for a, b in zip(hit[0], held, strict=True)):
+            return hit[1]
+    value = compute()
+    if len(_memo) >= _MEMO_SIZE:
+        _memo.clear()
+    _memo[key] = (held, value)
+    return value
+
+
+def all_strict(tools: Sequence[ToolSpec]) -> tuple[ToolSpec, ...]:
+    """``tools``, each with ``strict=True`` (a model with no per-request strict limits)."""
+    held = tuple(tools)
+    return _remembered(  # type: ignore[no-any-return]
+        held, ("all",), lambda: tuple(replace(t, strict=True) for t in held)
+    )
+
+
 def budget_strict_tools(
     tools: Sequence[ToolSpec],
     response_schema: Mapping[str, Any] | None = None,
@@ -139,7 +175,7 @@ def budget_strict_tools(
     enabled: bool = True,
     per_tool_only: bool = False,
 ) -> StrictBudget:
-    """Decide which tools are sent with ``strict: true``.
+    """Decide which tools are sent with ``strict: true`` (remembered; see the module).
 
     Args:
         tools: The client tools of the request, with their schemas as they are sent.
@@ -149,6 +185,20 @@ def budget_strict_tools(
         per_tool_only: ``DPT_ANTHROPIC_STRICT_BUDGET=off``: only the per-tool check that
             a tool has at most 24 optional properties; no shared budget.
     """
+    held = (*tools, response_schema)
+    return _remembered(  # type: ignore[no-any-return]
+        held,
+        ("budget", len(tools), enabled, per_tool_only),
+        lambda: _budget(list(tools), response_schema, enabled, per_tool_only),
+    )
+
+
+def _budget(
+    tools: Sequence[ToolSpec],
+    response_schema: Mapping[str, Any] | None,
+    enabled: bool,
+    per_tool_only: bool,
+) -> StrictBudget:
     if not enabled:
         return StrictBudget(tools=tuple(replace(t, strict=False) for t in tools))
     counts = [count_schema(t.parameters) for t in tools]

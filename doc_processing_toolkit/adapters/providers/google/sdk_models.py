@@ -48,6 +48,10 @@ def fast_models() -> FastModels:
         """The fallback's answer, without listing every field (see the module)."""
         return False
 
+    def shallow_deepcopy(self: Any, memo: dict[int, Any] | None = None) -> Any:
+        """A copy sharing the field values: see the module docstring."""
+        return self.__copy__()
+
     namespace = {"__contains__": never_contains, "__module__": __name__}
     part = type("FastPart", (types.Part,), dict(namespace))
     content = type(
@@ -55,7 +59,11 @@ def fast_models() -> FastModels:
         (types.Content,),
         {**namespace, "__annotations__": {"parts": list[part] | None}, "parts": None},  # type: ignore[valid-type]
     )
-    config = type("FastConfig", (types.GenerateContentConfig,), dict(namespace))
+    config = type(
+        "FastConfig",
+        (types.GenerateContentConfig,),
+        {**namespace, "__deepcopy__": shallow_deepcopy},
+    )
     return FastModels(part, content, config)
 
 
