@@ -54,6 +54,8 @@ class EventChannel:
     ) -> None:
         self._sink = sink
         self._hooks = hooks
+        self._checkpoint_only = hooks is not None and not hooks.has_hook
+        """Only the run handle listens (no hook): hook points build no event."""
         self.emit_request_start = emit_request_start
 
     async def emit(
@@ -68,7 +70,7 @@ class EventChannel:
             if not to_hooks:
                 return None  # run() without hooks: no event object is built for nobody
             assert self._hooks is not None
-            if not self._hooks.has_hook:  # only the run handle: still no event object
+            if self._checkpoint_only:  # only the run handle: still no event object
                 return await self._hooks.checkpoint(event_type, metadata)
         event = AgentStreamEvent(event_type, content, metadata)
         if to_sink:

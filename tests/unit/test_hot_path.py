@@ -1,0 +1,194 @@
+"""The per-run shortcuts of the hot path keep the behaviour they shortcut (issue 17).
+
+Each test would fail if its shortcut changed what a run does: the lazy input estimate,
+the remembered strict budget, the event-free hook points of a run without hooks, the
+single tool call run without a task group, and the worker-thread hop of a sync tool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from doc_processing_toolkit import Agent, tool
+from doc_processing_toolkit.application.run import events, input_estimate, outcome
+from doc_processing_toolkit.application.tools.tool_set import ToolSet
+from doc_processing_toolkit.domain.costs.ledger import Ledger, RetryAccumulator
+from doc_processing_toolkit.domain.tools.specs import ToolSpec
+from doc_processing_toolkit.domain.tools.strict_budget import all_strict, budget_strict_tools
+from doc_processing_toolkit.testing import FakeModel, reply, tool_call
+from doc_processing_toolkit.testing.script import Reply, ToolCall
+
+MODEL = "claude-sonnet-5-5"
+WAIT = 10.0
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two numbers.
+
+    Args:
+        a: The first.
+        b: The second.
+    """
+    return a + b
+
+
+def _agent(fake: FakeModel, **kwargs: Any) -> Agent:
+    return Agent(MODEL, tools=[add], client=fake, log_to_file=False, **kwargs)
+
+
+# ------------------------------------------------------------------ the lazy estimate
+
+
+def test_a_run_that_succeeds_computes_no_input_estimate(monkeypatch: pytest.MonkeyPatch) -> None:
+    counted: list[Any] = []
+    real = outcome.local_estimate
+    for module in (outcome, input_estimate):  # where the lazy and the eager path look it up
+        monkeypatch.setattr(module, "local_estimate", lambda r: counted.append(r) or real(r))
+    result = _agent(FakeModel([tool_call("add", {"a": 1, "b": 2}), reply("3")])).run_sync("go")
+    assert result.output == "3"
+    assert counted == []  # two requests sent, no estimate made: nothing failed
+
+
+def test_the_estimate_is_the_latest_requests_when_asked() -> None:
+    fake = FakeModel([reply("ok")])
+    assert _agent(fake).run_sync("y" * 4000).output == "ok"
+    request = fake.requests[-1]
+    state = outcome.RunOutcome(
+        messages=[], new_messages_start=0, ledger=Ledger(), accumulator=RetryAccumulator()
+    )
+    assert state.input_estimate() == 0  # nothing sent: no estimate
+    state.estimate_source = request
+    assert state.input_estimate() == input_estimate.local_estimate(request) > 1000
+
+
+# ------------------------------------------------------------------ the strict budget
+
+
+def _specs(*names: str) -> list[ToolSpec]:
+    schema = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}
+    return [ToolSpec(name, f"{name} tool", dict(schema)) for name in names]
+
+
+def test_the_strict_budget_is_remembered_for_the_same_spec_objects() -> None:
+    specs = _specs("a", "b")
+    first = budget_strict_tools(specs)
+    assert budget_strict_tools(list(specs)) is first
+    again = budget_strict_tools(_specs("a", "b"))  # equal specs, other objects: decided anew
+    assert again is not first and again == first
+    assert all(t.strict for t in first.tools)
+    assert budget_strict_tools(specs, enabled=False) is not first  # the flags are the key too
+    assert not any(t.strict for t in budget_strict_tools(specs, enabled=False).tools)
+
+
+def test_all_strict_is_remembered_and_marks_every_tool() -> None:
+    specs = _specs("a", "b", "c")
+    marked = all_strict(specs)
+    assert all_strict(specs) is marked
+    assert [t.name for t in marked] == ["a", "b", "c"] and all(t.strict for t in marked)
+    assert not any(t.strict for t in specs)
+
+
+# ------------------------------------------------------------------ no hooks, no events
+
+
+def test_a_run_without_hooks_builds_no_event_and_still_pauses_and_resumes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built: list[str] = []
+    real = events.AgentStreamEvent
+
+    def counting(kind: Any, *args: Any) -> Any:
+        built.append(kind)
+        return real(kind, *args)
+
+    monkeypatch.setattr(events, "AgentStreamEvent", counting)
+    fake = FakeModel([tool_call("pause_me", {}), reply("done")])
+    agent: Agent
+
+    @tool
+    def pause_me() -> str:
+        """Ask the host to pause the run."""
+        handle = agent.run_handle
+        assert handle is not None
+        handle.pause()
+        return "paused"
+
+    agent = Agent(MODEL, tools=[pause_me], client=fake, log_to_file=False)
+    sent_while_parked: list[int] = []
+
+    def host() -> None:
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
+            handle = agent.run_handle
+            if handle is not None and handle.parked:
+                sent_while_parked.append(len(fake.requests))
+                handle.resume()
+                return
+            time.sleep(0.005)
+        if (handle := agent.run_handle) is not None:
+            handle.abort("never parked")
+
+    thread = threading.Thread(target=host)
+    thread.start()
+    result = agent.run_sync("go")
+    thread.join(WAIT)
+    assert result.output == "done"
+    assert sent_while_parked == [1]  # parked after the tool round, before the next request
+    assert built == []
+
+
+# ------------------------------------------------------------------ one tool call
+
+
+@pytest.mark.parametrize("calls", [1, 2])
+def test_a_failing_tool_session_fails_the_run_alike_for_one_call_or_two(
+    monkeypatch: pytest.MonkeyPatch, calls: int
+) -> None:
+    async def broken(self: ToolSet, name: str, arguments: dict[str, Any]) -> Any:
+        raise RuntimeError("the transport is gone")
+
+    monkeypatch.setattr(ToolSet, "call", broken)
+    first = Reply(
+        tool_calls=tuple(ToolCall(name="add", arguments={"a": 1, "b": i}) for i in range(calls))
+    )
+    with pytest.raises(ExceptionGroup) as info:
+        _agent(FakeModel([first, reply("never")])).run_sync("go")
+    assert [type(e) for e in info.value.exceptions] == [RuntimeError] * calls
+
+
+# ------------------------------------------------------------------ the worker thread
+
+_REQUEST_ID: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="")
+
+
+def test_a_sync_tool_runs_off_the_loop_thread_in_the_callers_context() -> None:
+    seen: list[tuple[str, bool]] = []
+
+    @tool
+    def where() -> str:
+        """Report where it ran."""
+        seen.append((_REQUEST_ID.get(), threading.current_thread() is threading.main_thread()))
+        return "here"
+
+    async def main() -> Any:
+        _REQUEST_ID.set("req-7")
+        agent = Agent(
+            MODEL,
+            tools=[where],
+            client=FakeModel([tool_call("where", {}), reply("ok")]),
+            log_to_file=False,
+        )
+        try:
+            return await agent.run("go")
+        finally:
+            await agent.close()
+
+    assert asyncio.run(main()).output == "ok"
+    assert seen == [("req-7", False)]
