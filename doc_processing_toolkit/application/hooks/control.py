@@ -101,6 +101,7 @@ class RunControl:
     def close(self) -> None:
         """End of the run however it ended: the queue refuses further injections."""
         self.runner.close_injections()
+        self.handle.release()
 
     def finish(self, result: AgentResult, error: BaseException | None) -> None:
         """Fold the injections into ``result`` (and an abort's partial state into the error);

@@ -26,6 +26,16 @@ class InjectionQueue(Protocol):
         ...
 
 
+class _EndedQueue:
+    """The queue of a run that has ended: it refuses every text."""
+
+    def queue_injection(self, text: str) -> bool:
+        return False
+
+
+_ENDED = _EndedQueue()
+
+
 class RunHandle:
     """Handle for controlling a running (possibly paused) agent run.
 
@@ -50,6 +60,15 @@ class RunHandle:
             self._queue = queue
             self._loop = asyncio.get_running_loop()
             self._wake = None  # made at the first pause (most runs never pause)
+
+    def release(self) -> None:
+        """The run has ended: drop the run's loop and queue (a later :meth:`inject` is
+        refused as after the end). The handle no longer keeps the run's runner alive, so
+        neither waits for the garbage collector."""
+        with self._lock:
+            self._queue = _ENDED
+            self._loop = None
+            self._wake = None
 
     # ------------------------------------------------------------------ host side
     @property
