@@ -311,7 +311,7 @@ class Agent:
             if overrides := media.overrides(run_settings.built_in_tools):
                 run_settings = dataclasses.replace(run_settings, **overrides)
             loop = RunLoop(
-                await client_for_run(client, plan.tools, self._deps, streamed=sink is not None),
+                await client_for_run(client, plan.tools, streamed=sink is not None),
                 plan.tools,
                 run_settings,
                 channel,

@@ -118,6 +118,9 @@ def _loop_key() -> Any:
         return _NO_LOOP
 
 
+_CLOSE_ON_LOOP_TIMEOUT_S = 5.0
+"""How long closing a client on another thread's loop may take before it is let go."""
+
 _CACHES: weakref.WeakSet[LoopClientCache] = weakref.WeakSet()
 _CACHES_LOCK = threading.Lock()
 
@@ -155,10 +158,39 @@ class LoopClientCache:
         with self._lock:
             clients = list(self._by_loop.pop(loop, {}).values())
         for client in clients:
-            try:
-                await self._close(client)
-            except Exception as exc:  # closing must never fail a run
-                log.debug("closing an SDK client failed", error=type(exc).__name__)
+            await self._close_quietly(client)
+
+    async def close_every_loop(self) -> None:
+        """Close every client this cache holds: the running loop's here, a live other
+        loop's on that loop (the stream worker's, say); forget those of closed loops."""
+        current = _loop_key()
+        with self._lock:
+            held = list(self._by_loop.items())
+            self._by_loop.clear()
+        for loop, clients in held:
+            for client in clients.values():
+                if loop is current:
+                    await self._close_quietly(client)
+                elif (
+                    current is not _NO_LOOP
+                    and isinstance(loop, asyncio.AbstractEventLoop)
+                    and loop.is_running()
+                    and not loop.is_closed()
+                ):
+                    await self._close_on(loop, client)
+
+    async def _close_on(self, loop: asyncio.AbstractEventLoop, client: Any) -> None:
+        try:
+            done = asyncio.run_coroutine_threadsafe(self._close_quietly(client), loop)
+            await asyncio.wait_for(asyncio.wrap_future(done), _CLOSE_ON_LOOP_TIMEOUT_S)
+        except Exception as exc:  # closing must never fail a run
+            log.debug("closing an SDK client on its loop failed", error=type(exc).__name__)
+
+    async def _close_quietly(self, client: Any) -> None:
+        try:
+            await self._close(client)
+        except Exception as exc:  # closing must never fail a run
+            log.debug("closing an SDK client failed", error=type(exc).__name__)
 
     def clear(self) -> None:
         """Forget every client (those on other loops are left to the garbage collector)."""
@@ -402,9 +434,9 @@ class SdkModelClient:
         return shared.get(key, lambda: new(None, base_url))
 
     async def aclose(self) -> None:
-        """Close this instance's own SDK client (a shared one is left open)."""
-        await self._own.close_current_loop()
-        self._own.clear()
+        """Close this instance's own SDK clients, on every loop they serve (a shared one is
+        left open)."""
+        await self._own.close_every_loop()
 
     # -- requests ------------------------------------------------------------------------
 
