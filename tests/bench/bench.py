@@ -8,6 +8,8 @@ server's CPU is never counted as the client's. For each provider, in the same ru
 
 * one streamed call, sequential: p50 / p99 latency and client CPU per call
   (``time.process_time`` of this process), Agent.run against the SDK's streamed call;
+* the same call through ``Agent.stream`` (its provider call on the stream worker thread),
+  for information: no goal is set for it;
 * one run with a tool round (two requests) against a hand-written SDK loop;
 * 100 concurrent calls (``asyncio.gather``): throughput of one Agent and of 100 Agents
   against one SDK client;
@@ -196,6 +198,11 @@ async def provider_rows(provider: str, url: str, args: argparse.Namespace) -> li
     async def agent_call() -> None:
         await one.run(PROMPT)
 
+    async def agent_stream() -> None:
+        text = [e.content async for e in one.stream(PROMPT) if e.event_type == "text_delta"]
+        if not text:
+            raise RuntimeError(f"{provider}: Agent.stream streamed no text")
+
     async def agent_tool_round() -> None:
         result = await with_tool.run(TOOL_PROMPT)
         if result.tools_used != ["lookup"] or result.iterations != 2:
@@ -217,6 +224,14 @@ async def provider_rows(provider: str, url: str, args: argparse.Namespace) -> li
     rows.append(_ratio_row(provider, "one call p99", s.median("p99"), a.median("p99"), "ms", 1.20))
     rows.append(
         _ratio_row(provider, "client CPU / call", s.median("cpu"), a.median("cpu"), "ms", 1.10)
+    )
+    streamed = await interleaved({"sdk": raw.call, "agent": agent_stream}, args.rounds, args.n)
+    s, a = streamed["sdk"], streamed["agent"]
+    rows.append(
+        Row(provider, "Agent.stream (off-loop), p50", s.median("p50"), a.median("p50"), "ms")
+    )
+    rows.append(
+        Row(provider, "Agent.stream (off-loop), CPU", s.median("cpu"), a.median("cpu"), "ms")
     )
     tool = await interleaved(
         {"sdk": raw.tool_round, "agent": agent_tool_round}, args.rounds, args.tool_n
