@@ -192,3 +192,40 @@ def test_a_sync_tool_runs_off_the_loop_thread_in_the_callers_context() -> None:
 
     assert asyncio.run(main()).output == "ok"
     assert seen == [("req-7", False)]
+
+
+# ------------------------------------------------------------------ the stream handoff
+
+
+def test_the_handoff_keeps_order_and_wakes_the_loop_once_per_batch() -> None:
+    from doc_processing_toolkit.application.run.offloop import _Handoff
+
+    async def main() -> tuple[list[Any], int]:
+        loop = asyncio.get_running_loop()
+        handoff = _Handoff(loop)
+        wakes = 0
+        real = loop.call_soon_threadsafe
+
+        def counting(callback: Any, *args: Any) -> Any:
+            nonlocal wakes
+            wakes += 1
+            return real(callback, *args)
+
+        loop.call_soon_threadsafe = counting  # type: ignore[method-assign]
+
+        def produce() -> None:
+            for n in range(500):
+                handoff.put("item", n)
+            handoff.put("end", None)
+
+        thread = threading.Thread(target=produce)
+        thread.start()
+        seen: list[Any] = []
+        while not seen or seen[-1] != ("end", None):
+            seen.extend(await handoff.take())
+        thread.join(WAIT)
+        return seen, wakes
+
+    seen, wakes = asyncio.run(main())
+    assert seen == [("item", n) for n in range(500)] + [("end", None)]
+    assert 1 <= wakes < 501  # batches, not one wake-up per item

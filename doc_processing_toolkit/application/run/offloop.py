@@ -121,37 +121,66 @@ class OffLoopModelClient:
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
         """Stream ``request`` on the worker; yields exactly what ``inner`` yields."""
-        home = asyncio.get_running_loop()
-        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
-
-        def put(kind: str, value: Any) -> None:
-            with contextlib.suppress(RuntimeError):  # the run's loop is gone
-                home.call_soon_threadsafe(queue.put_nowait, (kind, value))
+        handoff = _Handoff(asyncio.get_running_loop())
 
         async def pump() -> None:
             try:
                 async for item in self._inner.stream(request):
-                    put("item", item)
+                    handoff.put("item", item)
             except asyncio.CancelledError:
                 pass  # the consumer went away
             except BaseException as exc:
-                put("error", exc)
+                handoff.put("error", exc)
             finally:
-                put("end", None)
+                handoff.put("end", None)
 
         call = asyncio.run_coroutine_threadsafe(pump(), _WORKER.loop())
         finished = False
         try:
             while True:
-                kind, value = await queue.get()
-                if kind == "item":
-                    yield value
-                elif kind == "error":
-                    finished = True
-                    raise value
-                else:
-                    finished = True
-                    return
+                for kind, value in await handoff.take():
+                    if kind == "item":
+                        yield value
+                    elif kind == "error":
+                        finished = True
+                        raise value
+                    else:
+                        finished = True
+                        return
         finally:
             if not finished:
                 call.cancel()  # cancels the worker's task, on its loop
+
+
+class _Handoff:
+    """What the worker streams, handed to the run's loop: one wake-up of that loop per
+    batch of items, not one per item (the worker often reads several events at once)."""
+
+    def __init__(self, home: asyncio.AbstractEventLoop) -> None:
+        self._home = home
+        self._lock = threading.Lock()
+        self._items: list[tuple[str, Any]] = []
+        self._wake_pending = False
+        self._ready = asyncio.Event()
+
+    def put(self, kind: str, value: Any) -> None:
+        """Queue one item (on the worker's thread); wake the run's loop unless a wake-up
+        is already on its way."""
+        with self._lock:
+            self._items.append((kind, value))
+            if self._wake_pending:
+                return
+            self._wake_pending = True
+        with contextlib.suppress(RuntimeError):  # the run's loop is gone
+            self._home.call_soon_threadsafe(self._ready.set)
+
+    async def take(self) -> list[tuple[str, Any]]:
+        """Every item queued so far, in order (on the run's loop; waits for one)."""
+        while True:
+            with self._lock:
+                self._ready.clear()  # a wake-up for items already taken is stale
+                if self._items:
+                    items, self._items = self._items, []
+                    self._wake_pending = False
+                    return items
+            await self._ready.wait()
