@@ -229,3 +229,55 @@ def test_the_handoff_keeps_order_and_wakes_the_loop_once_per_batch() -> None:
     seen, wakes = asyncio.run(main())
     assert seen == [("item", n) for n in range(500)] + [("end", None)]
     assert 1 <= wakes < 501  # batches, not one wake-up per item
+
+
+# ------------------------------------------------------------------ streamed text pieces
+
+
+def test_anthropic_text_pieces_join_once_and_a_mid_stream_read_loses_nothing() -> None:
+    from doc_processing_toolkit.adapters.providers.anthropic.stream import StreamAssembler
+
+    assembler = StreamAssembler()
+    assembler.feed({"type": "message_start", "message": {"model": "m", "usage": {}}})
+    assembler.feed(
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": "A"}}
+    )
+    thinking = {"type": "thinking", "thinking": "", "signature": ""}
+    assembler.feed({"type": "content_block_start", "index": 1, "content_block": thinking})
+    words = [f"w{n} " for n in range(3000)]
+    for n, word in enumerate(words):
+        delta = {"type": "text_delta", "text": word}
+        assembler.feed({"type": "content_block_delta", "index": 0, "delta": delta})
+        think = {"type": "thinking_delta", "thinking": word}
+        assembler.feed({"type": "content_block_delta", "index": 1, "delta": think})
+        if n == 1000:  # a read mid-stream (a salvaged partial answer) sees everything so far
+            assert assembler.content_blocks()[0]["text"] == "A" + "".join(words[:1001])
+    sig = {"type": "signature_delta", "signature": "sig"}
+    assembler.feed({"type": "content_block_delta", "index": 1, "delta": sig})
+    blocks = assembler.content_blocks()
+    assert blocks == assembler.content_blocks()  # reading twice adds nothing twice
+    assert blocks[0]["text"] == "A" + "".join(words)
+    assert blocks[1]["thinking"] == "".join(words) and blocks[1]["signature"] == "sig"
+
+
+def test_gemini_text_parts_merge_once_and_a_mid_stream_read_loses_nothing() -> None:
+    from doc_processing_toolkit.adapters.providers.google.stream import StreamAssembler
+
+    assembler = StreamAssembler()
+    words = [f"w{n} " for n in range(3000)]
+
+    def chunk(text: str, finish: str | None = None) -> dict[str, Any]:
+        candidate: dict[str, Any] = {"content": {"role": "model", "parts": [{"text": text}]}}
+        if finish:
+            candidate["finish_reason"] = finish
+        return {"candidates": [candidate]}
+
+    for n, word in enumerate(words):
+        assembler.feed(chunk(word))
+        if n == 1000:
+            parts = assembler.raw()["candidates"][0]["content"]["parts"]
+            assert parts == [{"text": "".join(words[:1001])}]
+    assembler.feed(chunk("end", "STOP"))
+    parts = assembler.raw()["candidates"][0]["content"]["parts"]
+    assert parts == [{"text": "".join(words) + "end"}]
+    assert assembler.message().text == "".join(words) + "end"

@@ -107,6 +107,9 @@ class StreamAssembler:
         self._delta: dict[str, Any] = {}
         self._blocks: dict[int, dict[str, Any]] = {}
         self._json: dict[int, list[str]] = {}
+        self._pieces: dict[tuple[int, str], list[str]] = {}
+        """Streamed text, thinking and signature pieces by (block, field), joined once into
+        their block (:meth:`content_blocks`): no quadratic copying on long answers."""
         self._invalid: dict[int, str] = {}
         """Tool-call argument texts that were not a JSON object, by block index."""
         self.started = False
@@ -155,9 +158,17 @@ class StreamAssembler:
             return [ThinkingDelta(block["thinking"])]
         return []
 
+    def _append(self, index: int, field: str, text: str) -> None:
+        pieces = self._pieces.get((index, field))
+        if pieces is None:
+            self._pieces[(index, field)] = [text]
+        else:
+            pieces.append(text)
+
     def _text_delta(self, index: int, text: str) -> list[StreamDelta]:
-        block = self._blocks.setdefault(index, {"type": "text", "text": ""})
-        block["text"] = block.get("text", "") + text
+        if index not in self._blocks:
+            self._blocks[index] = {"type": "text", "text": ""}
+        self._append(index, "text", text)
         return [TextDelta(text, structured_output=self._structured_output)] if text else []
 
     def _apply_delta(self, index: int, delta: Mapping[str, Any]) -> list[StreamDelta]:
@@ -167,10 +178,10 @@ class StreamAssembler:
         match delta.get("type"):
             case "thinking_delta":
                 text = str(delta.get("thinking", ""))
-                block["thinking"] = block.get("thinking", "") + text
+                self._append(index, "thinking", text)
                 return [ThinkingDelta(text)] if text else []
             case "signature_delta":
-                block["signature"] = block.get("signature", "") + str(delta.get("signature", ""))
+                self._append(index, "signature", str(delta.get("signature", "")))
             case "input_json_delta":
                 self._json.setdefault(index, []).append(str(delta.get("partial_json", "")))
             case "citations_delta":
@@ -217,6 +228,10 @@ class StreamAssembler:
         """The assistant's content blocks so far, in index order."""
         for index in list(self._json):
             self._stop_block(index)
+        for (index, field), pieces in self._pieces.items():
+            block = self._blocks[index]
+            block[field] = block.get(field, "") + "".join(pieces)
+        self._pieces.clear()
         return [self._blocks[i] for i in sorted(self._blocks)]
 
     def message(self) -> Message:

@@ -50,7 +50,9 @@ class StreamAssembler:
     def __init__(self, *, structured_output: bool = False, requested_tier: str | None = None):
         self._structured_output = structured_output
         self._requested_tier = requested_tier
-        self._parts: list[dict[str, Any]] = []
+        self._settled: list[dict[str, Any]] = []
+        self._tail: list[str] = []
+        """Text still to be added to the last part (joined once: no quadratic copying)."""
         self._call_ids: dict[int, str] = {}
         self._usage: dict[str, Any] = {}
         self._finish: str | None = None
@@ -113,13 +115,21 @@ class StreamAssembler:
                 self.complete = True
         return deltas
 
+    @property
+    def _parts(self) -> list[dict[str, Any]]:
+        """The native parts so far, the last one's text complete."""
+        if self._tail:
+            self._settled[-1]["text"] += "".join(self._tail)
+            self._tail.clear()
+        return self._settled
+
     def _add(self, part: dict[str, Any]) -> list[StreamDelta]:
         call = part.get("function_call")
         if isinstance(call, Mapping):
             name = str(call.get("name", ""))
             gid = call.get("id")
             call_id = gid if isinstance(gid, str) and gid else self._new_call_id(name)
-            self._call_ids[len(self._parts)] = call_id
+            self._call_ids[len(self._settled)] = call_id
             self._parts.append(part)
             return [ToolCallDelta(id=call_id, name=name)]
         text = part.get("text")
@@ -127,7 +137,7 @@ class StreamAssembler:
             self._parts.append(part)
             return []
         thought = part.get("thought") is True
-        previous = self._parts[-1] if self._parts else None
+        previous = self._settled[-1] if self._settled else None
         if (
             "thought_signature" not in part
             and previous is not None
@@ -135,7 +145,7 @@ class StreamAssembler:
             and isinstance(previous.get("text"), str)
             and (previous.get("thought") is True) == thought
         ):
-            previous["text"] += text
+            self._tail.append(text)
         else:
             self._parts.append(part)
         if not text:
