@@ -51,10 +51,40 @@ __all__ = [
     "redact_userinfo",
     "release_loop_clients",
     "safe_url",
+    "shared_ssl_context",
     "with_cause",
 ]
 
 log = get_logger(__name__)
+
+_SSL_ENV = ("SSL_CERT_FILE", "SSL_CERT_DIR")
+"""The variables httpx2's default TLS context reads (a change makes a new context)."""
+_SSL_LOCK = threading.Lock()
+_SSL_CONTEXTS: dict[tuple[Any, ...], Any] = {}
+
+
+def _httpx2_default_context() -> Any:
+    import httpx2
+
+    return httpx2.create_ssl_context()
+
+
+def shared_ssl_context(build: Callable[[], Any] = _httpx2_default_context) -> Any:
+    """A TLS context every SDK client of this process verifies with, made once.
+
+    By default it is what the SDKs' httpx2 clients build for themselves
+    (``httpx2.create_ssl_context()``: the same trust store, the same ``SSL_CERT_FILE`` /
+    ``SSL_CERT_DIR``); ``build`` makes another kind, once per kind. Loading a trust store
+    costs ~20 ms of CPU, and each new SDK client paid it: on every ``run_sync`` call,
+    whose event loop is new, and so are its SDK clients. A context is safe to share
+    between clients, threads and loops; a change of those variables makes a new one.
+    """
+    key = (build, *(os.environ.get(name) for name in _SSL_ENV))
+    with _SSL_LOCK:
+        context = _SSL_CONTEXTS.get(key)
+        if context is None:
+            context = _SSL_CONTEXTS[key] = build()
+        return context
 
 
 def safe_url(url: str) -> str:

@@ -25,6 +25,7 @@ from doc_processing_toolkit.adapters.providers._common import (
     import_sdk,
     parse_retry_after,
     safe_url,
+    shared_ssl_context,
 )
 from doc_processing_toolkit.adapters.providers._files import files_call
 from doc_processing_toolkit.adapters.providers.anthropic import binding
@@ -92,7 +93,10 @@ class AnthropicModelClient(SdkModelClient):
 
     @staticmethod
     def _new_sdk_client(sdk: Any, api_key: str | None, base_url: str | None) -> Any:
-        return sdk.AsyncAnthropic(api_key=api_key, base_url=base_url, max_retries=0)
+        http = sdk.DefaultAsyncHttpxClient(verify=shared_ssl_context())
+        return sdk.AsyncAnthropic(
+            api_key=api_key, base_url=base_url, max_retries=0, http_client=http
+        )
 
     def _sdk_client(self, sdk: Any) -> Any:
         return self._own_or_shared_client(

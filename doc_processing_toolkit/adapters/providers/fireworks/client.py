@@ -33,6 +33,7 @@ from doc_processing_toolkit.adapters.providers._common import (
     StreamProgress,
     close_sdk_client,
     import_sdk,
+    shared_ssl_context,
     with_cause,
 )
 from doc_processing_toolkit.adapters.providers._sse import OpenAIRawEvents
@@ -97,7 +98,10 @@ class FireworksModelClient(SdkModelClient):
 
     @staticmethod
     def _new_sdk_client(sdk: Any, api_key: str, base_url: str) -> Any:
-        client = sdk.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0)
+        http = sdk.DefaultAsyncHttpxClient(verify=shared_ssl_context())
+        client = sdk.AsyncOpenAI(
+            api_key=api_key, base_url=base_url, max_retries=0, http_client=http
+        )
         # OpenAI-only settings the SDK read from OPENAI_* variables: never sent to Fireworks.
         client.organization = None
         client.project = None

@@ -30,6 +30,7 @@ from doc_processing_toolkit.adapters.providers._common import (
     LoopClientCache,
     SdkModelClient,
     parse_retry_after,
+    shared_ssl_context,
 )
 from doc_processing_toolkit.adapters.providers._guard import remember_response
 from doc_processing_toolkit.adapters.providers.google import code_files as google_code_files
@@ -108,6 +109,21 @@ def import_genai() -> tuple[Any, Any, Any]:
     return genai, types, errors
 
 
+def _websocket_ssl_context() -> Any:
+    """The context google-genai makes for its Live API websockets when given none
+    (``async_client_args["ssl"]``): certifi's bundle unless ``SSL_CERT_FILE`` /
+    ``SSL_CERT_DIR`` say otherwise. httpx2 never sees the key: the SDK keeps only the
+    arguments ``AsyncClient`` takes."""
+    import ssl
+
+    import certifi
+
+    return ssl.create_default_context(
+        cafile=os.environ.get("SSL_CERT_FILE", certifi.where()),
+        capath=os.environ.get("SSL_CERT_DIR"),
+    )
+
+
 class GoogleModelClient(SdkModelClient):
     """Streams Gemini generateContent requests; see the module docstring for key, endpoint
     and client sharing."""
@@ -140,6 +156,8 @@ class GoogleModelClient(SdkModelClient):
             async_client_args={
                 "event_hooks": {"response": [remember_response]},
                 "limits": httpx2.Limits(**CONNECTION_LIMITS),
+                "verify": shared_ssl_context(),
+                "ssl": shared_ssl_context(_websocket_ssl_context),
             },
         )
         return genai.Client(api_key=api_key, vertexai=False, http_options=options)

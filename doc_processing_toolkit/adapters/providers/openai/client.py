@@ -27,6 +27,7 @@ from doc_processing_toolkit.adapters.providers._common import (
     StreamProgress,
     close_sdk_client,
     import_sdk,
+    shared_ssl_context,
 )
 from doc_processing_toolkit.adapters.providers._sse import OpenAIRawEvents
 from doc_processing_toolkit.adapters.providers.openai import files as openai_files
@@ -107,7 +108,10 @@ class OpenAIModelClient(SdkModelClient):
     @staticmethod
     def _new_sdk_client(sdk: Any, api_key: str | None, base_url: str | None) -> Any:
         try:
-            return sdk.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0)
+            http = sdk.DefaultAsyncHttpxClient(verify=shared_ssl_context())
+            return sdk.AsyncOpenAI(
+                api_key=api_key, base_url=base_url, max_retries=0, http_client=http
+            )
         except sdk.OpenAIError as exc:
             raise ConfigurationError(
                 f"openai: no API key: pass api_key= or set {API_KEY_ENV} ({exc})"
