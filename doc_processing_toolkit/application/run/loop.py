@@ -41,6 +41,11 @@ from doc_processing_toolkit.application.run.responses import (
     with_purpose,
 )
 from doc_processing_toolkit.application.run.retry import stream_with_retry
+from doc_processing_toolkit.application.run.schemas import (
+    final_result_spec,
+    output_json_schema,
+    read_only_output_schema,
+)
 from doc_processing_toolkit.application.run.settings import RunSettings
 from doc_processing_toolkit.application.run.tool_surface import frozen_surface
 from doc_processing_toolkit.application.tools.accounting import (
@@ -157,20 +162,11 @@ class RunLoop:
         structured_tool = s.output_schema is not None and not native_structured(s.row)
         if structured_tool:
             assert s.output_schema is not None
-            specs.append(
-                ToolSpec(
-                    name=FINAL_RESULT_TOOL,
-                    description=(
-                        "Return the final answer. Call this exactly once, with the answer as "
-                        "its arguments, when the task is complete."
-                    ),
-                    parameters=s.output_schema.model_json_schema(),
-                )
-            )
+            specs.append(final_result_spec(s.output_schema, FINAL_RESULT_TOOL))
         if not specs:
             return [], structured_tool
         response_schema = (
-            s.output_schema.model_json_schema()
+            read_only_output_schema(s.output_schema)
             if s.output_schema is not None and not structured_tool
             else None
         )
@@ -320,7 +316,7 @@ class RunLoop:
         if structured_tool and not await self._tools.specs() and tool_choice == "auto":
             tool_choice = ForcedTool(FINAL_RESULT_TOOL)
         native_schema = (
-            s.output_schema.model_json_schema()
+            output_json_schema(s.output_schema)
             if s.output_schema is not None and not structured_tool
             else None
         )
