@@ -92,6 +92,7 @@ class GuardedEvents:
         "_idle",
         "_interrupted",
         "_it",
+        "_loop_is_asyncio",
         "_provider",
         "_reader",
         "_since",
@@ -125,6 +126,7 @@ class GuardedEvents:
         self._since: float | None = None
         """``time.monotonic()`` when the pending ``__anext__`` started waiting (None: none)."""
         self._reader: asyncio.Task[Any] | None = None
+        self._loop_is_asyncio: bool | None = None
         self._cancelled: int | None = None
         """Set when the grace timer cancelled the read: the reader's ``cancelling()``
         count before (that cancellation is the watchdog's own, undone when it arrives)."""
@@ -132,12 +134,19 @@ class GuardedEvents:
     def __aiter__(self) -> GuardedEvents:
         return self
 
+    def _asyncio(self) -> bool:
+        """Whether the stream is read on an asyncio loop (asked once per stream)."""
+        on = self._loop_is_asyncio
+        if on is None:
+            on = self._loop_is_asyncio = _on_asyncio()
+        return on
+
     async def __anext__(self) -> Any:
         try:
             if self._idle is None or self._waiting_for_request:
                 self._waiting_for_request = False
                 return await self._first_event()
-            if self._close is not None and _on_asyncio():
+            if self._close is not None and self._asyncio():
                 event = await self._watched(self._idle)
                 if event is not _IDLE:
                     return event
