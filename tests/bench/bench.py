@@ -1,6 +1,6 @@
 """The performance gate: the Agent against the raw provider SDKs, on the emulator.
 
-    make bench          # 5 interleaved rounds per figure, the whole table (< 5 minutes)
+    make bench          # 7 interleaved rounds per figure, the whole table (< 5 minutes)
     make bench-smoke    # one short round of everything (seconds): proves the bench works
 
 The provider emulator runs in a separate process (``emulator_server.py``), so the
@@ -408,12 +408,12 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--smoke", action="store_true", help="one short round of everything")
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument(
         "--n", type=int, default=60, help="sequential calls per contender per round"
     )
     parser.add_argument(
-        "--tool-n", type=int, default=12, help="tool rounds per contender per round"
+        "--tool-n", type=int, default=20, help="tool rounds per contender per round"
     )
     parser.add_argument("--concurrency", type=int, default=100)
     parser.add_argument("--warmup", type=int, default=5)
