@@ -126,55 +126,68 @@ class OffLoopModelClient:
         async def pump() -> None:
             try:
                 async for item in self._inner.stream(request):
-                    handoff.put("item", item)
+                    handoff.put(item)
             except asyncio.CancelledError:
                 pass  # the consumer went away
             except BaseException as exc:
-                handoff.put("error", exc)
+                handoff.put(_Failed(exc))
             finally:
-                handoff.put("end", None)
+                handoff.put(_END)
 
         call = asyncio.run_coroutine_threadsafe(pump(), _WORKER.loop())
         finished = False
         try:
             while True:
-                for kind, value in await handoff.take():
-                    if kind == "item":
-                        yield value
-                    elif kind == "error":
-                        finished = True
-                        raise value
-                    else:
+                for item in await handoff.take():
+                    if item is _END:
                         finished = True
                         return
+                    if isinstance(item, _Failed):
+                        finished = True
+                        raise item.error
+                    yield item
         finally:
             if not finished:
                 call.cancel()  # cancels the worker's task, on its loop
 
 
+class _Failed:
+    """The worker's call raised ``error`` (raised again on the run's loop)."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+_END = object()
+"""The worker's call ended (after its last item)."""
+
+
 class _Handoff:
-    """What the worker streams, handed to the run's loop: one wake-up of that loop per
-    batch of items, not one per item (the worker often reads several events at once)."""
+    """What the worker streams, handed to the run's loop as it is (no wrapper per item):
+    one wake-up of that loop per batch of items, not one per item (the worker often reads
+    several events at once)."""
 
     def __init__(self, home: asyncio.AbstractEventLoop) -> None:
         self._home = home
         self._lock = threading.Lock()
-        self._items: list[tuple[str, Any]] = []
+        self._items: list[Any] = []
         self._wake_pending = False
         self._ready = asyncio.Event()
 
-    def put(self, kind: str, value: Any) -> None:
+    def put(self, item: Any) -> None:
         """Queue one item (on the worker's thread); wake the run's loop unless a wake-up
         is already on its way."""
         with self._lock:
-            self._items.append((kind, value))
+            self._items.append(item)
             if self._wake_pending:
                 return
             self._wake_pending = True
         with contextlib.suppress(RuntimeError):  # the run's loop is gone
             self._home.call_soon_threadsafe(self._ready.set)
 
-    async def take(self) -> list[tuple[str, Any]]:
+    async def take(self) -> list[Any]:
         """Every item queued so far, in order (on the run's loop; waits for one)."""
         while True:
             with self._lock:
