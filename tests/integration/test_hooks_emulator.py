@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import time
-from collections.abc import Callable
 
 import anyio
 import pytest
+from waiting import wait_until
 
 from doc_processing_toolkit import Agent, tool
 from doc_processing_toolkit.agent.hooks import ConfirmAfterNToolCalls
@@ -23,14 +22,6 @@ WAIT = 10.0
 def calculate(a: int, b: int) -> int:
     """Add two numbers."""
     return a + b
-
-
-def wait_until(predicate: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + WAIT
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.002)
 
 
 def test_confirm_pauses_with_no_request_sent_and_resume_completes(

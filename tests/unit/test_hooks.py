@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from waiting import wait_until
 
 from doc_processing_toolkit import Agent, tool
 from doc_processing_toolkit.agent.hooks import (
@@ -55,14 +56,6 @@ def calculate(a: int, b: int) -> int:
 def make_agent(fake: FakeModel, **kwargs: Any) -> Agent:
     kwargs.setdefault("tools", [calculate, delete_file])
     return Agent("claude-sonnet-4-5", "You help.", client=fake, **kwargs)
-
-
-def wait_until(predicate: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + WAIT
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.002)
 
 
 def tool_results(fake: FakeModel, index: int) -> list[ToolResultPart]:

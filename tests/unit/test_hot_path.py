@@ -10,10 +10,10 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
-import time
 from typing import Any
 
 import pytest
+from waiting import wait_until
 
 from doc_processing_toolkit import Agent, tool
 from doc_processing_toolkit.application.run import events, input_estimate, outcome
@@ -124,16 +124,15 @@ def test_a_run_without_hooks_builds_no_event_and_still_pauses_and_resumes(
     sent_while_parked: list[int] = []
 
     def host() -> None:
-        deadline = time.monotonic() + WAIT
-        while time.monotonic() < deadline:
-            handle = agent.run_handle
-            if handle is not None and handle.parked:
-                sent_while_parked.append(len(fake.requests))
-                handle.resume()
-                return
-            time.sleep(0.005)
-        if (handle := agent.run_handle) is not None:
-            handle.abort("never parked")
+        try:
+            wait_until(lambda: (h := agent.run_handle) is not None and h.parked, "a pause")
+            sent_while_parked.append(len(fake.requests))
+        finally:  # never leave the run parked, whatever went wrong here
+            if (handle := agent.run_handle) is not None:
+                if sent_while_parked:
+                    handle.resume()
+                else:
+                    handle.abort("never parked")
 
     thread = threading.Thread(target=host)
     thread.start()
