@@ -1,6 +1,6 @@
 """The performance gate: the Agent against the raw provider SDKs, on the emulator.
 
-    make bench          # 7 interleaved rounds per figure, the whole table (< 5 minutes)
+    make bench          # 11 interleaved rounds per figure, the whole table (< 5 minutes)
     make bench-smoke    # one short round of everything (seconds): proves the bench works
 
 The provider emulator runs in a separate process (``emulator_server.py``), so the
@@ -8,14 +8,18 @@ server's CPU is never counted as the client's. For each provider, in the same ru
 
 * one streamed call, sequential: p50 / p99 latency and client CPU per call
   (``time.process_time`` of this process), Agent.run against the SDK's streamed call;
+  for information, the same with the two alternating call by call (each runs with the
+  other's code in the CPU caches), and on Google the SDK call given the config the Agent
+  must send;
 * the same call through ``Agent.stream`` (its provider call on the stream worker thread),
   for information: no goal is set for it;
 * one run with a tool round (two requests) against a hand-written SDK loop;
 * 100 concurrent calls (``asyncio.gather``): throughput of one Agent and of 100 Agents
-  against one SDK client;
+  against one SDK client, each burst after a full collection (see :func:`bursts`);
 
-Agent and SDK alternate call by call inside each round; each figure is the median of the
-rounds' figures, and every ratio is taken against the SDK row of the same run (1.00x).
+In each round every contender makes its calls in a row, and the one that goes first
+rotates from round to round. Each figure is the median of the rounds' figures, and each
+ratio is the median of the rounds' own ratios, against the SDK of the same run (1.00x).
 Then ``import doc_processing_toolkit`` in fresh processes (``python -X importtime``)
 and the session figures (envelope save/restore at 300 and 3,000 messages, the per-turn
 save, history conversion throughput). These are measurements, never assertions: nothing
@@ -108,7 +112,34 @@ def emulator_process() -> Iterator[str]:
 
 
 async def interleaved(contenders: dict[str, Call], rounds: int, n: int) -> dict[str, Figures]:
-    """Sequential calls, contenders alternating call by call (the first one rotates)."""
+    """Sequential calls in interleaved rounds: in each round every contender makes ``n``
+    calls in a row (the one that goes first rotates), so each runs warm, as a worker
+    making call after call does, and load on the machine hits all alike."""
+    figures = {name: Figures() for name in contenders}
+    names = list(contenders)
+    for r in range(rounds):
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            fn = contenders[name]
+            wall: list[float] = []
+            cpu: list[float] = []
+            for _ in range(n):
+                c0, t0 = time.process_time(), time.perf_counter()
+                await fn()
+                t1, c1 = time.perf_counter(), time.process_time()
+                wall.append((t1 - t0) * 1000)
+                cpu.append((c1 - c0) * 1000)
+            figures[name].p50.append(_pct(wall, 0.5))
+            figures[name].p99.append(_pct(wall, 0.99))
+            figures[name].cpu.append(statistics.fmean(cpu))
+    return figures
+
+
+async def alternating(contenders: dict[str, Call], rounds: int, n: int) -> dict[str, Figures]:
+    """Sequential calls, the contenders alternating call by call (the first one rotates).
+
+    Each call then follows another contender's, which has evicted its code and data from
+    the CPU caches: the figure the toolkit's code pays when it runs cold (for
+    information; see ``docs/performance.md``)."""
     figures = {name: Figures() for name in contenders}
     names = list(contenders)
     for _ in range(rounds):
@@ -132,7 +163,13 @@ async def interleaved(contenders: dict[str, Call], rounds: int, n: int) -> dict[
 async def bursts(
     contenders: dict[str, Callable[[int], list[Awaitable[object]]]], rounds: int, k: int
 ) -> dict[str, Figures]:
-    """``k`` concurrent calls at once per contender per round (the order rotates)."""
+    """``k`` concurrent calls at once per contender per round (the order rotates).
+
+    Before each burst, untimed, a full collection clears what the bursts before it left
+    for the collector. Otherwise one contender's burst pays for a full collection (~150 ms
+    over the SDKs' ~200,000 tracked objects on this machine) that another's allocations
+    brought on, and which burst it lands in is chance. The collector stays on during the
+    burst, so each pays for the collections its own allocations trigger."""
     figures = {name: Figures() for name in contenders}
     names = list(contenders)
     for name in names:  # warm: every Agent has run once (its client and codec are built)
@@ -140,6 +177,7 @@ async def bursts(
     for r in range(rounds):
         for name in names[r % len(names) :] + names[: r % len(names)]:
             calls = contenders[name](k)
+            gc.collect()
             c0, t0 = time.process_time(), time.perf_counter()
             await asyncio.gather(*calls)
             t1, c1 = time.perf_counter(), time.process_time()
@@ -159,9 +197,14 @@ class Row:
     unit: str
     goal: str = ""
     ok: bool | None = None
+    ratio: float | None = None
+    """The median of the rounds' own ratios, when the figure pairs rounds (else the ratio
+    of the two medians)."""
 
     def cells(self) -> list[str]:
-        ratio = f"{self.agent / self.sdk:.2f}x" if self.sdk else "-"
+        ratio = (
+            self.ratio if self.ratio is not None else (self.agent / self.sdk if self.sdk else None)
+        )
         sdk = f"{self.sdk:.3g} {self.unit}" if self.sdk is not None else "-"
         met = "" if self.ok is None else ("yes" if self.ok else "NO")
         return [
@@ -169,18 +212,34 @@ class Row:
             self.figure,
             sdk,
             f"{self.agent:.3g} {self.unit}",
-            ratio,
+            f"{ratio:.2f}x" if ratio is not None else "-",
             self.goal,
             met,
         ]
 
 
-def _ratio_row(
-    group: str, figure: str, sdk: float, agent: float, unit: str, limit: float, higher: bool = False
+def compare(
+    group: str,
+    figure: str,
+    sdk: Figures,
+    agent: Figures,
+    name: str,
+    unit: str,
+    limit: float | None = None,
+    higher: bool = False,
 ) -> Row:
-    ratio = agent / sdk
-    ok = ratio >= limit if higher else ratio <= limit
-    return Row(group, figure, sdk, agent, unit, f"{'>=' if higher else '<='} {limit:.2f}x", ok)
+    """One figure of two contenders measured in the same rounds.
+
+    The ratio is the median of the rounds' ratios: each round's pair ran a moment apart,
+    so a change in the machine's speed from round to round cancels out of it.
+    """
+    pairs = zip(getattr(agent, name), getattr(sdk, name), strict=True)
+    ratio = statistics.median(a / s for a, s in pairs)
+    row = Row(group, figure, sdk.median(name), agent.median(name), unit, ratio=ratio)
+    if limit is not None:
+        row.goal = f"{'>=' if higher else '<='} {limit:.2f}x"
+        row.ok = ratio >= limit if higher else ratio <= limit
+    return row
 
 
 async def provider_rows(provider: str, url: str, args: argparse.Namespace) -> list[Row]:
@@ -217,34 +276,34 @@ async def provider_rows(provider: str, url: str, args: argparse.Namespace) -> li
         if not (await one.run(PROMPT)).output:
             raise RuntimeError(f"{provider}: Agent.run returned no output")
         await agent_tool_round()
-    rows: list[Row] = []
-    seq = await interleaved({"sdk": raw.call, "agent": agent_call}, args.rounds, args.n)
+    g = provider
+    sequential: dict[str, Call] = {"sdk": raw.call, "agent": agent_call}
+    if raw.configured_call is not None:
+        sequential["configured"] = raw.configured_call
+    seq = await interleaved(sequential, args.rounds, args.n)
     s, a = seq["sdk"], seq["agent"]
-    rows.append(_ratio_row(provider, "one call p50", s.median("p50"), a.median("p50"), "ms", 1.10))
-    rows.append(_ratio_row(provider, "one call p99", s.median("p99"), a.median("p99"), "ms", 1.20))
-    rows.append(
-        _ratio_row(provider, "client CPU / call", s.median("cpu"), a.median("cpu"), "ms", 1.10)
-    )
+    rows = [
+        compare(g, "one call p50", s, a, "p50", "ms", 1.10),
+        compare(g, "one call p99", s, a, "p99", "ms", 1.20),
+        compare(g, "client CPU / call", s, a, "cpu", "ms", 1.10),
+    ]
+    if "configured" in seq:
+        figure = f"SDK call given the Agent's config ({raw.configured_note}), CPU"
+        rows.append(compare(g, figure, s, seq["configured"], "cpu", "ms"))
+    cold = await alternating({"sdk": raw.call, "agent": agent_call}, args.rounds, args.n)
+    s, a = cold["sdk"], cold["agent"]
+    rows.append(compare(g, "one call, alternating call by call, p50", s, a, "p50", "ms"))
+    rows.append(compare(g, "one call, alternating call by call, CPU", s, a, "cpu", "ms"))
     streamed = await interleaved({"sdk": raw.call, "agent": agent_stream}, args.rounds, args.n)
     s, a = streamed["sdk"], streamed["agent"]
-    rows.append(
-        Row(provider, "Agent.stream (off-loop), p50", s.median("p50"), a.median("p50"), "ms")
-    )
-    rows.append(
-        Row(provider, "Agent.stream (off-loop), CPU", s.median("cpu"), a.median("cpu"), "ms")
-    )
+    rows.append(compare(g, "Agent.stream (off-loop), p50", s, a, "p50", "ms"))
+    rows.append(compare(g, "Agent.stream (off-loop), CPU", s, a, "cpu", "ms"))
     tool = await interleaved(
         {"sdk": raw.tool_round, "agent": agent_tool_round}, args.rounds, args.tool_n
     )
     s, a = tool["sdk"], tool["agent"]
-    rows.append(
-        _ratio_row(
-            provider, "tool round p50 (vs SDK loop)", s.median("p50"), a.median("p50"), "ms", 1.10
-        )
-    )
-    rows.append(
-        _ratio_row(provider, "tool round CPU", s.median("cpu"), a.median("cpu"), "ms", 1.10)
-    )
+    rows.append(compare(g, "tool round p50 (vs SDK loop)", s, a, "p50", "ms", 1.10))
+    rows.append(compare(g, "tool round CPU", s, a, "cpu", "ms", 1.10))
     burst = await bursts(
         {
             "sdk": lambda k: [raw.call() for _ in range(k)],
@@ -254,40 +313,14 @@ async def provider_rows(provider: str, url: str, args: argparse.Namespace) -> li
         args.rounds,
         args.concurrency,
     )
-    k = args.concurrency
-    sdk_rate = burst["sdk"].median("rate")
+    k, s = args.concurrency, burst["sdk"]
     rows.append(
-        _ratio_row(
-            provider,
-            f"{k} concurrent, 1 Agent",
-            sdk_rate,
-            burst["one"].median("rate"),
-            "calls/s",
-            0.90,
-            True,
-        )
+        compare(g, f"{k} concurrent, 1 Agent", s, burst["one"], "rate", "calls/s", 0.90, True)
     )
     rows.append(
-        _ratio_row(
-            provider,
-            f"{k} concurrent, {k} Agents",
-            sdk_rate,
-            burst["many"].median("rate"),
-            "calls/s",
-            0.90,
-            True,
-        )
+        compare(g, f"{k} concurrent, {k} Agents", s, burst["many"], "rate", "calls/s", 0.90, True)
     )
-    rows.append(
-        _ratio_row(
-            provider,
-            f"{k} concurrent, CPU / call",
-            burst["sdk"].median("cpu"),
-            burst["one"].median("cpu"),
-            "ms",
-            1.10,
-        )
-    )
+    rows.append(compare(g, f"{k} concurrent, CPU / call", s, burst["one"], "cpu", "ms", 1.10))
     for a_ in (one, with_tool, *many):
         await a_.close()
     await raw.close()
@@ -408,12 +441,12 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--smoke", action="store_true", help="one short round of everything")
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=11)
     parser.add_argument(
-        "--n", type=int, default=60, help="sequential calls per contender per round"
+        "--n", type=int, default=40, help="sequential calls per contender per round"
     )
     parser.add_argument(
-        "--tool-n", type=int, default=20, help="tool rounds per contender per round"
+        "--tool-n", type=int, default=14, help="tool rounds per contender per round"
     )
     parser.add_argument("--concurrency", type=int, default=100)
     parser.add_argument("--warmup", type=int, default=5)
@@ -433,7 +466,8 @@ def main() -> None:
     rows = asyncio.run(run_all(args)) + rows
     header = (
         f"Agent vs raw SDK, emulator in a separate process, {args.rounds} interleaved round(s) "
-        f"(medians), {args.n} calls/round, {args.concurrency} concurrent; "
+        f"(medians; ratios: the median of the rounds' ratios), {args.n} calls/round, "
+        f"{args.tool_n} tool rounds/round, {args.concurrency} concurrent; "
         f"{time.perf_counter() - start:.0f} s, {os.cpu_count()} CPUs, "
         f"Python {sys.version.split()[0]}"
     )

@@ -68,6 +68,10 @@ class Baseline:
     client: Any
     call: Call
     tool_round: Call
+    configured_call: Call | None = None
+    """The same call given the request options the Agent must send, where the SDK spends
+    CPU on them (for information: it is not the baseline)."""
+    configured_note: str = ""
 
     async def close(self) -> None:
         if hasattr(self.client, "aio"):
@@ -290,6 +294,20 @@ def _google(base: str, model: str) -> Baseline:
         async for _ in chunks:
             pass
 
+    # What the Agent's adapter sends on every request (one request is one HTTP request:
+    # the SDK's automatic function calling and automatic continuation are off).
+    one_request = types.GenerateContentConfig(
+        automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+        automatic_continuation=False,
+    )
+
+    async def configured_call() -> None:
+        chunks = await client.aio.models.generate_content_stream(
+            model=model, contents=PROMPT, config=one_request
+        )
+        async for _ in chunks:
+            pass
+
     async def tool_round() -> None:
         contents: list[Any] = [types.Content(role="user", parts=[types.Part(text=TOOL_PROMPT)])]
         for _ in range(2):
@@ -318,4 +336,10 @@ def _google(base: str, model: str) -> Baseline:
                 )
             )
 
-    return Baseline(client, call, tool_round)
+    return Baseline(
+        client,
+        call,
+        tool_round,
+        configured_call,
+        "one HTTP request per call",
+    )
