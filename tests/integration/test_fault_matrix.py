@@ -227,10 +227,12 @@ def failure_problems(
 
 HTTPX2_FINALIZER_RACE = (
     r"ignore:Exception ignored in. <async_generator object "
-    r"(Response\.aiter_raw|BoundAsyncStream\.__aiter__) at:pytest.PytestUnraisableExceptionWarning"
+    r"(Response\.aiter_raw|BoundAsyncStream\.__aiter__|AsyncResponseStream\.__aiter__) at:"
+    r"pytest.PytestUnraisableExceptionWarning"
 )
 """A known third-party finalization race, not ours to fix (docs/guide/reliability.md):
-httpx2's response byte generators await ``inner.aclose()`` in their ``finally``. When a
+httpx2's response byte generators (the client's, the response's and the
+transport's) await ``inner.aclose()`` in their ``finally``. When a
 faulted stream leaves them suspended inside the SDK, the garbage collector may finalize
 several of them in one pass, and one can be collected while its ``aclose`` is in
 progress: CPython then reports ``async generator already executing``. By then the
