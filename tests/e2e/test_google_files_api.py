@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,8 @@ from doc_processing_toolkit.adapters.providers.google.files import (
 )
 from doc_processing_toolkit.domain.errors import ProviderError
 from doc_processing_toolkit.testing import ProviderEmulator
+from doc_processing_toolkit.testing.emulator.common import iso_z
+from doc_processing_toolkit.testing.emulator.files_store import FILE_LIFETIME
 from doc_processing_toolkit.testing.script import reply
 
 MP4_HEAD = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"
@@ -76,11 +79,30 @@ def test_a_30_mb_video_uploads_once_polls_to_active_and_is_cached(
     assert record["part_index"] == 0 and record["uri"] == uri
     assert record["name"] == uploaded[0].name and record["mime_type"] == "video/mp4"
     assert record["size"] == 30 * 1024 * 1024 and record["sha256"] == uploaded[0].sha256
-    assert record["expiration_time"] == "2026-12-03T00:00:00Z" and record["uploaded_at"]
+    assert record["expiration_time"] == iso_z(uploaded[0].expires_at) and record["uploaded_at"]
+    assert uploaded[0].expires_at - uploaded[0].created_at == FILE_LIFETIME
 
     second = agent.run_sync("And now?", files=[video])
     assert len(emulator.files.uploaded) == 1  # the cache: one upload for the same bytes
     assert second.media_uploads == first.media_uploads
+
+
+def test_a_cached_upload_past_its_expiry_uploads_again(
+    emulator: ProviderEmulator, tmp_path: Path
+) -> None:
+    video = tmp_path / "old.mp4"
+    video.write_bytes(_video(INLINE_LIMIT_BYTES + 1, b"e"))
+    emulator.files.lifetime = timedelta(0)  # expired the moment it is stored
+    emulator.reset([reply("one"), reply("two")])
+    agent = _agent(emulator)
+    first = agent.run_sync("What is this?", files=[video])
+    second = agent.run_sync("And now?", files=[video])
+    first_file, second_file = emulator.files.uploaded
+    assert first_file.data == second_file.data == video.read_bytes()
+    assert [r["name"] for r in first.media_uploads + second.media_uploads] == [
+        first_file.name,
+        second_file.name,
+    ]
 
 
 def test_small_media_stays_inline(emulator: ProviderEmulator) -> None:

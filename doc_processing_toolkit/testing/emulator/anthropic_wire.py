@@ -40,6 +40,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import anyio
@@ -54,6 +55,7 @@ from doc_processing_toolkit.testing.emulator.common import (
     EmulatorState,
     chunk_text,
     fault_tail,
+    iso_z,
     new_id,
     sse_event,
 )
@@ -74,6 +76,8 @@ __all__ = [
 ]
 
 DIALECT = "anthropic"
+CONTAINER_LIFETIME = timedelta(days=30)
+"""How far ahead a code-execution container's ``expires_at`` lies (from the real clock)."""
 
 _ERROR_TYPES = {
     400: "invalid_request_error",
@@ -245,7 +249,8 @@ def _message_head(reply: Reply, model: str, container_id: str | None = None) -> 
         "usage": _usage(reply, 1),
     }
     if container_id is not None:
-        head["container"] = {"id": container_id, "expires_at": "2026-12-31T00:00:00Z"}
+        expires = datetime.now(UTC) + CONTAINER_LIFETIME
+        head["container"] = {"id": container_id, "expires_at": iso_z(expires)}
     if reply.input_transformations:
         head["input_transformations"] = [dict(t) for t in reply.input_transformations]
     return head

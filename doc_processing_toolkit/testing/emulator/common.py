@@ -24,6 +24,7 @@ from collections.abc import (
     Sequence,
 )
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
 from starlette.requests import Request
@@ -47,6 +48,7 @@ __all__ = [
     "chunk_text",
     "fault_tail",
     "install_disconnect_log_filter",
+    "iso_z",
     "new_id",
     "sse_event",
 ]
@@ -291,3 +293,8 @@ def install_disconnect_log_filter() -> None:
     logger = logging.getLogger("uvicorn.error")
     if _FILTER not in logger.filters:
         logger.addFilter(_FILTER)
+
+
+def iso_z(when: datetime) -> str:
+    """``when`` (UTC) as the services write times: ``2026-12-01T00:00:00Z``."""
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")

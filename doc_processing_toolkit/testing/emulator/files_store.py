@@ -17,8 +17,12 @@ import string
 import threading
 from collections import deque
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 
-__all__ = ["FileStore", "StoredFile"]
+__all__ = ["FILE_LIFETIME", "FileStore", "StoredFile"]
+
+FILE_LIFETIME = timedelta(hours=48)
+"""How long an uploaded file lives (Gemini's Files API keeps files for 48 hours)."""
 
 
 @dataclass(slots=True)
@@ -41,6 +45,15 @@ class StoredFile:
     """The code-execution container a generated file lives in."""
     purpose: str | None = None
     """The upload's ``purpose`` (OpenAI)."""
+    created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    """When it was stored (the real clock, so expiry checks hold on any date)."""
+    lifetime: timedelta = FILE_LIFETIME
+    """How long it lives after ``created_at``."""
+
+    @property
+    def expires_at(self) -> datetime:
+        """When the Files API forgets it (48 hours after the upload by default)."""
+        return self.created_at + self.lifetime
 
     @property
     def sha256(self) -> str:
@@ -73,6 +86,8 @@ class FileStore:
         self._pending: dict[str, StoredFile] = {}
         self._scripts: deque[tuple[str, ...]] = deque()
         self._counter = 0
+        self.lifetime = FILE_LIFETIME
+        """How long the next uploads live (``timedelta(0)``: expired at once)."""
 
     def script_states(self, *states: str) -> None:
         """The states the next upload goes through (default: ``ACTIVE`` at once)."""
@@ -86,7 +101,9 @@ class FileStore:
             upload_id = f"upload{self._counter}"
             name = f"files/emu{self._counter:06d}"
             states = self._scripts.popleft() if self._scripts else ("ACTIVE",)
-            self._pending[upload_id] = StoredFile(name, mime_type, b"", display_name, deque(states))
+            self._pending[upload_id] = StoredFile(
+                name, mime_type, b"", display_name, deque(states), lifetime=self.lifetime
+            )
             return upload_id
 
     def append(self, upload_id: str, chunk: bytes, *, final: bool) -> StoredFile | None:
@@ -123,6 +140,7 @@ class FileStore:
             origin=origin,
             container_id=container_id,
             purpose=purpose,
+            lifetime=self.lifetime,
         )
         with self._lock:
             self._files[name] = stored
@@ -155,8 +173,9 @@ class FileStore:
             return [f for f in self._files.values() if f.origin == "generated"]
 
     def clear(self) -> None:
-        """Forget every file and scripted state."""
+        """Forget every file and scripted state (and set the lifetime back to 48 hours)."""
         with self._lock:
+            self.lifetime = FILE_LIFETIME
             self._files.clear()
             self._pending.clear()
             self._scripts.clear()

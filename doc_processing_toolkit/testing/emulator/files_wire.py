@@ -24,14 +24,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from doc_processing_toolkit.testing.emulator import google_files_wire
-from doc_processing_toolkit.testing.emulator.common import DialectRoute, EmulatorCall
+from doc_processing_toolkit.testing.emulator.common import DialectRoute, EmulatorCall, iso_z
 from doc_processing_toolkit.testing.emulator.files_store import FileStore, StoredFile
 from doc_processing_toolkit.testing.script import GeneratedFile
 
 __all__ = ["FILES_ROUTES", "files_dialect", "store_generated"]
-
-_CREATED = "2026-12-01T00:00:00Z"
-_CREATED_UNIX = 1795996800
 
 
 def files_dialect(request: Request) -> str:
@@ -65,7 +62,7 @@ def _anthropic_metadata(stored: StoredFile) -> dict[str, Any]:
         "filename": stored.display_name or "unnamed",
         "mime_type": stored.mime_type,
         "size_bytes": stored.size,
-        "created_at": _CREATED,
+        "created_at": iso_z(stored.created_at),
         "downloadable": stored.origin == "generated",
     }
 
@@ -75,7 +72,7 @@ def _openai_file(stored: StoredFile) -> dict[str, Any]:
         "id": stored.name,
         "object": "file",
         "bytes": stored.size,
-        "created_at": _CREATED_UNIX,
+        "created_at": int(stored.created_at.timestamp()),
         "filename": stored.display_name or "unnamed",
         "purpose": stored.purpose or "user_data",
         "status": "processed",
@@ -88,7 +85,7 @@ def _container_file(stored: StoredFile) -> dict[str, Any]:
         "object": "container.file",
         "bytes": stored.size,
         "container_id": stored.container_id or "",
-        "created_at": _CREATED_UNIX,
+        "created_at": int(stored.created_at.timestamp()),
         "path": f"/mnt/data/{stored.display_name or stored.name}",
         "source": "assistant" if stored.origin == "generated" else "user",
     }

@@ -18,15 +18,13 @@ from typing import Any
 
 from starlette.responses import JSONResponse, Response
 
-from doc_processing_toolkit.testing.emulator.common import DialectRoute, EmulatorCall
+from doc_processing_toolkit.testing.emulator.common import DialectRoute, EmulatorCall, iso_z
 from doc_processing_toolkit.testing.emulator.files_store import StoredFile
 
 __all__ = ["DIALECT", "GOOGLE_FILES_ROUTES", "file_resource", "handle_file"]
 
 DIALECT = "google_files"
 _HOST = "https://generativelanguage.googleapis.com"
-_TIME = "2026-12-01T00:00:00Z"
-_EXPIRES = "2026-12-03T00:00:00Z"
 
 
 def file_resource(stored: StoredFile, state: str, version: str = "v1beta") -> dict[str, Any]:
@@ -35,9 +33,9 @@ def file_resource(stored: StoredFile, state: str, version: str = "v1beta") -> di
         "name": stored.name,
         "mimeType": stored.mime_type,
         "sizeBytes": str(stored.size),
-        "createTime": _TIME,
-        "updateTime": _TIME,
-        "expirationTime": _EXPIRES,
+        "createTime": iso_z(stored.created_at),
+        "updateTime": iso_z(stored.created_at),
+        "expirationTime": iso_z(stored.expires_at),
         "sha256Hash": base64.b64encode(bytes.fromhex(stored.sha256)).decode("ascii"),
         "uri": f"{_HOST}/{version}/{stored.name}",
         "state": state,
