@@ -47,7 +47,16 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from contenders import KEY, MODELS, PROMPT, TOOL_PROMPT, base_url, baseline, lookup_tool  # noqa: E402
+from contenders import (  # noqa: E402
+    KEY,
+    MODELS,
+    PROMPT,
+    TOOL_PROMPT,
+    async_lookup_tool,
+    base_url,
+    baseline,
+    lookup_tool,
+)
 from sessions import session_rows  # noqa: E402
 
 PYDANTIC_AI_REFERENCE_S = 0.40
@@ -252,6 +261,7 @@ async def provider_rows(provider: str, url: str, args: argparse.Namespace) -> li
         return Agent(MODELS[provider], api_key=KEY, base_url=base, log_to_file=False, **kwargs)  # type: ignore[arg-type]
 
     one, with_tool = agent(), agent(tools=[lookup_tool()])
+    with_async_tool = agent(tools=[async_lookup_tool()])
     many = [agent() for _ in range(args.concurrency)]
 
     async def agent_call() -> None:
@@ -262,12 +272,18 @@ async def provider_rows(provider: str, url: str, args: argparse.Namespace) -> li
         if not text:
             raise RuntimeError(f"{provider}: Agent.stream streamed no text")
 
-    async def agent_tool_round() -> None:
-        result = await with_tool.run(TOOL_PROMPT)
+    async def tool_round_of(tooled: Agent) -> None:
+        result = await tooled.run(TOOL_PROMPT)
         if result.tools_used != ["lookup"] or result.iterations != 2:
             raise RuntimeError(
                 f"{provider}: the tool round did not run: {result.tools_used} {result.error}"
             )
+
+    async def agent_tool_round() -> None:
+        await tool_round_of(with_tool)
+
+    async def agent_async_tool_round() -> None:
+        await tool_round_of(with_async_tool)
 
     # Warm-up, and proof the workloads are real: each yields a non-empty answer.
     for _ in range(args.warmup):
@@ -276,6 +292,7 @@ async def provider_rows(provider: str, url: str, args: argparse.Namespace) -> li
         if not (await one.run(PROMPT)).output:
             raise RuntimeError(f"{provider}: Agent.run returned no output")
         await agent_tool_round()
+        await agent_async_tool_round()
     g = provider
     sequential: dict[str, Call] = {"sdk": raw.call, "agent": agent_call}
     if raw.configured_call is not None:
@@ -299,20 +316,29 @@ async def provider_rows(provider: str, url: str, args: argparse.Namespace) -> li
     rows.append(compare(g, "Agent.stream (off-loop), p50", s, a, "p50", "ms"))
     rows.append(compare(g, "Agent.stream (off-loop), CPU", s, a, "cpu", "ms"))
     tool = await interleaved(
-        {"sdk": raw.tool_round, "agent": agent_tool_round}, args.rounds, args.tool_n
+        {"sdk": raw.tool_round, "agent": agent_tool_round, "async": agent_async_tool_round},
+        args.rounds,
+        args.tool_n,
     )
     s, a = tool["sdk"], tool["agent"]
     rows.append(compare(g, "tool round p50 (vs SDK loop)", s, a, "p50", "ms", 1.10))
     rows.append(compare(g, "tool round CPU", s, a, "cpu", "ms", 1.10))
-    burst = await bursts(
-        {
-            "sdk": lambda k: [raw.call() for _ in range(k)],
-            "one": lambda k: [one.run(PROMPT) for _ in range(k)],
-            "many": lambda k: [many[i % len(many)].run(PROMPT) for i in range(k)],
-        },
-        args.rounds,
-        args.concurrency,
+    # The same round with an async tool: the synchronous row less its worker-thread hop.
+    rows.append(
+        compare(g, "tool round, async tool (no thread hop), p50", s, tool["async"], "p50", "ms")
     )
+    rows.append(
+        compare(g, "tool round, async tool (no thread hop), CPU", s, tool["async"], "cpu", "ms")
+    )
+    burst_contenders: dict[str, Callable[[int], list[Awaitable[object]]]] = {
+        "sdk": lambda k: [raw.call() for _ in range(k)],
+        "one": lambda k: [one.run(PROMPT) for _ in range(k)],
+        "many": lambda k: [many[i % len(many)].run(PROMPT) for i in range(k)],
+    }
+    configured_call = raw.configured_call
+    if configured_call is not None:
+        burst_contenders["configured"] = lambda k: [configured_call() for _ in range(k)]
+    burst = await bursts(burst_contenders, args.rounds, args.concurrency)
     k, s = args.concurrency, burst["sdk"]
     rows.append(
         compare(g, f"{k} concurrent, 1 Agent", s, burst["one"], "rate", "calls/s", 0.90, True)
@@ -321,7 +347,15 @@ async def provider_rows(provider: str, url: str, args: argparse.Namespace) -> li
         compare(g, f"{k} concurrent, {k} Agents", s, burst["many"], "rate", "calls/s", 0.90, True)
     )
     rows.append(compare(g, f"{k} concurrent, CPU / call", s, burst["one"], "cpu", "ms", 1.10))
-    for a_ in (one, with_tool, *many):
+    if "configured" in burst:
+        c = burst["configured"]
+        rows.append(
+            compare(g, f"{k} concurrent, SDK given the Agent's config", s, c, "rate", "calls/s")
+        )
+        rows.append(
+            compare(g, f"{k} concurrent, 1 Agent vs that SDK", c, burst["one"], "rate", "calls/s")
+        )
+    for a_ in (one, with_tool, with_async_tool, *many):
         await a_.close()
     await raw.close()
     return rows

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import dataclasses
 import threading
 from typing import Any
 
@@ -17,8 +18,11 @@ from waiting import wait_until
 
 from doc_processing_toolkit import Agent, tool
 from doc_processing_toolkit.application.run import events, input_estimate, outcome
+from doc_processing_toolkit.application.run.binding import prepare_request
+from doc_processing_toolkit.application.run.settings import RunSettings
 from doc_processing_toolkit.application.tools.tool_set import ToolSet
 from doc_processing_toolkit.domain.costs.ledger import Ledger, RetryAccumulator
+from doc_processing_toolkit.domain.requests import ModelRequest, Usage
 from doc_processing_toolkit.domain.tools.specs import ToolSpec
 from doc_processing_toolkit.domain.tools.strict_budget import all_strict, budget_strict_tools
 from doc_processing_toolkit.testing import FakeModel, reply, tool_call
@@ -66,6 +70,30 @@ def test_the_estimate_is_the_latest_requests_when_asked() -> None:
     assert state.input_estimate() == 0  # nothing sent: no estimate
     state.estimate_source = request
     assert state.input_estimate() == input_estimate.local_estimate(request) > 1000
+
+
+def test_every_request_carries_the_runs_usage_callback_from_construction() -> None:
+    fake = FakeModel([tool_call("add", {"a": 1, "b": 2}), reply("3")])
+    assert _agent(fake).run_sync("go").output == "3"
+    first, second = fake.requests
+    assert first.on_usage is not None and second.on_usage is not None
+    assert first.on_usage.__func__ is outcome.RunOutcome.note_in_flight_usage  # type: ignore[attr-defined]
+    state = first.on_usage.__self__  # type: ignore[attr-defined]
+    usage = Usage(input_tokens=7, output_tokens=1)
+    first.on_usage(usage)
+    assert state.in_flight_usage is usage
+
+
+def test_a_request_without_bound_reasoning_is_sent_as_built() -> None:
+    request = ModelRequest(model=MODEL, messages=())
+    settings = RunSettings(model=MODEL, provider="anthropic", row=None)
+    state = outcome.RunOutcome(
+        messages=[], new_messages_start=0, ledger=Ledger(), accumulator=RetryAccumulator()
+    )
+    assert prepare_request(request, settings, state, None) is request  # no copy
+    bound = dataclasses.replace(settings, bound_reasoning=True, block_binding="drop_block")
+    prepared = prepare_request(request, bound, state, None)
+    assert prepared is not request and prepared.block_binding == "drop_block"
 
 
 # ------------------------------------------------------------------ the strict budget

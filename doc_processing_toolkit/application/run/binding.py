@@ -30,28 +30,23 @@ from doc_processing_toolkit.domain.binding import (
 from doc_processing_toolkit.domain.costs.ledger import CostRecord, price_request
 from doc_processing_toolkit.domain.errors import ProviderError
 from doc_processing_toolkit.domain.registry import ModelInfo
-from doc_processing_toolkit.domain.requests import ModelRequest, ModelResponse, Usage
+from doc_processing_toolkit.domain.requests import ModelRequest, ModelResponse
 
 __all__ = ["attribute_fallback", "prepare_request", "rebinder", "response_facts", "serving_row"]
 
 
 def prepare_request(
-    request: ModelRequest,
-    settings: RunSettings,
-    outcome: RunOutcome,
-    log: Any,
-    on_usage: Callable[[Usage], None] | None = None,
+    request: ModelRequest, settings: RunSettings, outcome: RunOutcome, log: Any
 ) -> ModelRequest:
-    """``request`` with the run's binding choices and ``on_usage`` (one copy); audited
-    (never altered) when asked."""
+    """``request`` with the run's binding choices (one copy, only where reasoning is
+    bound); audited (never altered) when asked."""
     if not settings.bound_reasoning:
-        return replace(request, on_usage=on_usage)
+        return request
     request = replace(
         request,
         block_binding=settings.block_binding,
         rebind=outcome.prefix_binding_retry,
         strip_reasoning_before=outcome.new_messages_start if settings.prefix_strip_fallback else 0,
-        on_usage=on_usage,
     )
     if settings.prefix_auditor is not None:
         settings.prefix_auditor.observe(request, log)

@@ -40,7 +40,7 @@ from doc_processing_toolkit.application.run.responses import (
     validate_structured,
     with_purpose,
 )
-from doc_processing_toolkit.application.run.retry import stream_with_retry
+from doc_processing_toolkit.application.run.retry import RetryPolicy, stream_with_retry
 from doc_processing_toolkit.application.run.schemas import (
     final_result_spec,
     output_json_schema,
@@ -133,6 +133,8 @@ class RunLoop:
         self._tools = tools
         self._truncated = truncated_results
         self._settings = settings
+        self._retry_policy = settings.retry_policy or RetryPolicy.from_env()
+        """Read once per run (the environment's DPT_MAX_RETRIES & co. when not set)."""
         self._channel = channel
         self._log = logger or log
         self._unpriced = unpriced_warning or UnpricedModelWarning(settings.model)
@@ -229,9 +231,6 @@ class RunLoop:
 
         started = time.monotonic()
 
-        def on_usage(usage: Usage) -> None:
-            outcome.in_flight_usage = usage
-
         if s.estimate_input_tokens == "lazy":  # local: computed only if the request fails
             outcome.estimate_source = request
         else:
@@ -242,11 +241,11 @@ class RunLoop:
         try:
             response = await stream_with_retry(
                 self._client,
-                binding.prepare_request(request, s, outcome, self._log, on_usage),
+                binding.prepare_request(request, s, outcome, self._log),
                 on_delta=on_delta,
                 accumulator=outcome.accumulator,
                 price=self._price,
-                policy=s.retry_policy,
+                policy=self._retry_policy,
                 before_send=before_send,
                 rebind=binding.rebinder(s, outcome, self._log),
             )
@@ -351,6 +350,7 @@ class RunLoop:
                 purpose=purpose,
                 code_execution_file_ids=s.code_execution_file_ids,
                 media_resolutions=s.media_resolutions,
+                on_usage=outcome.note_in_flight_usage,
             )
             response = await self._send(request, outcome, iteration)
             outcome.messages.append(response.message)

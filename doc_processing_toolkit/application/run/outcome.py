@@ -97,6 +97,10 @@ class RunOutcome:
             return local_estimate(self.estimate_source)
         return self.estimated_input_tokens
 
+    def note_in_flight_usage(self, usage: Usage) -> None:
+        """A request's ``on_usage``: what the provider reported while it still streams."""
+        self.in_flight_usage = usage
+
     def begin_request(self, request: ModelRequest, iteration: int) -> None:
         """``request`` is about to be sent: nothing of it is billed yet."""
         self.in_flight_usage = None
