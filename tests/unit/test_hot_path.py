@@ -18,7 +18,7 @@ from waiting import wait_until
 
 from doc_processing_toolkit import Agent, tool
 from doc_processing_toolkit.application.run import events, input_estimate, outcome
-from doc_processing_toolkit.application.run.binding import prepare_request
+from doc_processing_toolkit.application.run.binding import prepare_request, request_fields
 from doc_processing_toolkit.application.run.settings import RunSettings
 from doc_processing_toolkit.application.tools.tool_set import ToolSet
 from doc_processing_toolkit.domain.costs.ledger import Ledger, RetryAccumulator
@@ -84,16 +84,20 @@ def test_every_request_carries_the_runs_usage_callback_from_construction() -> No
     assert state.in_flight_usage is usage
 
 
-def test_a_request_without_bound_reasoning_is_sent_as_built() -> None:
-    request = ModelRequest(model=MODEL, messages=())
+def test_a_request_is_copied_only_when_a_binding_choice_moved_since_it_was_built() -> None:
     settings = RunSettings(model=MODEL, provider="anthropic", row=None)
     state = outcome.RunOutcome(
         messages=[], new_messages_start=0, ledger=Ledger(), accumulator=RetryAccumulator()
     )
-    assert prepare_request(request, settings, state, None) is request  # no copy
+    request = ModelRequest(model=MODEL, messages=())
+    assert prepare_request(request, settings, state, None) is request  # nothing bound
     bound = dataclasses.replace(settings, bound_reasoning=True, block_binding="drop_block")
-    prepared = prepare_request(request, bound, state, None)
-    assert prepared is not request and prepared.block_binding == "drop_block"
+    built = ModelRequest(model=MODEL, messages=(), **request_fields(bound, state))
+    assert built.block_binding == "drop_block" and not built.rebind
+    assert prepare_request(built, bound, state, None) is built  # as the loop built it
+    state.prefix_binding_retry = True  # a prefix-binding 400 was re-sent meanwhile
+    moved = prepare_request(built, bound, state, None)
+    assert moved is not built and moved.rebind and moved.block_binding == "drop_block"
 
 
 # ------------------------------------------------------------------ the strict budget

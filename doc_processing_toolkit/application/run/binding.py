@@ -32,22 +32,41 @@ from doc_processing_toolkit.domain.errors import ProviderError
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest, ModelResponse
 
-__all__ = ["attribute_fallback", "prepare_request", "rebinder", "response_facts", "serving_row"]
+__all__ = [
+    "attribute_fallback",
+    "prepare_request",
+    "rebinder",
+    "request_fields",
+    "response_facts",
+    "serving_row",
+]
+
+
+def request_fields(settings: RunSettings, outcome: RunOutcome) -> dict[str, Any]:
+    """The :class:`ModelRequest` fields of the run's binding choices, as they stand now
+    (none where reasoning is not bound): the loop builds each request with them."""
+    if not settings.bound_reasoning:
+        return {}
+    return {
+        "block_binding": settings.block_binding,
+        "rebind": outcome.prefix_binding_retry,
+        "strip_reasoning_before": (
+            outcome.new_messages_start if settings.prefix_strip_fallback else 0
+        ),
+    }
 
 
 def prepare_request(
     request: ModelRequest, settings: RunSettings, outcome: RunOutcome, log: Any
 ) -> ModelRequest:
-    """``request`` with the run's binding choices (one copy, only where reasoning is
-    bound); audited (never altered) when asked."""
+    """``request`` with the run's binding choices (:func:`request_fields`); copied only
+    when one moved since it was built (the re-send after a prefix-binding 400), and
+    audited (never altered) when asked."""
     if not settings.bound_reasoning:
         return request
-    request = replace(
-        request,
-        block_binding=settings.block_binding,
-        rebind=outcome.prefix_binding_retry,
-        strip_reasoning_before=outcome.new_messages_start if settings.prefix_strip_fallback else 0,
-    )
+    fields = request_fields(settings, outcome)
+    if any(getattr(request, name) != value for name, value in fields.items()):
+        request = replace(request, **fields)
     if settings.prefix_auditor is not None:
         settings.prefix_auditor.observe(request, log)
     return request

@@ -351,6 +351,7 @@ class RunLoop:
                 code_execution_file_ids=s.code_execution_file_ids,
                 media_resolutions=s.media_resolutions,
                 on_usage=outcome.note_in_flight_usage,
+                **binding.request_fields(s, outcome),
             )
             response = await self._send(request, outcome, iteration)
             outcome.messages.append(response.message)
