@@ -17,7 +17,6 @@ requests of a cancelled batch come back ``canceled``.
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from typing import Any
 
 from starlette.responses import JSONResponse, Response
@@ -36,6 +35,7 @@ from doc_processing_toolkit.testing.emulator.common import (
     DialectRoute,
     EmulatorCall,
     EmulatorState,
+    epoch_iso_z,
     new_id,
 )
 from doc_processing_toolkit.testing.script import Fault
@@ -51,12 +51,6 @@ _STATUS_TYPES = {
     429: "rate_limit_error",
     529: "overloaded_error",
 }
-
-
-def _time(stamp: float | None) -> str | None:
-    if stamp is None:
-        return None
-    return datetime.fromtimestamp(stamp, UTC).isoformat().replace("+00:00", "Z")
 
 
 def _errored(error_type: str, message: str) -> dict[str, Any]:
@@ -102,10 +96,10 @@ def _batch_json(batch: EmulatedBatch, base_url: str) -> dict[str, Any]:
         "type": "message_batch",
         "processing_status": status,
         "request_counts": counts,
-        "created_at": _time(batch.created_at),
-        "expires_at": _time(batch.created_at + 86_400),
-        "ended_at": _time(batch.ended_at),
-        "cancel_initiated_at": _time(batch.created_at) if batch.cancelled else None,
+        "created_at": epoch_iso_z(batch.created_at),
+        "expires_at": epoch_iso_z(batch.created_at + 86_400),
+        "ended_at": epoch_iso_z(batch.ended_at),
+        "cancel_initiated_at": epoch_iso_z(batch.created_at) if batch.cancelled else None,
         "archived_at": None,
         "results_url": (
             f"{base_url}/v1/messages/batches/{batch.id}/results" if batch.ended else None

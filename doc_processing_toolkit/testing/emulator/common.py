@@ -24,7 +24,7 @@ from collections.abc import (
     Sequence,
 )
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from starlette.requests import Request
@@ -46,6 +46,7 @@ __all__ = [
     "RecordedRequest",
     "StreamRecord",
     "chunk_text",
+    "epoch_iso_z",
     "fault_tail",
     "install_disconnect_log_filter",
     "iso_z",
@@ -296,5 +297,11 @@ def install_disconnect_log_filter() -> None:
 
 
 def iso_z(when: datetime) -> str:
-    """``when`` (UTC) as the services write times: ``2026-12-01T00:00:00Z``."""
-    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+    """``when`` (UTC) as the services write times (RFC 3339 with ``Z``):
+    ``2026-12-01T00:00:00.123456Z``."""
+    return when.isoformat().replace("+00:00", "Z")
+
+
+def epoch_iso_z(stamp: float | None) -> str | None:
+    """A ``time.time()`` stamp as :func:`iso_z` writes it (None stays None)."""
+    return None if stamp is None else iso_z(datetime.fromtimestamp(stamp, UTC))

@@ -19,7 +19,6 @@ as ``CANCELLED`` errors.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from starlette.requests import Request
@@ -32,6 +31,7 @@ from doc_processing_toolkit.testing.emulator.common import (
     DialectRoute,
     EmulatorCall,
     EmulatorState,
+    epoch_iso_z,
     new_id,
 )
 from doc_processing_toolkit.testing.emulator.google_wire import (
@@ -62,12 +62,6 @@ _GRPC = {
 def batches_dialect(request: Request) -> str:
     """``google`` for the genai SDK (it sends ``x-goog-api-key``), else ``openai``."""
     return DIALECT if "x-goog-api-key" in request.headers else openai_wire.DIALECT
-
-
-def _time(stamp: float | None) -> str | None:
-    if stamp is None:
-        return None
-    return datetime.fromtimestamp(stamp, UTC).isoformat().replace("+00:00", "Z")
 
 
 def _error(status: int, message: str, metadata: Any) -> dict[str, Any]:
@@ -109,11 +103,11 @@ def _batch_json(batch: EmulatedBatch) -> dict[str, Any]:
         "model": batch.extra.get("model"),
         "displayName": batch.extra.get("display_name") or batch.id,
         "state": state,
-        "createTime": _time(batch.created_at),
-        "updateTime": _time(batch.ended_at or batch.created_at),
+        "createTime": epoch_iso_z(batch.created_at),
+        "updateTime": epoch_iso_z(batch.ended_at or batch.created_at),
     }
     if batch.ended:
-        metadata["endTime"] = _time(batch.ended_at)
+        metadata["endTime"] = epoch_iso_z(batch.ended_at)
         metadata["output"] = {
             "inlinedResponses": {"inlinedResponses": list(batch.results.values())}
         }
