@@ -42,7 +42,7 @@ from doc_processing_toolkit.adapters.providers.google.mapping import (
     build_request,
     retry_delay_from_error,
 )
-from doc_processing_toolkit.adapters.providers.google.sdk_models import config_model
+from doc_processing_toolkit.adapters.providers.google.raw_stream import ChunkStream
 from doc_processing_toolkit.adapters.providers.google.stream import StreamAssembler
 from doc_processing_toolkit.domain.errors import (
     ConfigurationError,
@@ -80,8 +80,6 @@ CONNECTION_LIMITS = {"max_connections": 1000, "max_keepalive_connections": 100}
 """The SDK client's connection pool: the Anthropic and OpenAI SDKs' default. google-genai
 leaves httpx's, which keeps only 20 idle connections, so a burst of 100 concurrent runs
 closed 80 connections and opened them again on the next burst."""
-
-_DUMP_EXCLUDE = {"sdk_http_response", "automatic_function_calling_history", "parsed"}
 
 log = get_logger(__name__)
 
@@ -270,8 +268,11 @@ class GoogleModelClient(SdkModelClient):
             requested_tier=request.service_tier,
         )
         try:
-            chunks = await client.aio.models.generate_content_stream(
-                model=wire.model, contents=wire.contents, config=config_model(self._config(wire))
+            chunks = ChunkStream(
+                client,
+                model=wire.model,
+                contents=wire.contents,
+                config=self._config(wire),
             )
         except pydantic.ValidationError as exc:
             raise ConfigurationError(
@@ -290,11 +291,9 @@ class GoogleModelClient(SdkModelClient):
             )
 
         try:
-            async for chunk in self._guard(chunks, interrupted, lazy_request=True):
+            async for data in self._guard(chunks, interrupted, lazy_request=True):
                 if not assembler.received:  # one response: its headers come once
-                    http = getattr(chunk, "sdk_http_response", None)
-                    assembler.set_headers(getattr(http, "headers", None))
-                data = chunk.model_dump(mode="json", exclude_none=True, exclude=_DUMP_EXCLUDE)
+                    assembler.set_headers(chunks.headers)
                 for delta in assembler.feed(data):
                     emitted = True
                     yield delta

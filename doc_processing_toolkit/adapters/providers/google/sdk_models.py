@@ -25,6 +25,7 @@ import ``google.genai``.
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 __all__ = ["FastModels", "config_model", "fast_models"]
@@ -67,7 +68,7 @@ def fast_models() -> FastModels:
     return FastModels(part, content, config)
 
 
-def config_model(config: dict[str, Any]) -> Any:
+def config_model(config: Mapping[str, Any]) -> Any:
     """``config`` (``GenerateContentConfig`` fields) as a validated ``FastConfig``.
 
     A string system instruction becomes the Content the SDK would have made of it, a
