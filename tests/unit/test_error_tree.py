@@ -86,6 +86,9 @@ INTERNAL_CLASSES = {
         "the emulator's own control flow: raised and caught inside a streaming body"
     ),
     "cli.main.UsageError": "caught by dpt's main() and turned into exit code 2",
+    "adapters.providers.google.raw_stream._SdkWay": (
+        "the chunk conversion's own control flow: raised and caught inside dump_chunk"
+    ),
 }
 
 
