@@ -125,8 +125,8 @@ class ChunkStream:
         self, client: Any, *, model: str, contents: Any, config: Mapping[str, Any]
     ) -> None:
         self.headers: Mapping[str, str] | None = None
-        api = client.aio.models._api_client
-        if api.vertexai or not available():
+        api = getattr(client.aio.models, "_api_client", None)
+        if api is None or getattr(api, "vertexai", True) or not available():
             self._chunks = self._public(client, model, contents, config_model(config))
             return
         from google.genai import _common, models
