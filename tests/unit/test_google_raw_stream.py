@@ -207,3 +207,19 @@ def test_a_model_with_a_validator_of_its_own_is_never_converted_by_the_table() -
 
     assert raw_stream._table(Guarded) is None
     assert raw_stream._table(types.CitationMetadata) is not None  # its rename is reproduced
+
+
+def test_an_sdk_without_one_of_the_functions_is_not_used_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("INFO", logger="doc_processing_toolkit.adapters.providers.google.raw_stream")
+    monkeypatch.delattr(models, "_GenerateContentResponse_from_mldev")
+    raw_stream.available.cache_clear()
+    try:
+        assert raw_stream.available() is False
+    finally:
+        monkeypatch.undo()
+        raw_stream.available.cache_clear()
+    (record,) = [r for r in caplog.records if "own stream path" in r.getMessage()]
+    assert "_GenerateContentResponse_from_mldev" in record.getMessage()
+    assert raw_stream.available() is True

@@ -103,8 +103,9 @@ def available() -> bool:
     missing = [name for owner, name in needed if not hasattr(owner, name)]
     if missing:
         log.info(
-            "google-genai lacks %s: streams go through the public generate_content_stream",
-            ", ".join(missing),
+            "google-genai lacks what the adapter's own stream path uses: streams go through "
+            "the public generate_content_stream",
+            missing=missing,
         )
     return not missing
 
@@ -114,9 +115,8 @@ class ChunkStream:
 
     ``config`` holds ``GenerateContentConfig`` fields. The request is built at once, so a
     contents or config that does not fit the SDK's types raises ``pydantic.ValidationError``
-    here. It is sent on the first ``__anext__``, as the
-    SDK's own stream does. :attr:`headers` holds the response headers from the first chunk
-    on.
+    here. It is sent on the first ``__anext__``, as the SDK's own stream does.
+    :attr:`headers` holds the response headers from the first chunk on.
     """
 
     __slots__ = ("_chunks", "headers")
