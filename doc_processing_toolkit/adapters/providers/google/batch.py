@@ -31,6 +31,7 @@ from doc_processing_toolkit.adapters.providers._batch import (
 from doc_processing_toolkit.adapters.providers.google.client import GoogleModelClient, import_genai
 from doc_processing_toolkit.adapters.providers.google.dialect import PROVIDER
 from doc_processing_toolkit.adapters.providers.google.files import upload_large_media
+from doc_processing_toolkit.adapters.providers.google.raw_stream import DUMP_EXCLUDE
 from doc_processing_toolkit.adapters.providers.google.response import parse_response
 from doc_processing_toolkit.domain.errors import (
     BadRequestError,
@@ -43,7 +44,6 @@ from doc_processing_toolkit.ports.batch import BatchOutcome
 
 __all__ = ["GoogleBatchClient"]
 
-_DUMP_EXCLUDE = {"sdk_http_response", "automatic_function_calling_history", "parsed"}
 _NOT_RUN = {"JOB_STATE_CANCELLED": "cancelled", "JOB_STATE_EXPIRED": "expired"}
 _HTTP = {1: 499, 3: 400, 4: 504, 5: 404, 7: 403, 8: 429, 10: 409, 13: 500, 14: 503, 16: 401}
 """google.rpc codes -> HTTP statuses (an inlined error carries the rpc code)."""
@@ -143,7 +143,7 @@ class GoogleBatchClient(SdkBatchClient[GoogleModelClient]):
     ) -> BatchOutcome:
         if answered.response is not None:
             data = answered.response.model_dump(
-                mode="json", exclude_none=True, exclude=_DUMP_EXCLUDE
+                mode="json", exclude_none=True, exclude=set(DUMP_EXCLUDE)
             )
             response = parse_response(
                 data,
