@@ -1,7 +1,8 @@
 """GoogleModelClient: the ModelClient for the Gemini API, through the ``google-genai`` SDK.
 
 This module owns the SDK client and its lifecycle; :mod:`.mapping` maps the request,
-:mod:`.stream` turns chunks into deltas. The SDK is imported inside methods, so
+:mod:`.raw_stream` sends it through the SDK and reads each chunk as a dict, and
+:mod:`.stream` turns the chunks into deltas. The SDK is imported inside methods, so
 importing this module (or the package) does not import ``google.genai``.
 
 The API key comes from the ``api_key`` argument, else ``GOOGLE_GEMINI_API_KEY``, else the
