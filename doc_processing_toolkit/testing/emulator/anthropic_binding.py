@@ -26,7 +26,7 @@ import weakref
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from doc_processing_toolkit.testing.emulator.common import EmulatorState
+from doc_processing_toolkit.testing.emulator.common import EmulatorState, without_key
 from doc_processing_toolkit.testing.script import PREFIX_BINDING_MESSAGE, Reply
 
 __all__ = ["THINKING_BINDING_BETA", "BindingCheck", "bind_reply", "check_bindings"]
@@ -42,11 +42,7 @@ _SNAPSHOTS: weakref.WeakKeyDictionary[EmulatorState, dict[str, dict[str, Any]]] 
 
 
 def _clean(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items() if k != "cache_control"}
-    if isinstance(value, list):
-        return [_clean(v) for v in value]
-    return value
+    return without_key(value, "cache_control")
 
 
 def _blocks(content: Any) -> list[Any]:

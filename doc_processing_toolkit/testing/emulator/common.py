@@ -52,6 +52,7 @@ __all__ = [
     "iso_z",
     "new_id",
     "sse_event",
+    "without_key",
 ]
 
 EXHAUSTED_MESSAGE = "emulator script exhausted: push() more steps or give the emulator a default"
@@ -305,3 +306,12 @@ def iso_z(when: datetime) -> str:
 def epoch_iso_z(stamp: float | None) -> str | None:
     """A ``time.time()`` stamp as :func:`iso_z` writes it (None stays None)."""
     return None if stamp is None else iso_z(datetime.fromtimestamp(stamp, UTC))
+
+
+def without_key(value: Any, key: str) -> Any:
+    """``value`` (JSON data) with ``key`` dropped from every object in it, at any depth."""
+    if isinstance(value, dict):
+        return {k: without_key(v, key) for k, v in value.items() if k != key}
+    if isinstance(value, list):
+        return [without_key(item, key) for item in value]
+    return value
