@@ -27,6 +27,7 @@ from doc_processing_toolkit.domain.messages import (
 from doc_processing_toolkit.domain.requests import ModelRequest
 from doc_processing_toolkit.domain.tools.specs import ForcedTool, ToolSpec
 from doc_processing_toolkit.testing.emulator import ProviderEmulator
+from doc_processing_toolkit.testing.emulator.common import without_key
 from doc_processing_toolkit.testing.script import Reply, ThinkingBlock, ToolCall
 
 pytestmark = pytest.mark.anyio
@@ -72,18 +73,12 @@ async def _both_ways(
         deltas, response = await collect(client, request)
         (sent,) = emu.requests
         # the emulator draws a new response id for every response
-        response = dataclasses.replace(response, request_id=None, raw=_scrubbed(response.raw))
+        response = dataclasses.replace(
+            response, request_id=None, raw=without_key(response.raw, "response_id")
+        )
         results.append(((sent.path, sent.body, _headers(sent.headers)), deltas, response))
         await client.aclose()
     return results[0], results[1]
-
-
-def _scrubbed(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _scrubbed(v) for k, v in value.items() if k != "response_id"}
-    if isinstance(value, list):
-        return [_scrubbed(item) for item in value]
-    return value
 
 
 def _headers(headers: dict[str, str]) -> dict[str, str]:
@@ -182,3 +177,26 @@ async def test_without_the_sdk_functions_the_public_method_is_used(
 def test_the_installed_sdk_has_every_function_the_own_path_uses() -> None:
     raw_stream.available.cache_clear()
     assert raw_stream.available()
+
+
+async def test_a_converter_without_the_model_path_falls_back_to_the_public_method(
+    emu: ProviderEmulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import google.genai.models as sdk_models
+
+    convert = sdk_models._GenerateContentParameters_to_mldev
+
+    def without_url(api: Any, params: Any, parent: Any, root: Any) -> Any:
+        request = convert(api, params, parent, root)
+        if isinstance(root, dict):  # the adapter's own call (the SDK passes its model)
+            request.pop("_url", None)
+        return request
+
+    monkeypatch.setattr(sdk_models, "_GenerateContentParameters_to_mldev", without_url)
+    emu.push(Reply("hello"))
+    client = GoogleModelClient(base_url=emu.google_base_url)
+    _, response = await collect(client, ModelRequest(model=MODEL, messages=(user_text("hi"),)))
+    await client.aclose()
+    assert response.message.text == "hello"
+    (sent,) = emu.requests
+    assert sent.path.endswith(f"/models/{MODEL}:streamGenerateContent")

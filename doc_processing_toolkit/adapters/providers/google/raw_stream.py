@@ -141,7 +141,13 @@ class ChunkStream:
             "config": sdk_config,
         }
         request = models._GenerateContentParameters_to_mldev(api, params, None, params)
-        path = "{model}:streamGenerateContent?alt=sse".format_map(request["_url"])
+        url = request.get("_url")
+        if not isinstance(url, dict) or not isinstance(url.get("model"), str):
+            # not the shape this module was written against: the public method's way
+            log.info("google-genai's converter gave no model path: using generate_content_stream")
+            self._chunks = self._public(client, model, contents, config_model(config))
+            return
+        path = "{model}:streamGenerateContent?alt=sse".format_map(url)
         query = request.get("_query")
         if query:
             path = f"{path}?{urlencode(query)}"
