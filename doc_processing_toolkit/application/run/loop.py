@@ -251,9 +251,9 @@ class RunLoop:
             )
         except Exception:
             # A failure's partial usage travels on the error (or a retried attempt's cost).
-            outcome.in_flight_usage = None
+            outcome.in_flight.usage = None
             raise
-        outcome.in_flight_usage = None
+        outcome.in_flight.usage = None
         record = price_request(
             response.usage,
             binding.serving_row(s, response.model),
@@ -350,7 +350,7 @@ class RunLoop:
                 purpose=purpose,
                 code_execution_file_ids=s.code_execution_file_ids,
                 media_resolutions=s.media_resolutions,
-                on_usage=outcome.note_in_flight_usage,
+                on_usage=outcome.in_flight,
                 **binding.request_fields(s, outcome),
             )
             response = await self._send(request, outcome, iteration)

@@ -16,7 +16,7 @@ from doc_processing_toolkit.domain.costs.ledger import Ledger, RetryAccumulator
 from doc_processing_toolkit.domain.messages import Message
 from doc_processing_toolkit.domain.requests import ModelRequest, ModelResponse, Usage
 
-__all__ = ["RunOutcome", "new_run_id"]
+__all__ = ["InFlightUsage", "RunOutcome", "new_run_id"]
 
 _UUID4_CLEAR = ~((0xF000 << 64) | (0xC000 << 48))
 _UUID4_SET = (0x4000 << 64) | (0x8000 << 48)
@@ -27,6 +27,20 @@ def new_run_id() -> str:
     building the ``UUID`` object (2.4 us against 0.5 us, on every run)."""
     n = int.from_bytes(os.urandom(16), "big") & _UUID4_CLEAR | _UUID4_SET
     return f"{n:032x}"
+
+
+class InFlightUsage:
+    """A request's ``on_usage``: what the provider reported for the request still
+    streaming. Its own small object, so a request does not hold its run's outcome (which
+    holds the request): a run then leaves no reference cycle for the garbage collector."""
+
+    __slots__ = ("usage",)
+
+    def __init__(self) -> None:
+        self.usage: Usage | None = None
+
+    def __call__(self, usage: Usage) -> None:
+        self.usage = usage
 
 
 @dataclass
@@ -57,9 +71,10 @@ class RunOutcome:
     """Tools stamped defer_loading on this run's wire tools (set by the Agent)."""
     error: BaseException | None = None
     """Set when the run failed; the partial state above is still valid."""
-    in_flight_usage: Usage | None = None
+    in_flight: InFlightUsage = field(default_factory=InFlightUsage, repr=False)
     """Usage the provider reported for a request still streaming (cleared when it ends):
-    what a run cancelled mid-request had already been billed."""
+    what a run cancelled mid-request had already been billed. Each request's
+    ``on_usage``."""
     current_request: ModelRequest | None = None
     """The latest request sent (its purpose, tier and cache TTL price a failed one)."""
     current_iteration: int = 0
@@ -97,12 +112,13 @@ class RunOutcome:
             return local_estimate(self.estimate_source)
         return self.estimated_input_tokens
 
-    def note_in_flight_usage(self, usage: Usage) -> None:
-        """A request's ``on_usage``: what the provider reported while it still streams."""
-        self.in_flight_usage = usage
+    @property
+    def in_flight_usage(self) -> Usage | None:
+        """What the provider reported for the request still streaming (None: nothing)."""
+        return self.in_flight.usage
 
     def begin_request(self, request: ModelRequest, iteration: int) -> None:
         """``request`` is about to be sent: nothing of it is billed yet."""
-        self.in_flight_usage = None
+        self.in_flight.usage = None
         self.current_request = request
         self.current_iteration = iteration

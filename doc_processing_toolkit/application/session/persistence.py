@@ -11,6 +11,7 @@ import copy
 import json
 import logging
 import os
+import weakref
 from contextvars import Token
 from pathlib import Path
 from typing import Any, Self
@@ -382,7 +383,17 @@ class SessionPersistence:
         """The session's frozen tool surface (application/run/tool_surface.py)."""
         guard = self.__dict__.get("_frozen_tool_surface")
         if guard is None:
-            guard = self.__dict__["_frozen_tool_surface"] = ToolSurfaceGuard(self._record_drift)
+            # The guard calls back through a weak reference: the session holds the guard,
+            # so a bound method would make a cycle that keeps a dropped session (and its
+            # Agent) alive until the collector runs.
+            record_drift = weakref.WeakMethod(self._record_drift)
+
+            def record(entry: dict[str, Any]) -> None:
+                method = record_drift()
+                if method is not None:
+                    method(entry)
+
+            guard = self.__dict__["_frozen_tool_surface"] = ToolSurfaceGuard(record)
         return guard
 
     def _record_drift(self, record: dict[str, Any]) -> None:
