@@ -58,31 +58,38 @@ def build_result(
 ) -> AgentResult:
     """The AgentResult of ``outcome`` (error set when the run failed)."""
     ledger, attempts = outcome.ledger, outcome.accumulator
-    records = [r.to_dict() for r in ledger.records]
-    input_tokens = sum(r.input_tokens for r in ledger.records) + attempts.total_input_tokens
-    output_tokens = sum(r.output_tokens for r in ledger.records) + attempts.total_output_tokens
-    cost = float(ledger.total_cost) + float(attempts.total_cost)
-    estimated = bool(ledger.cost_estimated) or any(a.cost_estimated for a in attempts.attempts)
-    token_source: str | None = "api_response" if records else None
+    token_source: str | None = "api_response" if ledger.records else None
     error_text: str | None = None
 
     error = outcome.error
     if error is not None:
         error_text = redact(f"{type(error).__name__}: {error}")
-        if not records and isinstance(error, ProviderError) and error.before_stream:
+        if not ledger.records and isinstance(error, ProviderError) and error.before_stream:
             # Refused before a byte streamed (after any retries): nothing was billed.
             token_source = "rejected_before_stream"
-        elif not records:
+        elif not ledger.records:
             token_source = "unknown"
     partial_record = failed_request_record(outcome, row)
+    cost = float(ledger.total_cost) + float(attempts.total_cost)
+    estimated = bool(ledger.cost_estimated) or any(a.cost_estimated for a in attempts.attempts)
+    priced = ledger.records
     if partial_record is not None:  # the request the run failed on (or was cancelled in)
-        records.append(partial_record.to_dict())
-        input_tokens += partial_record.input_tokens
-        output_tokens += partial_record.output_tokens
+        priced = [*priced, partial_record]
         cost += partial_record.cost
         estimated = estimated or partial_record.cost_estimated
         token_source = str(partial_record.extra.get("token_source", STREAM_PARTIAL))
-    priced = [*ledger.records, *([partial_record] if partial_record is not None else [])]
+    records = [r.to_dict() for r in priced]
+    # The priced records' token totals in one pass, on top of the retried attempts'.
+    input_tokens, output_tokens = attempts.total_input_tokens, attempts.total_output_tokens
+    reasoning_tokens = attempts.total_reasoning_tokens
+    cached_input_tokens = attempts.total_cached_input_tokens
+    cache_write_tokens = 0
+    for record in priced:
+        input_tokens += record.input_tokens
+        output_tokens += record.output_tokens
+        reasoning_tokens += record.reasoning_tokens
+        cached_input_tokens += record.cached_input_tokens
+        cache_write_tokens += record.cache_write_tokens
     if error is None and _structured(outcome):
         mark_structured_records(records, attempts)
 
@@ -108,10 +115,9 @@ def build_result(
         tools_used=_dedupe(outcome.tools_used),
         input_tokens=input_tokens,
         output_tokens=output_tokens,
-        reasoning_tokens=sum(r.reasoning_tokens for r in priced) + attempts.total_reasoning_tokens,
-        cached_input_tokens=sum(r.cached_input_tokens for r in priced)
-        + attempts.total_cached_input_tokens,
-        cache_write_tokens=sum(r.cache_write_tokens for r in priced),
+        reasoning_tokens=reasoning_tokens,
+        cached_input_tokens=cached_input_tokens,
+        cache_write_tokens=cache_write_tokens,
         request_cost_records=records,
         tier_downgraded=bool(ledger.tier_downgraded),
         cost=round_usd(cost),
@@ -204,6 +210,8 @@ def _apply_response_metadata(result: AgentResult, metadata: dict[str, Any]) -> N
 def _apply_compactions(result: AgentResult, outcome: RunOutcome) -> None:
     """The run's compaction counts (their summaries' records are already in the totals)."""
     done = outcome.compactions
+    if not done:  # the result's defaults
+        return
     result.compaction_count = len(done)
     result.compaction_input_tokens = sum(c.summary_input_tokens for c in done)
     result.compaction_output_tokens = sum(c.summary_output_tokens for c in done)

@@ -114,11 +114,18 @@ class _Rates:
 
 
 def _rates(pricing: Pricing, prompt_tokens: int) -> _Rates:
+    threshold = pricing.long_context_threshold_tokens
+    return _rates_of(pricing, threshold is not None and prompt_tokens > threshold)
+
+
+@functools.lru_cache(maxsize=1024)
+def _rates_of(pricing: Pricing, long_context: bool) -> _Rates:
+    # A pure function of a frozen row and one flag, asked on every priced request: cached
+    # (the same few rows price every request of a run).
     assert pricing.input_per_mtok is not None and pricing.output_per_mtok is not None
     base_in = _d(pricing.input_per_mtok)
     in_rate, out_rate, scale = base_in, _d(pricing.output_per_mtok), Decimal(1)
-    threshold = pricing.long_context_threshold_tokens
-    if threshold is not None and prompt_tokens > threshold:
+    if long_context:
         if pricing.long_context_input_per_mtok is not None:
             in_rate = _d(pricing.long_context_input_per_mtok)
             if base_in:

@@ -104,6 +104,9 @@ class StreamAssembler:
         self._served: str | None = None
         self._message: dict[str, Any] = {}
         self._usage: dict[str, Any] = {}
+        self._parsed: tuple[dict[str, Any], Usage] | None = None
+        """The last :func:`parse_usage` and the usage dict it parsed (each event that
+        carries usage makes a new dict, so an unchanged one is parsed once)."""
         self._delta: dict[str, Any] = {}
         self._blocks: dict[int, dict[str, Any]] = {}
         self._json: dict[int, list[str]] = {}
@@ -215,7 +218,13 @@ class StreamAssembler:
 
     def partial_usage(self) -> Usage | None:
         """The usage reported so far (None before message_start)."""
-        return parse_usage(self._usage) if self.started else None
+        return self._usage_now() if self.started else None
+
+    def _usage_now(self) -> Usage:
+        parsed, raw = self._parsed, self._usage
+        if parsed is None or parsed[0] is not raw:
+            parsed = self._parsed = (raw, parse_usage(raw))
+        return parsed[1]
 
     @property
     def request_model(self) -> str | None:
@@ -268,7 +277,7 @@ class StreamAssembler:
         served = self.request_model or requested_model
         return ModelResponse(
             message=self.message(),
-            usage=parse_usage(self._usage),
+            usage=self._usage_now(),
             usage_by_model=usage_by_model(self._usage, served),
             stop_reason=map_stop_reason(self._delta.get("stop_reason")),
             model=served,
