@@ -216,6 +216,8 @@ class RunLoop:
                     iteration=iteration, attempt=attempt, purpose=request.purpose
                 )
                 return
+            if not self._channel.emit_request_start:  # nobody takes it: no metadata built
+                return
             await self._channel.emit(
                 "request_start",
                 None,
