@@ -58,6 +58,12 @@ class EventChannel:
         """Only the run handle listens (no hook): hook points build no event."""
         self.emit_request_start = emit_request_start
 
+    @property
+    def takes_deltas(self) -> bool:
+        """Whether text and thinking deltas go anywhere (only a stream sink takes them;
+        a hook never sees a delta): without one the loop does not hand them over."""
+        return self._sink is not None
+
     async def emit(
         self, event_type: EventType, content: Any = None, metadata: dict[str, Any] | None = None
     ) -> HookDirective | None:

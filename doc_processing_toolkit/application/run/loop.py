@@ -244,7 +244,7 @@ class RunLoop:
             response = await stream_with_retry(
                 self._client,
                 binding.prepare_request(request, s, outcome, self._log),
-                on_delta=on_delta,
+                on_delta=on_delta if self._channel.takes_deltas else None,
                 accumulator=outcome.accumulator,
                 price=self._price,
                 policy=self._retry_policy,

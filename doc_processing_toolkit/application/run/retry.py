@@ -141,7 +141,7 @@ async def stream_with_retry(
     client: ModelClient,
     request: ModelRequest,
     *,
-    on_delta: Callable[[StreamDelta], Awaitable[None]],
+    on_delta: Callable[[StreamDelta], Awaitable[None]] | None,
     accumulator: RetryAccumulator,
     price: Callable[[Usage], tuple[float, bool]],
     policy: RetryPolicy | None = None,
@@ -152,7 +152,8 @@ async def stream_with_retry(
 
     Args:
         on_delta: receives every delta of the attempt that streams; once one was
-            delivered, a failure of that attempt is no longer retried.
+            delivered, a failure of that attempt is no longer retried. None when
+            nothing takes the deltas (a run without a stream consumer).
         accumulator: collects one RetryAttemptCost per failed attempt.
         price: prices a partial Usage as (cost, estimated).
         before_send: awaited with the 1-based attempt number before each send
@@ -186,7 +187,8 @@ async def stream_with_retry(
                 else:
                     emitted = True
                     streamed_chars += len(getattr(item, "text", ""))
-                    await on_delta(item)
+                    if on_delta is not None:
+                        await on_delta(item)
             if response is None:
                 raise ProviderError(
                     f"{client.provider} stream ended without a response",
