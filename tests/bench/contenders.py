@@ -319,10 +319,11 @@ def _google(base: str, model: str) -> Baseline:
     # What the Agent's adapter sends on every request (one request is one HTTP request:
     # the SDK's automatic function calling and automatic continuation are off), on a
     # client with the Agent's connection pool (100 idle connections kept, as the Anthropic
-    # and OpenAI SDKs keep them, where httpx's default keeps 20).
+    # and OpenAI SDKs keep them, where httpx's default keeps 20, in five pools of 20).
     import httpx2
 
     from doc_processing_toolkit.adapters.providers.google.client import CONNECTION_LIMITS
+    from doc_processing_toolkit.adapters.providers.google.pool import ShardedTransport
 
     configured = genai.Client(
         api_key=KEY,
@@ -330,7 +331,10 @@ def _google(base: str, model: str) -> Baseline:
         http_options=types.HttpOptions(
             base_url=base,
             retry_options=types.HttpRetryOptions(attempts=1),
-            async_client_args={"limits": httpx2.Limits(**CONNECTION_LIMITS)},
+            async_client_args={
+                "transport": ShardedTransport(),
+                "limits": httpx2.Limits(**CONNECTION_LIMITS),
+            },
         ),
     )
     one_request = types.GenerateContentConfig(

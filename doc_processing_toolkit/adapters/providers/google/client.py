@@ -78,9 +78,11 @@ API_KEY_ENVS = ("GOOGLE_GEMINI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
 """Where the key is read from, in order (the last two are the SDK's own names)."""
 
 CONNECTION_LIMITS = {"max_connections": 1000, "max_keepalive_connections": 100}
-"""The SDK client's connection pool: the Anthropic and OpenAI SDKs' default. google-genai
-leaves httpx's, which keeps only 20 idle connections, so a burst of 100 concurrent runs
-closed 80 connections and opened them again on the next burst."""
+"""The SDK client's connection limits, all pools together: the Anthropic and OpenAI SDKs'
+default. google-genai leaves httpx's, which keeps only 20 idle connections, so a burst of
+100 concurrent runs closed 80 connections and opened them again on the next burst. The
+connections are kept in several pools (:class:`.pool.ShardedTransport`); proxy transports
+mounted from the environment take these limits as one pool."""
 
 log = get_logger(__name__)
 
@@ -145,6 +147,8 @@ class GoogleModelClient(SdkModelClient):
     ) -> Any:
         import httpx2
 
+        from doc_processing_toolkit.adapters.providers.google.pool import ShardedTransport
+
         options = types.HttpOptions(
             base_url=base_url,
             api_version=version,
@@ -154,6 +158,7 @@ class GoogleModelClient(SdkModelClient):
             # the idle watchdog closes a stalled stream's response (see providers._guard)
             async_client_args={
                 "event_hooks": {"response": [remember_response]},
+                "transport": ShardedTransport(verify=shared_ssl_context()),
                 "limits": httpx2.Limits(**CONNECTION_LIMITS),
                 "verify": shared_ssl_context(),
                 "ssl": shared_ssl_context(_websocket_ssl_context),
