@@ -323,7 +323,7 @@ def _google(base: str, model: str) -> Baseline:
     import httpx2
 
     from doc_processing_toolkit.adapters.providers.google.client import CONNECTION_LIMITS
-    from doc_processing_toolkit.adapters.providers.google.pool import ShardedTransport
+    from doc_processing_toolkit.adapters.providers._pool import ShardedTransport
 
     configured = genai.Client(
         api_key=KEY,

@@ -93,7 +93,12 @@ class AnthropicModelClient(SdkModelClient):
 
     @staticmethod
     def _new_sdk_client(sdk: Any, api_key: str | None, base_url: str | None) -> Any:
-        http = sdk.DefaultAsyncHttpxClient(verify=shared_ssl_context())
+        from doc_processing_toolkit.adapters.providers._pool import (
+            sdk_http_client,
+            tcp_keepalive_options,
+        )
+
+        http = sdk_http_client(sdk, shared_ssl_context(), tcp_keepalive_options())
         return sdk.AsyncAnthropic(
             api_key=api_key, base_url=base_url, max_retries=0, http_client=http
         )

@@ -98,7 +98,9 @@ class FireworksModelClient(SdkModelClient):
 
     @staticmethod
     def _new_sdk_client(sdk: Any, api_key: str, base_url: str) -> Any:
-        http = sdk.DefaultAsyncHttpxClient(verify=shared_ssl_context())
+        from doc_processing_toolkit.adapters.providers._pool import sdk_http_client
+
+        http = sdk_http_client(sdk, shared_ssl_context())
         client = sdk.AsyncOpenAI(
             api_key=api_key, base_url=base_url, max_retries=0, http_client=http
         )

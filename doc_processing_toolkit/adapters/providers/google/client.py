@@ -147,8 +147,14 @@ class GoogleModelClient(SdkModelClient):
     ) -> Any:
         import httpx2
 
-        from doc_processing_toolkit.adapters.providers.google.pool import ShardedTransport
+        from doc_processing_toolkit.adapters.providers._pool import (
+            ShardedTransport,
+            environment_proxy,
+        )
 
+        transport: dict[str, Any] = {}
+        if not environment_proxy():  # httpx reads no proxy variable for a given transport
+            transport["transport"] = ShardedTransport(verify=shared_ssl_context())
         options = types.HttpOptions(
             base_url=base_url,
             api_version=version,
@@ -158,7 +164,7 @@ class GoogleModelClient(SdkModelClient):
             # the idle watchdog closes a stalled stream's response (see providers._guard)
             async_client_args={
                 "event_hooks": {"response": [remember_response]},
-                "transport": ShardedTransport(verify=shared_ssl_context()),
+                **transport,
                 "limits": httpx2.Limits(**CONNECTION_LIMITS),
                 "verify": shared_ssl_context(),
                 "ssl": shared_ssl_context(_websocket_ssl_context),

@@ -108,7 +108,9 @@ class OpenAIModelClient(SdkModelClient):
     @staticmethod
     def _new_sdk_client(sdk: Any, api_key: str | None, base_url: str | None) -> Any:
         try:
-            http = sdk.DefaultAsyncHttpxClient(verify=shared_ssl_context())
+            from doc_processing_toolkit.adapters.providers._pool import sdk_http_client
+
+            http = sdk_http_client(sdk, shared_ssl_context())
             return sdk.AsyncOpenAI(
                 api_key=api_key, base_url=base_url, max_retries=0, http_client=http
             )

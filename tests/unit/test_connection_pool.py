@@ -1,4 +1,4 @@
-"""ShardedTransport: the Google SDK client's idle connections kept in several small pools.
+"""ShardedTransport: the SDK clients' idle connections kept in several small pools.
 
 Driven with ``httpx2.MockTransport`` pools (real transports that answer in process), so
 the routing and the in-flight accounting are seen without a socket.
@@ -10,12 +10,15 @@ import anyio
 import httpx2
 import pytest
 
-from doc_processing_toolkit.adapters.providers.google import client as google_client
-from doc_processing_toolkit.adapters.providers.google.pool import (
+from doc_processing_toolkit.adapters.providers._pool import (
     MAX_KEEPALIVE,
     SHARDS,
     ShardedTransport,
+    environment_proxy,
+    sdk_http_client,
+    tcp_keepalive_options,
 )
+from doc_processing_toolkit.adapters.providers.google import client as google_client
 
 pytestmark = pytest.mark.anyio
 
@@ -111,3 +114,50 @@ def test_the_limits_add_up_to_the_agents_and_bad_shards_are_refused() -> None:
     assert MAX_KEEPALIVE == google_client.CONNECTION_LIMITS["max_keepalive_connections"]
     with pytest.raises(ValueError, match="shards must be at least 1"):
         ShardedTransport(shards=0)
+
+
+@pytest.mark.parametrize("variable", ["HTTPS_PROXY", "http_proxy", "ALL_PROXY"])
+def test_under_an_environment_proxy_each_sdk_keeps_its_own_transport(
+    variable: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """httpx reads no proxy variable for a client given its own transport: under one,
+    the SDKs make their clients as they always do (and so route through the proxy)."""
+    import anthropic
+    import openai
+
+    from doc_processing_toolkit.adapters.providers.google import GoogleModelClient
+    from doc_processing_toolkit.adapters.providers.google.client import import_genai
+
+    for name in (
+        "HTTPS_PROXY",
+        "https_proxy",
+        "HTTP_PROXY",
+        "http_proxy",
+        "ALL_PROXY",
+        "all_proxy",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    genai, types, _ = import_genai()
+
+    def transports() -> list[object]:
+        google = GoogleModelClient(api_key="k")._new_sdk_client(
+            genai, types, "k", "http://127.0.0.1:9", None
+        )
+        return [
+            sdk_http_client(anthropic, True)._transport,
+            sdk_http_client(openai, True)._transport,
+            google.aio._api_client._async_httpx_client._transport,
+        ]
+
+    assert not environment_proxy()
+    assert all(isinstance(t, ShardedTransport) for t in transports())
+    monkeypatch.setenv(variable, "http://proxy.invalid:3128")
+    assert environment_proxy()
+    assert not any(isinstance(t, ShardedTransport) for t in transports())
+
+
+def test_the_anthropic_keepalive_options_are_the_sdks_own() -> None:
+    import anthropic
+
+    default = anthropic.DefaultAsyncHttpxClient()._transport._pool  # what the SDK builds
+    assert tcp_keepalive_options() == default._socket_options
