@@ -322,8 +322,8 @@ def _google(base: str, model: str) -> Baseline:
     # and OpenAI SDKs keep them, where httpx's default keeps 20, in five pools of 20).
     import httpx2
 
-    from doc_processing_toolkit.adapters.providers.google.client import CONNECTION_LIMITS
     from doc_processing_toolkit.adapters.providers._pool import ShardedTransport
+    from doc_processing_toolkit.adapters.providers.google.client import CONNECTION_LIMITS
 
     configured = genai.Client(
         api_key=KEY,
