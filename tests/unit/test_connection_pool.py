@@ -106,14 +106,12 @@ async def test_a_cancelled_stream_gives_its_slot_back() -> None:
     assert transport.in_flight == [0, 0]
 
 
-def test_the_limits_add_up_to_the_agents_and_bad_shards_are_refused() -> None:
+def test_the_limits_add_up_to_the_agents() -> None:
     transport = ShardedTransport()
     limits = [pool._pool for pool in transport._pools]  # httpcore2 pools
     assert len(limits) == SHARDS
     assert sum(p._max_keepalive_connections for p in limits) == MAX_KEEPALIVE
     assert MAX_KEEPALIVE == google_client.CONNECTION_LIMITS["max_keepalive_connections"]
-    with pytest.raises(ValueError, match="shards must be at least 1"):
-        ShardedTransport(shards=0)
 
 
 @pytest.mark.parametrize("variable", ["HTTPS_PROXY", "http_proxy", "ALL_PROXY"])

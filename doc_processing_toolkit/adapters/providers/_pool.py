@@ -56,9 +56,10 @@ class _Released(httpx2.AsyncByteStream):
         self._stream = stream
         self._done = done
 
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for chunk in self._stream:
-            yield chunk
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        # The pool's own iterator: no generator of ours that a close from another task
+        # (the idle watchdog) could find still running.
+        return self._stream.__aiter__()
 
     async def aclose(self) -> None:
         done, self._done = self._done, None
@@ -80,8 +81,6 @@ class ShardedTransport(httpx2.AsyncBaseTransport):
         trust_env: bool = True,
         socket_options: Iterable[tuple[int, int, int | bool]] | None = None,
     ) -> None:
-        if shards < 1:
-            raise ValueError(f"shards must be at least 1, got {shards}")
         limits = httpx2.Limits(
             max_connections=MAX_CONNECTIONS // shards,
             max_keepalive_connections=MAX_KEEPALIVE // shards,
