@@ -186,6 +186,19 @@ def test_long_context_rates_and_scaled_cache_reads() -> None:
     assert close(price_request(usage, LONG).cost, (1_200_000 + 30_000 + 22_500) / 1e6)
 
 
+def test_the_cached_rates_switch_at_the_long_context_threshold_either_way() -> None:
+    """A row's rates are computed once per (row, long-context flag): pricing the same row
+    below, above and below the threshold again still bills each at its own rates."""
+    from doc_processing_toolkit.domain.costs import pricing
+
+    short, long = Usage(input_tokens=1_000, output_tokens=10), Usage(input_tokens=300_000)
+    hits = pricing._rates_of.cache_info().hits
+    assert close(price_request(short, LONG).cost, (1_000 * 3 + 10 * 15) / 1e6)
+    assert close(price_request(long, LONG).cost, 300_000 * 6 / 1e6)
+    assert close(price_request(short, LONG).cost, (1_000 * 3 + 10 * 15) / 1e6)
+    assert pricing._rates_of.cache_info().hits >= hits + 1  # the short rates, once
+
+
 def test_record_dict_shape_and_round_trip() -> None:
     record = price_request(
         Usage(input_tokens=10, output_tokens=5, cached_input_tokens=2),

@@ -81,8 +81,8 @@ CONNECTION_LIMITS = {"max_connections": 1000, "max_keepalive_connections": 100}
 """The SDK client's connection limits, all pools together: the Anthropic and OpenAI SDKs'
 default. google-genai leaves httpx's, which keeps only 20 idle connections, so a burst of
 100 concurrent runs closed 80 connections and opened them again on the next burst. The
-connections are kept in several pools (:class:`.pool.ShardedTransport`); proxy transports
-mounted from the environment take these limits as one pool."""
+connections are kept in several pools (``providers._pool.ShardedTransport``); under an
+environment proxy the SDK's own transport takes these limits as one pool."""
 
 log = get_logger(__name__)
 
