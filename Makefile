@@ -11,13 +11,14 @@ UV := $(BOOTSTRAP)/bin/uv
 endif
 RUN := $(UV) run --frozen --no-sync
 
-.PHONY: help uv install demo test lint typecheck contracts unit bench bench-smoke docs clean soak postgres
+.PHONY: help uv install demo test lint typecheck contracts unit bench bench-smoke bench-instructions docs clean soak postgres
 
 help:
 	@echo "make demo   - offline demo: a tool-using agent against the local provider emulator"
 	@echo "make test   - ruff, mypy --strict, import-linter contracts, pytest"
 	@echo "make bench  - the performance gate: Agent vs the raw SDKs, import, sessions (< 5 min)"
 	@echo "make bench-smoke - one short round of the bench (CI: proves it runs, times nothing)"
+	@echo "make bench-instructions [PROVIDER=openai] - instructions per call under cachegrind"
 	@echo "make soak   - 2,000 faulted streams and 3,000 Agents created and closed (fds, RSS)"
 	@echo "make docs   - the user guide and API reference, built into site/ (mkdocs --strict)"
 	@echo "make postgres - a throwaway Postgres on loopback for the multi-worker fleet test"
@@ -62,6 +63,12 @@ bench: install
 # One short round of everything (seconds): CI proves the bench works, never times it.
 bench-smoke: install
 	$(RUN) python tests/bench/bench.py --smoke
+	$(RUN) python tests/bench/instructions.py --smoke
+
+# Instructions, cache misses and branch mispredictions per call under valgrind's
+# cachegrind: the noise-free companion of `make bench` (needs valgrind; ~10 min).
+bench-instructions: install
+	$(RUN) python tests/bench/instructions.py $(if $(PROVIDER),--provider $(PROVIDER),)
 
 # Not part of `make test`: CI runs it as its own step.
 docs: install
