@@ -19,6 +19,7 @@ from doc_processing_toolkit.adapters.providers._pool import (
     tcp_keepalive_options,
 )
 from doc_processing_toolkit.adapters.providers.google import client as google_client
+from doc_processing_toolkit.domain.errors import InvalidInputError
 
 pytestmark = pytest.mark.anyio
 
@@ -106,12 +107,14 @@ async def test_a_cancelled_stream_gives_its_slot_back() -> None:
     assert transport.in_flight == [0, 0]
 
 
-def test_the_limits_add_up_to_the_agents() -> None:
+def test_the_limits_add_up_to_the_agents_and_bad_shards_are_refused() -> None:
     transport = ShardedTransport()
     limits = [pool._pool for pool in transport._pools]  # httpcore2 pools
     assert len(limits) == SHARDS
     assert sum(p._max_keepalive_connections for p in limits) == MAX_KEEPALIVE
     assert MAX_KEEPALIVE == google_client.CONNECTION_LIMITS["max_keepalive_connections"]
+    with pytest.raises(InvalidInputError, match="shards must be at least 1"):
+        ShardedTransport(shards=0)
 
 
 @pytest.mark.parametrize("variable", ["HTTPS_PROXY", "http_proxy", "ALL_PROXY"])

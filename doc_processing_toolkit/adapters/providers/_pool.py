@@ -31,6 +31,8 @@ from typing import Any
 
 import httpx2
 
+from doc_processing_toolkit.domain.errors import InvalidInputError
+
 __all__ = [
     "SHARDS",
     "ShardedTransport",
@@ -81,6 +83,8 @@ class ShardedTransport(httpx2.AsyncBaseTransport):
         trust_env: bool = True,
         socket_options: Iterable[tuple[int, int, int | bool]] | None = None,
     ) -> None:
+        if shards < 1:
+            raise InvalidInputError(f"shards must be at least 1, got {shards}")
         limits = httpx2.Limits(
             max_connections=MAX_CONNECTIONS // shards,
             max_keepalive_connections=MAX_KEEPALIVE // shards,
