@@ -11,7 +11,7 @@ import httpx2
 import openai
 import pytest
 
-from doc_processing_toolkit.adapters.providers._sse import OpenAIRawEvents
+from doc_processing_toolkit.adapters.providers._sse import OpenAIRawEvents, SseDecoder
 from doc_processing_toolkit.adapters.providers.anthropic.stream import RawEvents
 
 pytestmark = pytest.mark.anyio
@@ -78,3 +78,98 @@ async def test_anthropic_error_event_is_the_sdks_status_error() -> None:
     with pytest.raises(anthropic.APIStatusError) as info:
         await _all(RawEvents(anthropic, _response(body)))
     assert info.value.body == error and info.value.type == "overloaded_error"
+
+
+# -- the decoder both readers share, against the SDK's own decoder as the oracle ---------
+
+_BODY = (
+    ": a comment\n\n"
+    'event: message_start\ndata: {"type": "message_start", "text": "h\u00e9llo \u2603"}\n\n'
+    "event: ping\ndata: {}\n\n"
+    'data: {"a": 1,\ndata: "b": 2}\nid: 7\nretry: 10\n\n\n\n'
+    "event: only-a-name\n\n"
+    "data\n\n"
+    'event: message_stop\ndata:{"type": "message_stop"}\n\n'
+)
+
+
+def _sdk_events(body: bytes) -> list[tuple[str | None, str]]:
+    """The events the SDK's decoder gives that carry a name or data (the others, which
+    it gives for blank lines after an ``id``, are skipped by both readers alike)."""
+    from anthropic._streaming import SSEDecoder as SdkDecoder
+
+    sdk = SdkDecoder()
+    events = [sdk.decode(line.decode()) for line in b"".join([body, b"\n"]).splitlines()]
+    return [(e.event, e.data) for e in events if e is not None and (e.event or e.data)]
+
+
+def _decode(chunks: list[bytes]) -> list[tuple[str | None, str]]:
+    decoder = SseDecoder()
+    events = [event for chunk in chunks for event in decoder.feed(chunk)]
+    return [(kind, data) for kind, data in [*events, *decoder.end()[0]] if kind or data]
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 64, 10_000])
+def test_the_decoder_splits_events_as_the_sdks_decoder_does(newline: str, size: int) -> None:
+    body = _BODY.replace("\n", newline).encode()
+    chunks = [body[i : i + size] for i in range(0, len(body), size)]
+    assert _decode(chunks) == _sdk_events(body)
+    assert ("message_start", '{"type": "message_start", "text": "h\u00e9llo \u2603"}') in (
+        _decode(chunks)
+    )  # a character split between two chunks is decoded whole
+
+
+def test_the_decoder_keeps_an_unterminated_last_event_apart() -> None:
+    decoder = SseDecoder()
+    assert decoder.feed(b'data: {"a": 1}\n\ndata: {"b"') == [(None, '{"a": 1}')]
+    assert decoder.feed(b": 2}\n") == []
+    assert decoder.end() == ([], (None, '{"b": 2}'))
+    assert decoder.end() == ([], None)
+
+
+def test_a_body_ending_in_a_carriage_return_ends_its_event() -> None:
+    decoder = SseDecoder()
+    assert decoder.feed(b"data: 1\n\r") == []  # the \r may be half of a \r\n
+    assert decoder.end() == ([(None, "1")], None)
+
+
+async def test_anthropic_events_read_in_small_chunks_are_whole() -> None:
+    start = {"type": "message_start", "message": {"id": "m", "usage": {"input_tokens": 3}}}
+    body = (
+        f"event: message_start\r\ndata: {json.dumps(start)}\r\n\r\n"
+        'event: message_stop\r\ndata: {"type": "message_stop"}\r\n\r\n'
+        'event: message_stop\r\ndata: {"type": "cut'
+    ).encode()
+    request = httpx2.Request("POST", "http://127.0.0.1:9/v1/stream")
+    response = httpx2.Response(200, content=_chunked(body, 5), request=request)
+    events = await _all(RawEvents(anthropic, response))
+    assert events == [start, {"type": "message_stop"}]  # the unfinished last one is dropped
+
+
+def _chunked(body: bytes, size: int) -> Any:
+    async def chunks() -> Any:
+        for i in range(0, len(body), size):
+            yield body[i : i + size]
+
+    return chunks()
+
+
+async def test_openai_read_errors_are_the_sdks_errors() -> None:
+    class Broken(httpx2.AsyncByteStream):
+        def __init__(self, error: Exception) -> None:
+            self._error = error
+
+        async def __aiter__(self) -> Any:
+            yield b'data: {"type": "a"}\n\n'
+            raise self._error
+
+    request = httpx2.Request("POST", "http://127.0.0.1:9/v1/stream")
+    for error, expected in (
+        (httpx2.ReadTimeout("slow", request=request), openai.APITimeoutError),
+        (httpx2.RemoteProtocolError("cut", request=request), openai.APIConnectionError),
+    ):
+        reader = OpenAIRawEvents(openai, httpx2.Response(200, stream=Broken(error), request=request))
+        assert await reader.__anext__() == {"type": "a"}
+        with pytest.raises(expected):
+            await reader.__anext__()

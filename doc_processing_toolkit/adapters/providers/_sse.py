@@ -1,39 +1,113 @@
-"""A stream's server-sent events as the API's dicts, for the ``openai`` SDK streams.
+"""Server-sent events read off the HTTP response an SDK opened, as the API's dicts.
 
-The SDK's ``AsyncStream`` builds a pydantic model for every event, and the adapters then
-turned each one back into a dict (``to_dict``): the largest share of the client CPU the
-adapters could cut.
-:class:`OpenAIRawEvents` reads the same HTTP response (the one the SDK opened, with its
-status already checked) line by line (``httpx2.Response.aiter_lines``, public), decodes the
-server-sent events as the SDK's decoder does, and hands out each event's JSON as a dict.
-It raises what the SDK's stream raises: ``APIError`` for an in-band ``{"error": ...}``,
-``APITimeoutError`` / ``APIConnectionError`` for a read that timed out or broke, and
-``json.JSONDecodeError`` (a ``ValueError``, mapped by the stream guard) for a line that is
-not JSON. ``[DONE]`` ends the stream; on HTTP/1.1 the rest of the body is read first, so the
-connection can be reused.
+The ``anthropic`` and ``openai`` SDK streams build a pydantic model for every event, and
+the adapters then turned each one back into a dict (``to_dict``): the largest share of
+the client CPU the adapters could cut. The SDKs' own decoder (``SSEDecoder``) costs as
+much again: two async generators, a ``decode`` call per line and an object per event.
 
-The Anthropic SDK has a public raw view of its own (``AsyncStream.raw_events``), used by
-that adapter instead.
+:class:`SseDecoder` splits the response's bytes (``httpx2.Response.aiter_bytes``, public)
+into events as the SSE specification and the SDKs' decoder do (``\\n``, ``\\r\\n`` and
+``\\r`` line ends; comments and ``id`` / ``retry`` fields skipped; the ``data`` lines of
+one event joined by ``\\n``), one split per chunk and one decode per event.
+:class:`OpenAIRawEvents` (OpenAI Responses, Fireworks) and the Anthropic adapter's
+``RawEvents`` hand out each event's JSON as a dict and raise what the SDK's stream raises.
+The request, its headers, auth, the status check and the errors before the stream are
+still the SDK's.
 """
 
 from __future__ import annotations
 
 import json
+from collections import deque
 from typing import Any
 
-__all__ = ["OpenAIRawEvents"]
+__all__ = ["OpenAIRawEvents", "SseDecoder", "SseEvent"]
+
+SseEvent = tuple[str | None, str]
+"""One server-sent event: its ``event`` name (None: none given) and its data."""
+
+
+def _parse(block: bytes) -> SseEvent | None:
+    """The event of one block of lines (None: only comments and other fields)."""
+    event: str | None = None
+    data: list[str] = []
+    for line in block.decode("utf-8").split("\n"):
+        if not line or line[0] == ":":
+            continue  # a blank line left by a run of blank lines, or a comment
+        name, _, value = line.partition(":")
+        if value[:1] == " ":
+            value = value[1:]
+        if name == "data":
+            data.append(value)
+        elif name == "event":
+            event = value or None
+    if event is None and not data:
+        return None
+    return event, data[0] if len(data) == 1 else "\n".join(data)
+
+
+class SseDecoder:
+    """Splits a stream of byte chunks into :data:`SseEvent` values, chunk by chunk."""
+
+    __slots__ = ("_buffer", "_held_cr")
+
+    def __init__(self) -> None:
+        self._buffer = b""
+        """The bytes after the last complete event."""
+        self._held_cr = False
+        """The last chunk ended in ``\\r``: it may be the first half of a ``\\r\\n``."""
+
+    def feed(self, chunk: bytes) -> list[SseEvent]:
+        """The events that ``chunk`` completes, in order."""
+        if self._held_cr or b"\r" in chunk:
+            chunk = self._newlines(chunk)
+        buffer = self._buffer + chunk if self._buffer else chunk
+        if b"\n\n" not in buffer:
+            self._buffer = buffer
+            return []
+        *blocks, self._buffer = buffer.split(b"\n\n")
+        return [event for block in blocks if (event := _parse(block)) is not None]
+
+    def end(self) -> tuple[list[SseEvent], SseEvent | None]:
+        """At the end of the body: the events a held ``\\r`` completes, and the last
+        event if the body ended without the blank line after it (the SSE specification
+        drops that one; the ``openai`` SDK's decoder keeps it)."""
+        events = []
+        if self._held_cr:  # a body that ends in "\r" ended its last line
+            self._held_cr = False
+            events = self.feed(b"\n")
+        rest, self._buffer = self._buffer, b""
+        return events, _parse(rest.rstrip(b"\n")) if rest.strip() else None
+
+    def _newlines(self, chunk: bytes) -> bytes:
+        """``chunk`` with ``\\r\\n`` and ``\\r`` as ``\\n`` (a trailing ``\\r`` is held
+        back until the next chunk shows whether a ``\\n`` follows it)."""
+        if self._held_cr:
+            chunk = b"\r" + chunk
+        self._held_cr = chunk.endswith(b"\r") and bool(chunk)
+        if self._held_cr:
+            chunk = chunk[:-1]
+        return chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
 
 
 class OpenAIRawEvents:
-    """The events of an ``openai`` SDK stream's response, as dicts (see the module)."""
+    """The events of an ``openai`` SDK stream's response, as dicts: ``[DONE]`` ends the
+    stream (on HTTP/1.1 the rest of the body is read first, so the connection can be
+    reused), an in-band ``{"error": ...}`` raises the SDK's ``APIError``, a read that
+    timed out or broke ``APITimeoutError`` / ``APIConnectionError``, and a line that is
+    not a JSON object ``json.JSONDecodeError`` (a ``ValueError``, mapped by the stream
+    guard). The last event is kept when the body ends without its blank line, as the
+    SDK's decoder keeps it."""
 
-    __slots__ = ("_lines", "_sdk", "response")
+    __slots__ = ("_chunks", "_decoder", "_ready", "_sdk", "response")
 
     def __init__(self, sdk: Any, response: Any) -> None:
         self._sdk = sdk
         self.response = response
         """The HTTP response (the stream guard closes it when the stream stalls)."""
-        self._lines = response.aiter_lines().__aiter__()
+        self._chunks = response.aiter_bytes().__aiter__()
+        self._decoder = SseDecoder()
+        self._ready: deque[SseEvent] = deque()
 
     def __aiter__(self) -> OpenAIRawEvents:
         return self
@@ -43,7 +117,7 @@ class OpenAIRawEvents:
             data = await self._next_data()
             if data.startswith("[DONE]"):
                 if self.response.http_version == "HTTP/1.1":
-                    async for _ in self._lines:
+                    async for _ in self._chunks:
                         pass
                 raise StopAsyncIteration
             event = json.loads(data)
@@ -58,25 +132,27 @@ class OpenAIRawEvents:
             return event
 
     async def _next_data(self) -> str:
-        """The data of the next event that has any (comments and bare fields skipped)."""
+        """The data of the next event that has any."""
         import httpx2
 
-        data: list[str] = []
-        try:
-            async for line in self._lines:
-                if not line:
-                    if data:
-                        return "\n".join(data)
-                    continue
-                if line.startswith(":"):
-                    continue  # a comment (a keep-alive)
-                name, _, value = line.partition(":")
-                if name == "data":
-                    data.append(value[1:] if value.startswith(" ") else value)
-        except httpx2.TimeoutException as exc:
-            raise self._sdk.APITimeoutError(request=self.response.request) from exc
-        except httpx2.RequestError as exc:
-            raise self._sdk.APIConnectionError(request=self.response.request) from exc
-        if data:  # the body ended without the blank line after the last event
-            return "\n".join(data)
-        raise StopAsyncIteration
+        ready = self._ready
+        while True:
+            while ready:
+                data = ready.popleft()[1]
+                if data:
+                    return data
+            try:
+                chunk = await self._chunks.__anext__()
+            except StopAsyncIteration:
+                events, last = self._decoder.end()
+                ready.extend(events)
+                if last is not None:
+                    ready.append(last)
+                if not ready:
+                    raise
+                continue
+            except httpx2.TimeoutException as exc:
+                raise self._sdk.APITimeoutError(request=self.response.request) from exc
+            except httpx2.RequestError as exc:
+                raise self._sdk.APIConnectionError(request=self.response.request) from exc
+            ready.extend(self._decoder.feed(chunk))

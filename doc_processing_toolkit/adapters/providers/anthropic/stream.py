@@ -1,8 +1,8 @@
 """Anthropic raw stream events -> domain deltas and the final assistant message.
 
 :class:`StreamAssembler` is fed the raw events as plain dicts, as the API sent them
-(:class:`RawEvents` reads them off the SDK's documented raw view, ``AsyncStream.raw_events``,
-so no per-event SDK model is built), and can be driven by hand in tests.
+(:class:`RawEvents` reads them off the response the SDK opened, so no per-event SDK model
+is built), and can be driven by hand in tests.
 Blocks are rebuilt exactly as the API sent them (text, tool_use with its accumulated
 ``input_json_delta``, thinking with its ``signature_delta``, redacted thinking, and
 server-tool blocks verbatim) and then parsed with the same code as a stored history,
@@ -12,11 +12,13 @@ so the message replays byte-identical.
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.adapters.providers._sse import SseDecoder, SseEvent
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import PROVIDER, block_to_part
 from doc_processing_toolkit.adapters.providers.anthropic.fallback import (
     fallback_target,
@@ -42,45 +44,58 @@ __all__ = ["RawEvents", "StreamAssembler"]
 
 
 class RawEvents:
-    """A stream's server-sent events as the dicts the API sent, read through the SDK's
-    documented raw view (``AsyncStream.raw_events``) instead of its per-event models:
-    pings and empty events are skipped, and an ``event: error`` is raised as the SDK
-    raises it (``APIStatusError`` with the error body). A line that is not JSON raises
-    ``json.JSONDecodeError`` (a ``ValueError``, which the stream guard maps)."""
+    """A stream's server-sent events as the dicts the API sent, read off the response
+    the SDK opened (:class:`~doc_processing_toolkit.adapters.providers._sse.SseDecoder`)
+    instead of the SDK's per-event models: pings, unnamed and empty events are skipped,
+    as the SDK skips them, and an ``event: error`` is raised as the SDK raises it
+    (``APIStatusError`` with the error body). A line that is not JSON raises
+    ``json.JSONDecodeError`` (a ``ValueError``, which the stream guard maps); a read that
+    fails raises httpx2's error, as the SDK's stream does."""
 
-    __slots__ = ("_raw", "_sdk", "response")
+    __slots__ = ("_chunks", "_decoder", "_ready", "_sdk", "response")
 
     def __init__(self, sdk: Any, response: Any) -> None:
         self._sdk = sdk
         self.response = response
         """The HTTP response (the stream guard closes it when the stream stalls)."""
-        self._raw = sdk.AsyncStream.raw_events(response).__aiter__()
+        self._chunks = response.aiter_bytes().__aiter__()
+        self._decoder = SseDecoder()
+        self._ready: deque[SseEvent] = deque()
 
     def __aiter__(self) -> RawEvents:
         return self
 
     async def __anext__(self) -> dict[str, Any]:
+        ready = self._ready
         while True:
-            sse = await self._raw.__anext__()
-            kind = sse.event
-            if kind is None or kind == "ping":
+            while ready:
+                kind, data = ready.popleft()
+                if kind is None or kind == "ping":
+                    continue
+                if kind == "error":
+                    raise self._error(data)
+                if not data:
+                    continue
+                event = json.loads(data)
+                if isinstance(event, dict):
+                    return event
+                raise json.JSONDecodeError("a stream event is not a JSON object", data, 0)
+            try:
+                chunk = await self._chunks.__anext__()
+            except StopAsyncIteration:
+                ready.extend(self._decoder.end()[0])  # an unfinished last event is dropped
+                if not ready:
+                    raise
                 continue
-            if kind == "error":
-                raise self._error(sse)
-            if not sse.data:
-                continue
-            data = json.loads(sse.data)
-            if isinstance(data, dict):
-                return data
-            raise json.JSONDecodeError("a stream event is not a JSON object", sse.data, 0)
+            ready.extend(self._decoder.feed(chunk))
 
-    def _error(self, sse: Any) -> Exception:
-        body: object = sse.data
+    def _error(self, data: str) -> Exception:
+        body: object = data
         try:
-            body = json.loads(sse.data)
+            body = json.loads(data)
             message = f"{body}"
         except ValueError:
-            message = sse.data or f"Error code: {self.response.status_code}"
+            message = data or f"Error code: {self.response.status_code}"
         error: Exception = self._sdk.APIStatusError(message, response=self.response, body=body)
         return error
 
