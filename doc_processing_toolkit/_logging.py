@@ -29,7 +29,7 @@ _KEYISH = re.compile(r"\b(sk-ant-[A-Za-z0-9_-]{8,}|sk-[A-Za-z0-9_-]{16,}|AIza[0-
 
 def register_secret(value: str | None) -> None:
     """Never let ``value`` reach a log line (ignored when empty or shorter than 6)."""
-    if value and len(value) >= 6:
+    if value and len(value) >= 6 and value not in _secrets:  # registered: no lock taken
         with _secrets_lock:
             _secrets.add(value)
 

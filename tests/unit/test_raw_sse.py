@@ -169,7 +169,9 @@ async def test_openai_read_errors_are_the_sdks_errors() -> None:
         (httpx2.ReadTimeout("slow", request=request), openai.APITimeoutError),
         (httpx2.RemoteProtocolError("cut", request=request), openai.APIConnectionError),
     ):
-        reader = OpenAIRawEvents(openai, httpx2.Response(200, stream=Broken(error), request=request))
+        reader = OpenAIRawEvents(
+            openai, httpx2.Response(200, stream=Broken(error), request=request)
+        )
         assert await reader.__anext__() == {"type": "a"}
         with pytest.raises(expected):
             await reader.__anext__()

@@ -18,6 +18,7 @@ import email.utils
 import importlib
 import os
 import re
+import sys
 import threading
 import time
 import weakref
@@ -164,18 +165,38 @@ class LoopClientCache:
         self._by_loop: weakref.WeakKeyDictionary[Any, dict[Hashable, Any]] = (
             weakref.WeakKeyDictionary()
         )
+        self._last: tuple[weakref.ref[Any], Hashable, Any] | None = None
+        """The last client handed out, with its loop (weakly) and key: the next call on
+        the same loop for the same key, the usual case, takes no lock."""
         with _CACHES_LOCK:
             _CACHES.add(self)
 
     def get(self, key: Hashable, factory: Callable[[], Any]) -> Any:
         """The client for ``key`` on the running loop, built by ``factory`` once."""
+        loop = _loop_key()
+        last = self._last
+        if last is not None and last[0]() is loop and last[1] == key:
+            return last[2]
         with self._lock:
-            per_loop = self._by_loop.setdefault(_loop_key(), {})
+            per_loop = self._by_loop.setdefault(loop, {})
             client = per_loop.get(key)
             if client is None:
                 client = factory()
                 per_loop[key] = client
+            self._last = (weakref.ref(loop, self._forget_loop()), key, client)
             return client
+
+    def _forget_loop(self) -> Callable[[weakref.ref[Any]], None]:
+        """The callback that drops :attr:`_last` when its loop is collected (so a client
+        of a finished ``run_sync`` loop is not kept alive by it)."""
+        cache = weakref.ref(self)
+
+        def forget(dead: weakref.ref[Any]) -> None:
+            held = cache()
+            if held is not None and held._last is not None and held._last[0] is dead:
+                held._last = None
+
+        return forget
 
     def clients(self) -> list[Any]:
         """The clients held for the running loop."""
@@ -186,6 +207,7 @@ class LoopClientCache:
         """Close every client this cache holds for the running loop; forget the others."""
         loop = _loop_key()
         with self._lock:
+            self._last = None
             clients = list(self._by_loop.pop(loop, {}).values())
         for client in clients:
             await self._close_quietly(client)
@@ -195,6 +217,7 @@ class LoopClientCache:
         loop's on that loop (the stream worker's, say); forget those of closed loops."""
         current = _loop_key()
         with self._lock:
+            self._last = None
             held = list(self._by_loop.items())
             self._by_loop.clear()
         for loop, clients in held:
@@ -225,6 +248,7 @@ class LoopClientCache:
     def clear(self) -> None:
         """Forget every client (those on other loops are left to the garbage collector)."""
         with self._lock:
+            self._last = None
             self._by_loop.clear()
 
 
@@ -238,6 +262,9 @@ async def release_loop_clients() -> None:
 
 def import_sdk(module: str, *, provider: str, sdk: str, extra: str) -> Any:
     """Import ``module`` (a provider SDK), or raise an ImportError naming the pip extra."""
+    loaded = sys.modules.get(module)  # imported already (and not mid-import elsewhere)
+    if loaded is not None and not getattr(loaded.__spec__, "_initializing", False):
+        return loaded
     try:
         return importlib.import_module(module)
     except ImportError as exc:  # pragma: no cover - exercised only without the extra

@@ -29,9 +29,22 @@ SseEvent = tuple[str | None, str]
 
 def _parse(block: bytes) -> SseEvent | None:
     """The event of one block of lines (None: only comments and other fields)."""
+    text = block.decode("utf-8")
+    # The shapes the APIs send, without a split: "event: x\ndata: {...}" and "data: {...}".
+    if text.startswith("event: "):
+        end = text.find("\n")
+        if end > 0 and text.startswith("data: ", end + 1) and text.find("\n", end + 1) < 0:
+            return text[7:end] or None, text[end + 7 :]
+    elif text.startswith("data: ") and "\n" not in text:
+        return None, text[6:]
+    return _parse_lines(text)
+
+
+def _parse_lines(text: str) -> SseEvent | None:
+    """The event of one block of lines, field by field."""
     event: str | None = None
     data: list[str] = []
-    for line in block.decode("utf-8").split("\n"):
+    for line in text.split("\n"):
         if not line or line[0] == ":":
             continue  # a blank line left by a run of blank lines, or a comment
         name, _, value = line.partition(":")
