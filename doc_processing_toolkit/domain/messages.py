@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from pydantic import ConfigDict, Discriminator, TypeAdapter
 
+from doc_processing_toolkit.domain._dataclass import quick_init
+
 __all__ = [
     "MESSAGES_ADAPTER",
     "MESSAGE_ADAPTER",
@@ -36,6 +38,7 @@ _BYTES_AS_BASE64 = ConfigDict(ser_json_bytes="base64", val_json_bytes="base64")
 Role: TypeAlias = Literal["user", "assistant", "tool"]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class TextPart:
     """Plain text written by the user or the model."""
@@ -45,6 +48,7 @@ class TextPart:
     kind: Literal["text"] = "text"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class MediaPart:
     """An image, document, audio or video: bytes, a URL, or a provider file reference."""
@@ -66,6 +70,7 @@ class MediaPart:
     kind: Literal["media"] = "media"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ToolCallPart:
     """The model asked for a tool to run."""
@@ -87,6 +92,7 @@ class ToolCallPart:
 ContentPart: TypeAlias = Annotated[TextPart | MediaPart, Discriminator("kind")]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ToolResultPart:
     """What a tool returned, answering one :class:`ToolCallPart`."""
@@ -107,6 +113,7 @@ class ToolResultPart:
         return "\n".join(p.text for p in self.content if isinstance(p, TextPart))
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ReasoningPart:
     """Model reasoning: signed thinking, thought summaries, encrypted reasoning items."""
@@ -120,6 +127,7 @@ class ReasoningPart:
     kind: Literal["reasoning"] = "reasoning"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ProviderPart:
     """A provider-run block kept verbatim: server tool use/results, code execution, MCP calls."""
@@ -137,6 +145,7 @@ Part: TypeAlias = Annotated[
 ]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Message:
     """One turn of the conversation."""

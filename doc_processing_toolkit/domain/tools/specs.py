@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
+from doc_processing_toolkit.domain._dataclass import quick_init
 from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.messages import ContentPart, TextPart
 
@@ -97,6 +98,7 @@ def normalize_tool_choice(value: Any) -> ToolChoice:
     )
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ToolOutcome:
     """What one tool call produced, before the result cap."""

@@ -258,11 +258,13 @@ class StreamAssembler:
         self._pieces.clear()
         return [self._blocks[i] for i in sorted(self._blocks)]
 
-    def message(self) -> Message:
-        """The assistant message as IR (blocks that the IR cannot hold stay verbatim)."""
+    def message(self, blocks: list[dict[str, Any]] | None = None) -> Message:
+        """The assistant message as IR (blocks that the IR cannot hold stay verbatim);
+        ``blocks``: :meth:`content_blocks`, when the caller has them already."""
         parts: list[Part] = []
         names: dict[str, str] = {}
-        blocks = self.content_blocks()
+        if blocks is None:
+            blocks = self.content_blocks()
         for index, block in zip(sorted(self._blocks), blocks, strict=True):
             part = block_to_part(block, names)
             if isinstance(part, ToolCallPart):
@@ -272,11 +274,11 @@ class StreamAssembler:
             parts.append(part)
         return Message(role="assistant", parts=tuple(parts), provider=PROVIDER)
 
-    def raw(self) -> dict[str, Any]:
+    def raw(self, blocks: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         """The final message as plain data, as a non-streaming call would have returned it."""
         raw = dict(self._message)
         raw.update(self._delta)
-        raw["content"] = self.content_blocks()
+        raw["content"] = list(blocks) if blocks is not None else self.content_blocks()
         raw["usage"] = dict(self._usage)
         raw.setdefault("stop_reason", None)
         return raw
@@ -284,14 +286,15 @@ class StreamAssembler:
     def response(self, *, requested_model: str, request_id: str | None) -> ModelResponse:
         """The :class:`ModelResponse` of a completed stream."""
         tier = self._usage.get("service_tier")
-        invoked, metadata = built_in_evidence(self.content_blocks(), self._delta, self._message)
+        blocks = self.content_blocks()
+        invoked, metadata = built_in_evidence(blocks, self._delta, self._message)
         if self._report_transformations and isinstance(self._transformations, list):
             metadata["input_transformations"] = [
                 dict(t) for t in self._transformations if isinstance(t, Mapping)
             ]
         served = self.request_model or requested_model
         return ModelResponse(
-            message=self.message(),
+            message=self.message(blocks),
             usage=self._usage_now(),
             usage_by_model=usage_by_model(self._usage, served),
             stop_reason=map_stop_reason(self._delta.get("stop_reason")),
@@ -301,7 +304,7 @@ class StreamAssembler:
             served_tier=tier if isinstance(tier, str) else None,
             built_in_tools_invoked=invoked,
             metadata=metadata,
-            raw=self.raw(),
+            raw=self.raw(blocks),
         )
 
 
