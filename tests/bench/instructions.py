@@ -6,15 +6,17 @@
 Wall-clock and CPU ratios on a shared 2-core machine move by +-6% between two identical
 SDK clients. This counts instead: each contender runs under valgrind's cachegrind (the
 emulator runs outside it, in its own process), and the figures are the simulated
-instructions, L1 instruction / data cache misses and branch mispredictions of the
+instructions, L1 instruction / data cache misses, last-level cache misses (cachegrind's
+model of this CPU's last cache, or ``--last-level``) and branch mispredictions of the
 client process. Every child makes the same warm-up calls with every contender; one child
 makes nothing more (the baseline) and each other makes ``--calls`` calls of one
 contender, so (child - baseline) / calls is that contender's cost per call. Hash
 randomisation is off (``PYTHONHASHSEED=0``) so start-up costs the same in every child.
 
-The counts say how much work each side does, not how fast the CPU does it: the L2 and
-L3 caches, the TLBs and the real branch predictor are not what cachegrind models. A
-measurement, never an assertion; it needs ``valgrind`` on the PATH and takes about 10
+The counts say how much work each side does, not how fast the CPU does it: a last cache
+shared with other tenants, the TLBs and the real branch predictor are not what cachegrind
+models (``--last-level 1048576,8,64`` simulates one core's 1 MiB L2 in place of the L3).
+A measurement, never an assertion; it needs ``valgrind`` on the PATH and takes about 10
 minutes per provider on 2 cores (9 minutes for Anthropic here).
 """
 
@@ -54,6 +56,7 @@ COUNTERS = {
     "instructions": r"I\s+refs:\s+([\d,]+)",
     "L1 instruction misses": r"I1\s+misses:\s+([\d,]+)",
     "L1 data misses": r"D1\s+misses:\s+([\d,]+)",
+    "last-level misses": r"LL\s+misses:\s+([\d,]+)",
     "branch mispredictions": r"Mispredicts:\s+([\d,]+)",
 }
 
@@ -96,13 +99,17 @@ def child_command(provider: str, url: str, contender: str, calls: int) -> list[s
     return [sys.executable, script, "--child", contender, *options]
 
 
-def counted(provider: str, url: str, contender: str, calls: int, out: Path) -> dict[str, int]:
-    """Run one child under cachegrind; its counters from valgrind's summary."""
+def counted(
+    provider: str, url: str, contender: str, calls: int, out: Path, last_level: str | None = None
+) -> dict[str, int]:
+    """Run one child under cachegrind; its counters from valgrind's summary.
+    ``last_level``: cachegrind's ``--LL=size,associativity,line`` (None: this CPU's)."""
     command = [
         "valgrind",
         "--tool=cachegrind",
         "--cache-sim=yes",
         "--branch-sim=yes",
+        *([f"--LL={last_level}"] if last_level else []),
         f"--cachegrind-out-file={out / contender}.out",
         *child_command(provider, url, contender, calls),
     ]
@@ -119,13 +126,14 @@ def counted(provider: str, url: str, contender: str, calls: int, out: Path) -> d
     return figures
 
 
-def table(provider: str, calls: int) -> str:
+def table(provider: str, calls: int, last_level: str | None = None) -> str:
     """The per-call counts of every contender, and the Agent's ratios to the SDK's."""
     with emulator_process() as url, tempfile.TemporaryDirectory() as out:
         names = ("baseline", *CONTENDERS)
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
             futures = {
-                name: pool.submit(counted, provider, url, name, calls, Path(out)) for name in names
+                name: pool.submit(counted, provider, url, name, calls, Path(out), last_level)
+                for name in names
             }
             runs = {name: future.result() for name, future in futures.items()}
     per_call = {
@@ -154,6 +162,11 @@ def main() -> int:
     parser.add_argument(
         "--smoke", action="store_true", help="run every child once, without valgrind (CI)"
     )
+    parser.add_argument(
+        "--last-level",
+        metavar="SIZE,ASSOC,LINE",
+        help="simulate this last-level cache (e.g. 1048576,8,64: one core's 1 MiB L2)",
+    )
     parser.add_argument("--child", choices=("baseline", *CONTENDERS), help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--warmup", type=int, default=WARMUP, help=argparse.SUPPRESS)
@@ -172,7 +185,7 @@ def main() -> int:
     if shutil.which("valgrind") is None:
         print("make bench-instructions needs valgrind (apt-get install valgrind)", file=sys.stderr)
         return 2
-    print(table(args.provider, args.calls))
+    print(table(args.provider, args.calls, args.last_level))
     return 0
 
 
