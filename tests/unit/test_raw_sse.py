@@ -175,3 +175,11 @@ async def test_openai_read_errors_are_the_sdks_errors() -> None:
         assert await reader.__anext__() == {"type": "a"}
         with pytest.raises(expected):
             await reader.__anext__()
+
+
+def test_a_long_event_in_many_chunks_is_decoded_whole() -> None:
+    data = json.dumps({"text": "x" * 100_000})
+    body = f"event: big\ndata: {data}\n\n".encode()
+    decoder = SseDecoder()
+    events = [e for i in range(0, len(body), 16) for e in decoder.feed(body[i : i + 16])]
+    assert events == [("big", data)] and decoder.end() == ([], None)

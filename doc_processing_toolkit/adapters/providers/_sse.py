@@ -62,34 +62,43 @@ def _parse_lines(text: str) -> SseEvent | None:
 class SseDecoder:
     """Splits a stream of byte chunks into :data:`SseEvent` values, chunk by chunk."""
 
-    __slots__ = ("_buffer", "_held_cr")
+    __slots__ = ("_held_cr", "_pending")
 
     def __init__(self) -> None:
-        self._buffer = b""
-        """The bytes after the last complete event."""
+        self._pending: list[bytes] = []
+        """The bytes after the last complete event, as they came (joined once an event
+        ends there: a long event arriving in many chunks is copied once, not per chunk)."""
         self._held_cr = False
-        """The last chunk ended in ``\\r``: it may be the first half of a ``\\r\\n``."""
+        """The last chunk ended in ``\r``: it may be the first half of a ``\r\n``."""
 
     def feed(self, chunk: bytes) -> list[SseEvent]:
         """The events that ``chunk`` completes, in order."""
         if self._held_cr or b"\r" in chunk:
             chunk = self._newlines(chunk)
-        buffer = self._buffer + chunk if self._buffer else chunk
-        if b"\n\n" not in buffer:
-            self._buffer = buffer
+        pending = self._pending
+        if b"\n\n" not in chunk and not (
+            pending and chunk[:1] == b"\n" and pending[-1][-1:] == b"\n"
+        ):
+            if chunk:
+                pending.append(chunk)
             return []
-        *blocks, self._buffer = buffer.split(b"\n\n")
+        buffer = b"".join([*pending, chunk]) if pending else chunk
+        pending.clear()
+        *blocks, rest = buffer.split(b"\n\n")
+        if rest:
+            pending.append(rest)
         return [event for block in blocks if (event := _parse(block)) is not None]
 
     def end(self) -> tuple[list[SseEvent], SseEvent | None]:
-        """At the end of the body: the events a held ``\\r`` completes, and the last
+        """At the end of the body: the events a held ``\r`` completes, and the last
         event if the body ended without the blank line after it (the SSE specification
         drops that one; the ``openai`` SDK's decoder keeps it)."""
         events = []
         if self._held_cr:  # a body that ends in "\r" ended its last line
             self._held_cr = False
             events = self.feed(b"\n")
-        rest, self._buffer = self._buffer, b""
+        rest = b"".join(self._pending)
+        self._pending.clear()
         return events, _parse(rest.rstrip(b"\n")) if rest.strip() else None
 
     def _newlines(self, chunk: bytes) -> bytes:
