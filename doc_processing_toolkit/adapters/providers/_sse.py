@@ -18,7 +18,6 @@ still the SDK's.
 from __future__ import annotations
 
 import json
-from collections import deque
 from typing import Any
 
 __all__ = ["OpenAIRawEvents", "SseDecoder", "SseEvent"]
@@ -113,23 +112,15 @@ class SseDecoder:
 
 
 class OpenAIRawEvents:
-    """The events of an ``openai`` SDK stream's response, as dicts: ``[DONE]`` ends the
-    stream (on HTTP/1.1 the rest of the body is read first, so the connection can be
-    reused), an in-band ``{"error": ...}`` raises the SDK's ``APIError``, a read that
-    timed out or broke ``APITimeoutError`` / ``APIConnectionError``, and a line that is
-    not a JSON object ``json.JSONDecodeError`` (a ``ValueError``, mapped by the stream
-    guard). The last event is kept when the body ends without its blank line, as the
-    SDK's decoder keeps it."""
+    """The events of an ``openai`` SDK stream's response, as dicts (see the module)."""
 
-    __slots__ = ("_chunks", "_decoder", "_ready", "_sdk", "response")
+    __slots__ = ("_lines", "_sdk", "response")
 
     def __init__(self, sdk: Any, response: Any) -> None:
         self._sdk = sdk
         self.response = response
         """The HTTP response (the stream guard closes it when the stream stalls)."""
-        self._chunks = response.aiter_bytes().__aiter__()
-        self._decoder = SseDecoder()
-        self._ready: deque[SseEvent] = deque()
+        self._lines = response.aiter_lines().__aiter__()
 
     def __aiter__(self) -> OpenAIRawEvents:
         return self
@@ -139,7 +130,7 @@ class OpenAIRawEvents:
             data = await self._next_data()
             if data.startswith("[DONE]"):
                 if self.response.http_version == "HTTP/1.1":
-                    async for _ in self._chunks:
+                    async for _ in self._lines:
                         pass
                 raise StopAsyncIteration
             event = json.loads(data)
@@ -154,27 +145,25 @@ class OpenAIRawEvents:
             return event
 
     async def _next_data(self) -> str:
-        """The data of the next event that has any."""
+        """The data of the next event that has any (comments and bare fields skipped)."""
         import httpx2
 
-        ready = self._ready
-        while True:
-            while ready:
-                data = ready.popleft()[1]
-                if data:
-                    return data
-            try:
-                chunk = await self._chunks.__anext__()
-            except StopAsyncIteration:
-                events, last = self._decoder.end()
-                ready.extend(events)
-                if last is not None:
-                    ready.append(last)
-                if not ready:
-                    raise
-                continue
-            except httpx2.TimeoutException as exc:
-                raise self._sdk.APITimeoutError(request=self.response.request) from exc
-            except httpx2.RequestError as exc:
-                raise self._sdk.APIConnectionError(request=self.response.request) from exc
-            ready.extend(self._decoder.feed(chunk))
+        data: list[str] = []
+        try:
+            async for line in self._lines:
+                if not line:
+                    if data:
+                        return "\n".join(data)
+                    continue
+                if line.startswith(":"):
+                    continue  # a comment (a keep-alive)
+                name, _, value = line.partition(":")
+                if name == "data":
+                    data.append(value[1:] if value.startswith(" ") else value)
+        except httpx2.TimeoutException as exc:
+            raise self._sdk.APITimeoutError(request=self.response.request) from exc
+        except httpx2.RequestError as exc:
+            raise self._sdk.APIConnectionError(request=self.response.request) from exc
+        if data:  # the body ended without the blank line after the last event
+            return "\n".join(data)
+        raise StopAsyncIteration
