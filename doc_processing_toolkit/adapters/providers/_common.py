@@ -263,7 +263,8 @@ async def release_loop_clients() -> None:
 def import_sdk(module: str, *, provider: str, sdk: str, extra: str) -> Any:
     """Import ``module`` (a provider SDK), or raise an ImportError naming the pip extra."""
     loaded = sys.modules.get(module)  # imported already (and not mid-import elsewhere)
-    if loaded is not None and not getattr(loaded.__spec__, "_initializing", False):
+    spec = getattr(loaded, "__spec__", None)
+    if loaded is not None and not getattr(spec, "_initializing", False):
         return loaded
     try:
         return importlib.import_module(module)

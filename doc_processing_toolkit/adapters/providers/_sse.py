@@ -2,15 +2,25 @@
 
 The ``anthropic`` and ``openai`` SDK streams build a pydantic model for every event, and
 the adapters then turned each one back into a dict (``to_dict``): the largest share of
-the client CPU the adapters could cut. The SDKs' own decoder (``SSEDecoder``) costs as
-much again: two async generators, a ``decode`` call per line and an object per event.
+the client CPU the adapters could cut. The Anthropic SDK's own decoder (``SSEDecoder``,
+behind ``AsyncStream.raw_events``) costs as much again: two async generators, a
+``decode`` call per line and an object per event.
 
 :class:`SseDecoder` splits the response's bytes (``httpx2.Response.aiter_bytes``, public)
-into events as the SSE specification and the SDKs' decoder do (``\\n``, ``\\r\\n`` and
-``\\r`` line ends; comments and ``id`` / ``retry`` fields skipped; the ``data`` lines of
-one event joined by ``\\n``), one split per chunk and one decode per event.
-:class:`OpenAIRawEvents` (OpenAI Responses, Fireworks) and the Anthropic adapter's
-``RawEvents`` hand out each event's JSON as a dict and raise what the SDK's stream raises.
+into events as the SSE specification and the SDKs' decoder do (``\n``, ``\r\n`` and
+``\r`` line ends; comments and ``id`` / ``retry`` fields skipped; the ``data`` lines of
+one event joined by ``\n``), one split per chunk and one decode per event. The Anthropic
+adapter's ``RawEvents`` reads through it.
+
+:class:`OpenAIRawEvents` (OpenAI Responses, Fireworks) reads the response line by line
+(``httpx2.Response.aiter_lines``) and decodes the events as the SDK's decoder does. It
+raises what the SDK's stream raises: ``APIError`` for an in-band ``{"error": ...}``,
+``APITimeoutError`` / ``APIConnectionError`` for a read that timed out or broke, and
+``json.JSONDecodeError`` (a ``ValueError``, mapped by the stream guard) for a line that is
+not JSON. ``[DONE]`` ends the stream; on HTTP/1.1 the rest of the body is read first, so
+the connection can be reused. (A bytes reader over :class:`SseDecoder` failed a Fireworks
+reliability test, ``async generator already executing``, and was not kept.)
+
 The request, its headers, auth, the status check and the errors before the stream are
 still the SDK's.
 """
@@ -68,7 +78,7 @@ class SseDecoder:
         """The bytes after the last complete event, as they came (joined once an event
         ends there: a long event arriving in many chunks is copied once, not per chunk)."""
         self._held_cr = False
-        """The last chunk ended in ``\r``: it may be the first half of a ``\r\n``."""
+        """The last chunk ended in ``\\r``: it may be the first half of a ``\\r\\n``."""
 
     def feed(self, chunk: bytes) -> list[SseEvent]:
         """The events that ``chunk`` completes, in order."""
@@ -89,7 +99,7 @@ class SseDecoder:
         return [event for block in blocks if (event := _parse(block)) is not None]
 
     def end(self) -> tuple[list[SseEvent], SseEvent | None]:
-        """At the end of the body: the events a held ``\r`` completes, and the last
+        """At the end of the body: the events a held ``\\r`` completes, and the last
         event if the body ended without the blank line after it (the SSE specification
         drops that one; the ``openai`` SDK's decoder keeps it)."""
         events = []
