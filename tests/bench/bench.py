@@ -6,7 +6,8 @@
 The provider emulator runs in a separate process (``emulator_server.py``), so the
 server's CPU is never counted as the client's. For each provider, in the same run:
 
-* one streamed call, sequential: p50 / p99 latency and client CPU per call
+* one streamed call, sequential: p50 / p99 latency and client CPU per call (the p99
+  over every call of all the rounds, as a round of 40 calls has none of its own)
   (``time.process_time`` of this process), Agent.run against the SDK's streamed call;
   for information, the same with the two alternating call by call (each runs with the
   other's code in the CPU caches), and on Google the SDK call given the config the Agent
@@ -82,13 +83,23 @@ class Figures:
     """One contender's samples over the rounds of one workload."""
 
     p50: list[float] = field(default_factory=list)
-    p99: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
     rate: list[float] = field(default_factory=list)
+    walls: list[float] = field(default_factory=list)
+    """Every call's wall time, all rounds together: the pool the p99 row is taken from."""
 
     def median(self, name: str) -> float:
         values = getattr(self, name)
         return statistics.median(values) if values else float("nan")
+
+    def add_round(self, wall: list[float], cpu: list[float]) -> None:
+        """One round's calls: their p50 and mean CPU, and the wall times pooled."""
+        self.p50.append(_pct(wall, 0.5))
+        self.cpu.append(statistics.fmean(cpu))
+        self.walls.extend(wall)
+
+    def pooled_p99(self) -> float:
+        return _pct(self.walls, 0.99) if self.walls else float("nan")
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -137,9 +148,7 @@ async def interleaved(contenders: dict[str, Call], rounds: int, n: int) -> dict[
                 t1, c1 = time.perf_counter(), time.process_time()
                 wall.append((t1 - t0) * 1000)
                 cpu.append((c1 - c0) * 1000)
-            figures[name].p50.append(_pct(wall, 0.5))
-            figures[name].p99.append(_pct(wall, 0.99))
-            figures[name].cpu.append(statistics.fmean(cpu))
+            figures[name].add_round(wall, cpu)
     return figures
 
 
@@ -163,9 +172,7 @@ async def alternating(contenders: dict[str, Call], rounds: int, n: int) -> dict[
                 wall[name].append((t1 - t0) * 1000)
                 cpu[name].append((c1 - c0) * 1000)
         for name in names:
-            figures[name].p50.append(_pct(wall[name], 0.5))
-            figures[name].p99.append(_pct(wall[name], 0.99))
-            figures[name].cpu.append(statistics.fmean(cpu[name]))
+            figures[name].add_round(wall[name], cpu[name])
     return figures
 
 
@@ -251,6 +258,18 @@ def compare(
     return row
 
 
+def pooled_p99(group: str, figure: str, sdk: Figures, agent: Figures, limit: float) -> Row:
+    """The p99 of every call of all the rounds, each contender's own pool.
+
+    A round's 40 calls have no p99 of their own (their 99th percentile is the slowest
+    call, a single scheduler hiccup), so the tail is taken where it exists: over the
+    rounds x calls of each contender (440 in ``make bench``: the 5th slowest)."""
+    s, a = sdk.pooled_p99(), agent.pooled_p99()
+    ratio = a / s
+    goal = f"<= {limit:.2f}x"
+    return Row(group, figure, s, a, "ms", goal=goal, ok=ratio <= limit, ratio=ratio)
+
+
 async def provider_rows(provider: str, url: str, args: argparse.Namespace) -> list[Row]:
     from doc_processing_toolkit import Agent
 
@@ -301,7 +320,7 @@ async def provider_rows(provider: str, url: str, args: argparse.Namespace) -> li
     s, a = seq["sdk"], seq["agent"]
     rows = [
         compare(g, "one call p50", s, a, "p50", "ms", 1.10),
-        compare(g, "one call p99", s, a, "p99", "ms", 1.20),
+        pooled_p99(g, "one call p99 (all rounds' calls)", s, a, 1.20),
         compare(g, "client CPU / call", s, a, "cpu", "ms", 1.10),
     ]
     if "configured" in seq:
