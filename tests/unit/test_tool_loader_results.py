@@ -223,6 +223,11 @@ def test_skills_catalog_parse_and_render() -> None:
     block = render_skills_catalog(skills)
     assert block.startswith("<available_skills>") and block.endswith("</available_skills>")
     assert "Read &lt;PDF&gt; &amp; more" in block
+    from xml.sax.saxutils import escape  # the oracle the renderer matches
+
+    tricky = "a &amp; <b>&lt; >> &&"
+    rendered = render_skills_catalog([{"name": tricky, "description": "", "path": ""}])
+    assert f"<name>{escape(tricky)}</name>" in rendered
     assert parse_skills_catalog([{"name": "a", "location": "/a"}])[0]["path"] == "/a"
     for bad in ("nope", {"skills": "x"}, [{"description": "no name"}], 5):
         with pytest.raises(ValueError):

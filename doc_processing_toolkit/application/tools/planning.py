@@ -25,7 +25,6 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
-from xml.sax.saxutils import escape
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.application.config.settings import AgentSettings
@@ -120,12 +119,18 @@ def render_skills_catalog(skills: list[dict[str, str]]) -> str:
     lines = ["<available_skills>"]
     for skill in skills:
         lines.append("<skill>")
-        lines.append(f"<name>{escape(skill['name'])}</name>")
-        lines.append(f"<description>{escape(skill['description'])}</description>")
-        lines.append(f"<path>{escape(skill['path'])}</path>")
+        lines.append(f"<name>{_escape(skill['name'])}</name>")
+        lines.append(f"<description>{_escape(skill['description'])}</description>")
+        lines.append(f"<path>{_escape(skill['path'])}</path>")
         lines.append("</skill>")
     lines.append("</available_skills>")
     return "\n".join(lines)
+
+
+def _escape(text: str) -> str:
+    """``&``, ``<`` and ``>`` as XML entities, as ``xml.sax.saxutils.escape`` does (whose
+    import pulls in ``urllib.request`` and ``http.client``: ~7 ms of every Agent import)."""
+    return text.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
 
 
 def _append(system: str, block: str) -> str:
