@@ -14,7 +14,9 @@ server's CPU is never counted as the client's. For each provider, in the same ru
   must send;
 * the same call through ``Agent.stream`` (its provider call on the stream worker thread),
   for information: no goal is set for it;
-* one run with a tool round (two requests) against a hand-written SDK loop;
+* one run with a tool round (two requests) against a hand-written SDK loop; for
+  information, the same round with an ``async def`` tool, and the synchronous round
+  against a hand-written loop that runs its tool on a thread (``asyncio.to_thread``);
 * 100 concurrent calls (``asyncio.gather``): throughput of one Agent and of 100 Agents
   against one SDK client, each burst after a full collection (see :func:`bursts`);
 
@@ -308,6 +310,7 @@ async def provider_rows(provider: str, url: str, args: argparse.Namespace) -> li
     for _ in range(args.warmup):
         await raw.call()
         await raw.tool_round()
+        await raw.tool_round(threaded=True)
         if not (await one.run(PROMPT)).output:
             raise RuntimeError(f"{provider}: Agent.run returned no output")
         await agent_tool_round()
@@ -334,8 +337,17 @@ async def provider_rows(provider: str, url: str, args: argparse.Namespace) -> li
     s, a = streamed["sdk"], streamed["agent"]
     rows.append(compare(g, "Agent.stream (off-loop), p50", s, a, "p50", "ms"))
     rows.append(compare(g, "Agent.stream (off-loop), CPU", s, a, "cpu", "ms"))
+
+    async def sdk_threaded_tool_round() -> None:
+        await raw.tool_round(threaded=True)
+
     tool = await interleaved(
-        {"sdk": raw.tool_round, "agent": agent_tool_round, "async": agent_async_tool_round},
+        {
+            "sdk": raw.tool_round,
+            "agent": agent_tool_round,
+            "async": agent_async_tool_round,
+            "sdk_threaded": sdk_threaded_tool_round,
+        },
         args.rounds,
         args.tool_n,
     )
@@ -349,6 +361,11 @@ async def provider_rows(provider: str, url: str, args: argparse.Namespace) -> li
     rows.append(
         compare(g, "tool round, async tool (no thread hop), CPU", s, tool["async"], "cpu", "ms")
     )
+    # Both sides hop to a thread: the SDK loop's tool through asyncio.to_thread.
+    t = tool["sdk_threaded"]
+    figure = "tool round vs an SDK loop running the tool on a thread (asyncio.to_thread)"
+    rows.append(compare(g, f"{figure}, p50", t, a, "p50", "ms"))
+    rows.append(compare(g, f"{figure}, CPU", t, a, "cpu", "ms"))
     burst_contenders: dict[str, Callable[[int], list[Awaitable[object]]]] = {
         "sdk": lambda k: [raw.call() for _ in range(k)],
         "one": lambda k: [one.run(PROMPT) for _ in range(k)],

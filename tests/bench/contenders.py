@@ -8,6 +8,7 @@ call, runs the tool, sends the result back and streams the final reply.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 from collections.abc import Awaitable, Callable
@@ -32,6 +33,8 @@ TOOL_SCHEMA = {
 }
 
 Call = Callable[[], Awaitable[None]]
+ToolRound = Callable[..., Awaitable[None]]
+"""A baseline's tool round: ``tool_round(threaded=False)``."""
 
 
 def lookup(key: str) -> str:
@@ -41,6 +44,11 @@ def lookup(key: str) -> str:
         key: The key.
     """
     return f"{TOOL_RESULT} for {key}"
+
+
+async def threaded_lookup(arguments: dict[str, Any]) -> str:
+    """``lookup(**arguments)`` on a worker thread (``asyncio.to_thread``)."""
+    return await asyncio.to_thread(lookup, **arguments)
 
 
 @functools.cache
@@ -84,7 +92,9 @@ class Baseline:
 
     client: Any
     call: Call
-    tool_round: Call
+    tool_round: ToolRound
+    """The hand-written loop; ``threaded=True`` runs the tool on a worker thread
+    (``asyncio.to_thread``), as the Agent runs a synchronous tool."""
     configured_call: Call | None = None
     """The same call given the request options the Agent must send, where the SDK spends
     CPU on them (for information: it is not the baseline)."""
@@ -131,7 +141,7 @@ def _anthropic(base: str, model: str) -> Baseline:
         async for _ in stream:
             pass
 
-    async def tool_round() -> None:
+    async def tool_round(threaded: bool = False) -> None:
         messages: list[dict[str, Any]] = [{"role": "user", "content": TOOL_PROMPT}]
         for _ in range(2):
             stream = await client.messages.create(
@@ -159,9 +169,13 @@ def _anthropic(base: str, model: str) -> Baseline:
                 }
                 for c in calls
             ]
+            if threaded:
+                outputs = [await threaded_lookup(u["input"]) for u in uses]
+            else:
+                outputs = [lookup(**u["input"]) for u in uses]
             results = [
-                {"type": "tool_result", "tool_use_id": u["id"], "content": lookup(**u["input"])}
-                for u in uses
+                {"type": "tool_result", "tool_use_id": u["id"], "content": output}
+                for u, output in zip(uses, outputs, strict=True)
             ]
             messages += [
                 {"role": "assistant", "content": uses},
@@ -189,7 +203,7 @@ def _responses(base: str, model: str) -> Baseline:
         async for _ in events:
             pass
 
-    async def tool_round() -> None:
+    async def tool_round(threaded: bool = False) -> None:
         items: list[Any] = [{"role": "user", "content": TOOL_PROMPT}]
         for _ in range(2):
             events = await client.responses.create(
@@ -213,7 +227,8 @@ def _responses(base: str, model: str) -> Baseline:
                         "arguments": item.arguments,
                     }
                 )
-                output = lookup(**json.loads(item.arguments or "{}"))
+                arguments = json.loads(item.arguments or "{}")
+                output = await threaded_lookup(arguments) if threaded else lookup(**arguments)
                 items.append(
                     {"type": "function_call_output", "call_id": item.call_id, "output": output}
                 )
@@ -246,7 +261,7 @@ def _chat(base: str, model: str) -> Baseline:
         async for _ in events:
             pass
 
-    async def tool_round() -> None:
+    async def tool_round(threaded: bool = False) -> None:
         messages: list[Any] = [{"role": "user", "content": TOOL_PROMPT}]
         for _ in range(2):
             events = await client.chat.completions.create(
@@ -279,7 +294,8 @@ def _chat(base: str, model: str) -> Baseline:
             ]
             messages.append({"role": "assistant", "content": None, "tool_calls": wire})
             for c in calls.values():
-                output = lookup(**json.loads(c["arguments"] or "{}"))
+                arguments = json.loads(c["arguments"] or "{}")
+                output = await threaded_lookup(arguments) if threaded else lookup(**arguments)
                 messages.append({"role": "tool", "tool_call_id": c["id"], "content": output})
 
     return Baseline(client, call, tool_round)
@@ -349,7 +365,7 @@ def _google(base: str, model: str) -> Baseline:
         async for _ in chunks:
             pass
 
-    async def tool_round() -> None:
+    async def tool_round(threaded: bool = False) -> None:
         contents: list[Any] = [types.Content(role="user", parts=[types.Part(text=TOOL_PROMPT)])]
         for _ in range(2):
             chunks = await client.aio.models.generate_content_stream(
@@ -363,16 +379,20 @@ def _google(base: str, model: str) -> Baseline:
             contents.append(
                 types.Content(role="model", parts=[types.Part(function_call=c) for c in calls])
             )
+            if threaded:
+                outputs = [await threaded_lookup(dict(c.args or {})) for c in calls]
+            else:
+                outputs = [lookup(**(c.args or {})) for c in calls]
             contents.append(
                 types.Content(
                     role="user",
                     parts=[
                         types.Part(
                             function_response=types.FunctionResponse(
-                                id=c.id, name=c.name, response={"result": lookup(**(c.args or {}))}
+                                id=c.id, name=c.name, response={"result": output}
                             )
                         )
-                        for c in calls
+                        for c, output in zip(calls, outputs, strict=True)
                     ],
                 )
             )
