@@ -10,7 +10,7 @@ from doc_processing_toolkit.adapters.mcp.in_process import (
     fastmcp_sync_tools_offloop_enabled,
     fastmcp_validated_call_enabled,
 )
-from doc_processing_toolkit.adapters.mcp.truncated_results import TruncatedResultSession
+from doc_processing_toolkit.adapters.tool_sessions.truncated_results import TruncatedResultSession
 from doc_processing_toolkit.application.tools.formats import LoadedTool
 from doc_processing_toolkit.application.tools.loader import ToolLoader
 from doc_processing_toolkit.application.tools.local_session import LocalFunctionSession

@@ -34,8 +34,6 @@ from typing import Any, cast
 from dependency_injector import containers, providers
 
 from doc_processing_toolkit.adapters.durable.dbos import DbosEngine
-from doc_processing_toolkit.adapters.mcp.local_functions import LocalFunctionSession
-from doc_processing_toolkit.adapters.mcp.truncated_results import TruncatedResultSession
 from doc_processing_toolkit.adapters.providers._batch import BatchPolling
 from doc_processing_toolkit.adapters.providers._common import release_loop_clients
 from doc_processing_toolkit.adapters.providers._profile import BaseProfile
@@ -56,6 +54,8 @@ from doc_processing_toolkit.adapters.providers.openai.client import OpenAIModelC
 from doc_processing_toolkit.adapters.providers.openai.dialect import OpenAIHistoryCodec
 from doc_processing_toolkit.adapters.providers.openai.profile import OpenAIProfile
 from doc_processing_toolkit.adapters.registry.json_file import JsonFileRegistry
+from doc_processing_toolkit.adapters.tool_sessions.local_functions import LocalFunctionSession
+from doc_processing_toolkit.adapters.tool_sessions.truncated_results import TruncatedResultSession
 from doc_processing_toolkit.application.deps import AgentDeps
 from doc_processing_toolkit.application.fleet.fleet import FleetDeps
 from doc_processing_toolkit.application.tools.wiring import ToolWiring

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from doc_processing_toolkit.adapters.mcp.local_functions import (
+from doc_processing_toolkit.adapters.tool_sessions.local_functions import (
     LocalFunctionSession,
     outcome_from_return,
     sniff_media_type,

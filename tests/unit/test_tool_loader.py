@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from doc_processing_toolkit import tool
-from doc_processing_toolkit.adapters.mcp.local_functions import LocalFunctionSession
+from doc_processing_toolkit.adapters.tool_sessions.local_functions import LocalFunctionSession
 from doc_processing_toolkit.application.tools.formats import detect_format
 from doc_processing_toolkit.application.tools.loader import ToolLoader
 from doc_processing_toolkit.application.tools.mcp_shapes import openai_strict_schema

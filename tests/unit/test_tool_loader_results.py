@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from doc_processing_toolkit.adapters.mcp.local_functions import LocalFunctionSession
-from doc_processing_toolkit.adapters.mcp.truncated_results import TruncatedResultSession
+from doc_processing_toolkit.adapters.tool_sessions.local_functions import LocalFunctionSession
+from doc_processing_toolkit.adapters.tool_sessions.truncated_results import TruncatedResultSession
 from doc_processing_toolkit.application.tools.loader import ToolLoader
 from doc_processing_toolkit.application.tools.planning import (
     RunToolPlanner,

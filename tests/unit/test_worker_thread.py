@@ -8,8 +8,11 @@ import threading
 
 import pytest
 
-from doc_processing_toolkit.adapters.mcp import worker_thread
-from doc_processing_toolkit.adapters.mcp.worker_thread import MAX_WORKERS, run_in_worker_thread
+from doc_processing_toolkit.adapters.tool_sessions import worker_thread
+from doc_processing_toolkit.adapters.tool_sessions.worker_thread import (
+    MAX_WORKERS,
+    run_in_worker_thread,
+)
 from tests.waiting import wait_until
 
 REQUEST_ID: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")

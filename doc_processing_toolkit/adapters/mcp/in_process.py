@@ -40,12 +40,12 @@ import anyio.to_thread
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters.mcp._sdk import env_switch, server_kind
-from doc_processing_toolkit.adapters.mcp.local_functions import outcome_from_return
 from doc_processing_toolkit.adapters.mcp.results import (
     content_parts,
     outcome_from_call_result,
     spec_from_mcp_tool,
 )
+from doc_processing_toolkit.adapters.tool_sessions.local_functions import outcome_from_return
 from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 

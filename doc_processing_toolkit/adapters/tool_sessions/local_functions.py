@@ -21,7 +21,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import to_jsonable_python
 
 from doc_processing_toolkit._logging import get_logger
-from doc_processing_toolkit.adapters.mcp.worker_thread import run_in_worker_thread
+from doc_processing_toolkit.adapters.tool_sessions.worker_thread import run_in_worker_thread
 from doc_processing_toolkit.domain.errors import ToolDefinitionError
 from doc_processing_toolkit.domain.messages import ContentPart, MediaPart, TextPart
 from doc_processing_toolkit.domain.tools.schema import (
