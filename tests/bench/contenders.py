@@ -171,12 +171,15 @@ def _anthropic(base: str, model: str) -> Baseline:
             ]
             if threaded:
                 outputs = [await threaded_lookup(u["input"]) for u in uses]
-            else:
-                outputs = [lookup(**u["input"]) for u in uses]
-            results = [
-                {"type": "tool_result", "tool_use_id": u["id"], "content": output}
-                for u, output in zip(uses, outputs, strict=True)
-            ]
+                results = [
+                    {"type": "tool_result", "tool_use_id": u["id"], "content": output}
+                    for u, output in zip(uses, outputs, strict=True)
+                ]
+            else:  # the gated baseline, exactly as before the threaded variant
+                results = [
+                    {"type": "tool_result", "tool_use_id": u["id"], "content": lookup(**u["input"])}
+                    for u in uses
+                ]
             messages += [
                 {"role": "assistant", "content": uses},
                 {"role": "user", "content": results},
