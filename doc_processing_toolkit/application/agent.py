@@ -239,7 +239,7 @@ class Agent:
         return self._deps
 
     def _get_client(self) -> ModelClient:
-        s = self.settings
+        s = self._settings
         if s.client is not None:
             return s.client
         if self._client is None:
@@ -270,7 +270,7 @@ class Agent:
         check_run_inputs(message, output_schema)
         run_id = new_run_id()
         prior = list(history or [])
-        s, res = self.settings, self._resolution
+        s, res = self._settings, self._resolution
         prompt = build_prompt(
             message,
             files,
@@ -290,7 +290,7 @@ class Agent:
             container_id=container_id,
             media_resolutions=media_resolutions,
         )
-        control = RunControl.start(s, provider=self.provider, sink=sink)
+        control = RunControl.start(s, provider=res.provider, sink=sink)
         channel = EventChannel(sink, control.runner, emit_request_start=s.emit_request_start)
         if self._resources.released:  # used again after close(): a fresh logger
             self._resources = AgentResources.reopen(self, self._tool_loader.has_connection)
@@ -334,12 +334,14 @@ class Agent:
         return result, outcome.error
 
     def _result(self, outcome: RunOutcome, run_id: str) -> AgentResult:
-        s, row, tools = self.settings, self._resolution.row, self._tool_loader.tools
-        context = ReportContext.of(s, self.provider, row, tools) if s.detailed_costs else None
+        s, row = self._settings, self._resolution.row
+        context = None
+        if s.detailed_costs:
+            context = ReportContext.of(s, self.provider, row, self._tool_loader.tools)
         return build_result(
             outcome,
             run_id=run_id,
-            codec=self._deps.history_codecs(self.provider),
+            codec=self._deps.history_codecs(self._resolution.provider),
             row=row,
             detailed_costs=s.detailed_costs,
             cost_output_dir=s.cost_output_dir,

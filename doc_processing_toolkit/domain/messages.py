@@ -157,20 +157,34 @@ class Message:
     provider: str | None = None
     """The provider that produced an assistant message (None for user-side turns)."""
 
+    # Loops, not generator expressions: these run on every response, and in Python 3.11
+    # each generator expression is one more function to call (see docs/performance.md).
     @property
     def text(self) -> str:
         """The concatenated text parts (no reasoning, no tool traffic)."""
-        return "".join(p.text for p in self.parts if isinstance(p, TextPart))
+        texts = []
+        for part in self.parts:
+            if isinstance(part, TextPart):
+                texts.append(part.text)
+        return "".join(texts)
 
     @property
     def tool_calls(self) -> tuple[ToolCallPart, ...]:
         """The tool calls this message makes, in order."""
-        return tuple(p for p in self.parts if isinstance(p, ToolCallPart))
+        calls = []
+        for part in self.parts:
+            if isinstance(part, ToolCallPart):
+                calls.append(part)
+        return tuple(calls)
 
     @property
     def reasoning(self) -> str:
         """The visible reasoning text of this message."""
-        return "".join(p.text for p in self.parts if isinstance(p, ReasoningPart))
+        texts = []
+        for part in self.parts:
+            if isinstance(part, ReasoningPart):
+                texts.append(part.text)
+        return "".join(texts)
 
 
 if TYPE_CHECKING:

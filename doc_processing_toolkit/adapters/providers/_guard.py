@@ -146,7 +146,10 @@ class GuardedEvents:
             if self._idle is None or self._waiting_for_request:
                 self._waiting_for_request = False
                 return await self._first_event()
-            if self._close is not None and self._asyncio():
+            on_asyncio = self._loop_is_asyncio  # read inline: this runs once per event
+            if on_asyncio is None:
+                on_asyncio = self._asyncio()
+            if self._close is not None and on_asyncio:
                 event = await self._watched(self._idle)
                 if event is not _IDLE:
                     return event

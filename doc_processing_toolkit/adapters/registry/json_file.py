@@ -129,6 +129,11 @@ class JsonFileRegistry:
         Raises:
             TypeError: when ``model`` is not a string.
         """
+        index = self._index
+        if index is not None and type(model) is str:  # every request asks: one dict read
+            found = index.exact.get(model)
+            if found is not None:
+                return found
         name = _checked_name(model)
         index = self._load()
         found = _lookup(index, name)

@@ -56,6 +56,8 @@ def build_prompt(
         TypeError: ``files`` not a list, or an element of no accepted form.
         UnsupportedPartError: a part the model cannot take, under ``"raise"``.
     """
+    if files is None:  # text only: nothing to check
+        return Prompt(message=Message(role="user", parts=(TextPart(text),)))
     media = media_parts(files)
     check = validate_prompt_media(
         media,

@@ -69,6 +69,8 @@ class RunMedia:
 
     async def user_turn(self, message: Message) -> Message:
         """Upload the tool files; ``message`` with their prompt parts first."""
+        if not self.tool_parts:
+            return message
         self.uploaded = await upload_tool_files(
             self.client, self.tool_parts, provider=self.provider, logger=self.logger
         )
@@ -97,9 +99,12 @@ class RunMedia:
         """Download what code execution wrote onto ``result`` (and name the tool)."""
         if self.code_execution and "code_execution" not in result.built_in_tools_used:
             result.built_in_tools_used.append("code_execution")
+        refs = metadata.get("code_execution_files")
+        if not refs:  # code execution wrote nothing (or did not run)
+            return
         written = await download_output_files(
             self.client,
-            metadata.get("code_execution_files", []),
+            refs,
             provider=self.provider,
             output_dir=output_dir,
             logger=self.logger,

@@ -65,8 +65,10 @@ def prepare_request(
     if not settings.bound_reasoning:
         return request
     fields = request_fields(settings, outcome)
-    if any(getattr(request, name) != value for name, value in fields.items()):
-        request = replace(request, **fields)
+    for name, value in fields.items():
+        if getattr(request, name) != value:
+            request = replace(request, **fields)
+            break
     if settings.prefix_auditor is not None:
         settings.prefix_auditor.observe(request, log)
     return request

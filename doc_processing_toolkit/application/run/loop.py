@@ -333,7 +333,8 @@ class RunLoop:
             if self.hooks is not None:
                 # The turn boundary: after the previous round's tool results, before the
                 # next request (a message never sits between a call and its result).
-                outcome.messages.extend(user_text(t) for t in self.hooks.drain_injections())
+                if injected := self.hooks.drain_injections():
+                    outcome.messages.extend([user_text(text) for text in injected])
             request = ModelRequest(
                 model=s.model,
                 messages=tuple(outcome.messages),
@@ -383,8 +384,12 @@ class RunLoop:
                     model=s.model,
                     max_tokens=s.max_tokens,
                 )
-            final_call = next((c for c in calls if c.name == FINAL_RESULT_TOOL), None)
-            if structured_tool and final_call is not None:
+            final_call = (
+                next((c for c in calls if c.name == FINAL_RESULT_TOOL), None)
+                if structured_tool
+                else None
+            )
+            if final_call is not None:
                 outcome.output = validate_structured(s.output_schema, final_call.arguments)
                 events_marker = await self._iteration_complete(
                     outcome, iteration, events_marker, [], response
@@ -451,11 +456,20 @@ class RunLoop:
     ) -> tuple[int, int]:
         """Emit iteration_complete with everything billed since the previous event: the
         requests and the failed-and-retried attempts, so the events sum to the run."""
-        records = outcome.ledger.records[marker[0] :]
         retried = outcome.accumulator.attempts[marker[1] :]
-        tokens_in = sum(r.input_tokens for r in records) + sum(a.input_tokens for a in retried)
-        tokens_out = sum(r.output_tokens for r in records) + sum(a.output_tokens for a in retried)
-        cost = sum(r.cost for r in records) + sum(a.cost for a in retried)
+        tokens_in = tokens_out = 0
+        cost: float = 0  # the records' sum, then the retried attempts' (as two sum() calls)
+        for record in outcome.ledger.records[marker[0] :]:
+            tokens_in += record.input_tokens
+            tokens_out += record.output_tokens
+            cost += record.cost
+        if retried:
+            retried_cost: float = 0
+            for attempt in retried:
+                tokens_in += attempt.input_tokens
+                tokens_out += attempt.output_tokens
+                retried_cost += attempt.cost
+            cost += retried_cost
         meta = {
             "iteration": iteration,
             "input_tokens": tokens_in,

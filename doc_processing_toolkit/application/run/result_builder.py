@@ -33,10 +33,6 @@ __all__ = ["build_result", "failure_metadata"]
 log = get_logger(__name__)
 
 
-def _dedupe(names: list[str]) -> list[str]:
-    return list(dict.fromkeys(names))
-
-
 def _structured(outcome: RunOutcome) -> bool:
     """Whether the run asked for structured output (Path A's schema or Path B's tool)."""
     request = outcome.current_request
@@ -70,8 +66,9 @@ def build_result(
         elif not ledger.records:
             token_source = "unknown"
     partial_record = failed_request_record(outcome, row)
-    cost = float(ledger.total_cost) + float(attempts.total_cost)
-    estimated = bool(ledger.cost_estimated) or any(a.cost_estimated for a in attempts.attempts)
+    retried = attempts.attempts
+    cost = float(ledger.total_cost) + (float(attempts.total_cost) if retried else 0.0)
+    estimated = bool(ledger.cost_estimated) or (bool(attempts.cost_estimated) if retried else False)
     priced = ledger.records
     if partial_record is not None:  # the request the run failed on (or was cancelled in)
         priced = [*priced, partial_record]
@@ -80,9 +77,11 @@ def build_result(
         token_source = str(partial_record.extra.get("token_source", STREAM_PARTIAL))
     records = [r.to_dict() for r in priced]
     # The priced records' token totals in one pass, on top of the retried attempts'.
-    input_tokens, output_tokens = attempts.total_input_tokens, attempts.total_output_tokens
-    reasoning_tokens = attempts.total_reasoning_tokens
-    cached_input_tokens = attempts.total_cached_input_tokens
+    input_tokens = output_tokens = reasoning_tokens = cached_input_tokens = 0
+    if retried:
+        input_tokens, output_tokens = attempts.total_input_tokens, attempts.total_output_tokens
+        reasoning_tokens = attempts.total_reasoning_tokens
+        cached_input_tokens = attempts.total_cached_input_tokens
     cache_write_tokens = 0
     for record in priced:
         input_tokens += record.input_tokens
@@ -94,12 +93,15 @@ def build_result(
         mark_structured_records(records, attempts)
 
     tool_costs = [dict(r) for r in outcome.tool_reported_costs]
-    tool_reported = float(sum(r["usd"] for r in tool_costs))
-    cost += tool_reported
+    tool_reported = 0.0
     tool_estimated: dict[str, bool] = {}
-    for r in tool_costs:
-        tool_estimated[r["tool_name"]] = tool_estimated.get(r["tool_name"], False) or r["estimated"]
-    estimated = estimated or any(tool_estimated.values())
+    if tool_costs:
+        tool_reported = float(sum(r["usd"] for r in tool_costs))
+        cost += tool_reported
+        for r in tool_costs:
+            name = r["tool_name"]
+            tool_estimated[name] = tool_estimated.get(name, False) or r["estimated"]
+        estimated = estimated or any(tool_estimated.values())
 
     new_messages = outcome.messages
     if codec is not None:
@@ -112,7 +114,7 @@ def build_result(
         raw_response=last.raw if last is not None else None,
         messages=messages,
         iterations=outcome.iterations,
-        tools_used=_dedupe(outcome.tools_used),
+        tools_used=list(dict.fromkeys(outcome.tools_used)),  # each once, first-seen order
         input_tokens=input_tokens,
         output_tokens=output_tokens,
         reasoning_tokens=reasoning_tokens,
@@ -134,10 +136,10 @@ def build_result(
         pause_turn_iterations=outcome.pause_turn_iterations,
         built_in_tools_used=list(built_in_tools_used or []),
         built_in_tools_invoked=list(outcome.built_in_tools_invoked),
-        retry_count=len(attempts.attempts),
-        retry_cost=round_usd(attempts.total_cost),
-        retry_input_tokens=attempts.total_input_tokens,
-        retry_output_tokens=attempts.total_output_tokens,
+        retry_count=len(retried),
+        retry_cost=round_usd(attempts.total_cost) if retried else 0.0,
+        retry_input_tokens=attempts.total_input_tokens if retried else 0,
+        retry_output_tokens=attempts.total_output_tokens if retried else 0,
     )
     _apply_response_metadata(result, outcome.response_metadata)
     _apply_compactions(result, outcome)
@@ -170,11 +172,15 @@ def _totals_by_model(outcome: RunOutcome, partial: CostRecord | None) -> dict[st
     totals = outcome.ledger.token_totals_by_model
     request = outcome.current_request
     requested = request.model if request is not None else None
-    extra = [
-        (requested, a.input_tokens, a.output_tokens)
-        for a in outcome.accumulator.attempts
-        if a.billed
-    ]
+    extra = (
+        [
+            (requested, a.input_tokens, a.output_tokens)
+            for a in outcome.accumulator.attempts
+            if a.billed
+        ]
+        if outcome.accumulator.attempts
+        else []
+    )
     if partial is not None:
         extra.append(
             (partial.served_model or requested, partial.input_tokens, partial.output_tokens)

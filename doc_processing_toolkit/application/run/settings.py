@@ -114,7 +114,9 @@ class RunSettingsCache:
         if (
             value is None
             or key is None
-            or any(a is not b for a, b in zip(key[0], objects, strict=True))
+            or key[0][0] is not settings
+            or key[0][1] is not resolution
+            or key[0][2] is not output_schema
             or key[1] != switches
         ):
             value = derive_run_settings(

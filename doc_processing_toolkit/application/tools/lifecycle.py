@@ -135,6 +135,9 @@ class SessionPool:
                 this call opened is closed first.
         """
         loop = asyncio.get_running_loop()
+        open_here = self._connection
+        if open_here is not None and open_here.loop is loop and not _lost(open_here):
+            return open_here  # every run after the first: no lock to take
         if self._connection is not None and self._connection.loop is not loop:
             self._discard_foreign(loop)
         async with self._loop_lock(loop):
@@ -205,6 +208,14 @@ class SessionPool:
             return
         self._connection = None
         await _close_all([session for _, session in connection.sessions])
+
+
+def _lost(connection: Connection) -> bool:
+    """Whether a session of ``connection`` lost its connection since the last run."""
+    for _, session in connection.sessions:
+        if isinstance(session, ReconnectingToolSession) and session.connection_lost:
+            return True
+    return False
 
 
 async def _revive(connection: Connection) -> None:

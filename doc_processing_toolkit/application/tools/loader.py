@@ -88,6 +88,8 @@ class ToolLoader:
         self._function_tools: list[LoadedTool] = []
         self._local_session: ToolSession | None = None
         self._local_specs: list[ToolSpec] = []
+        self._reserved_names: dict[str, str] = {}
+        """The local functions' tool names, which no server may offer too."""
         self._servers: list[ServerConfig] = []
         self._remote: list[dict[str, Any]] = []
         self._pool = SessionPool()
@@ -151,6 +153,7 @@ class ToolLoader:
         self._function_tools = local_tools
         self._local_session = local_session
         self._local_specs = local_specs
+        self._reserved_names = {spec.name: "local-functions" for spec in local_specs}
         self._servers = servers
         self._remote = remote
         self._pool = SessionPool()
@@ -267,8 +270,7 @@ class ToolLoader:
         A no-op when they are already open on this loop; sessions of another loop are
         discarded and the servers reconnected. A failed connect closes what it opened.
         """
-        reserved = {spec.name: "local-functions" for spec in self._local_specs}
-        await self._pool.connect(self._servers, self._factories, reserved)
+        await self._pool.connect(self._servers, self._factories, self._reserved_names)
 
     async def disconnect_mcp_servers(self) -> None:
         """Close the sessions and drop the tools they registered; the configs stay, so

@@ -215,7 +215,8 @@ class Ledger:
         """The run's token cost: the sum of every record's and every retried attempt's
         cost (equal to :attr:`request_cost` when nothing was retried)."""
         costs = [record.cost for record in self.records]
-        costs.extend(attempt.cost for attempt in self.retries.attempts)
+        if self.retries.attempts:
+            costs.extend([attempt.cost for attempt in self.retries.attempts])
         return math.fsum(costs)
 
     def _sum(self, name: str) -> int:
@@ -270,14 +271,18 @@ class Ledger:
     @property
     def tier_downgraded(self) -> bool:
         """True when any request was served at a tier other than the one it asked for."""
-        return any(tier_was_downgraded(record) for record in self.records)
+        for record in self.records:
+            if record.requested_tier is not None and tier_was_downgraded(record):
+                return True
+        return False
 
     @property
     def cost_estimated(self) -> bool:
         """True when any record or retried attempt rests on an estimate or unknown price."""
-        return any(record.cost_estimated for record in self.records) or (
-            self.retries.cost_estimated
-        )
+        for record in self.records:
+            if record.cost_estimated:
+                return True
+        return bool(self.retries.attempts) and self.retries.cost_estimated
 
     @property
     def unknown_price_models(self) -> tuple[str, ...]:

@@ -183,15 +183,17 @@ class StreamAssembler:
         else:
             pieces.append(text)
 
-    def _text_delta(self, index: int, text: str) -> list[StreamDelta]:
-        if index not in self._blocks:
-            self._blocks[index] = {"type": "text", "text": ""}
-        self._append(index, "text", text)
-        return [TextDelta(text, structured_output=self._structured_output)] if text else []
-
     def _apply_delta(self, index: int, delta: Mapping[str, Any]) -> list[StreamDelta]:
-        if delta.get("type") == "text_delta":
-            return self._text_delta(index, str(delta.get("text", "")))
+        if delta.get("type") == "text_delta":  # most events: inline, no further calls
+            text = str(delta.get("text", ""))
+            if index not in self._blocks:
+                self._blocks[index] = {"type": "text", "text": ""}
+            pieces = self._pieces.get((index, "text"))
+            if pieces is None:
+                self._pieces[(index, "text")] = [text]
+            else:
+                pieces.append(text)
+            return [TextDelta(text, structured_output=self._structured_output)] if text else []
         block = self._blocks.setdefault(index, {"type": "text", "text": ""})
         match delta.get("type"):
             case "thinking_delta":
