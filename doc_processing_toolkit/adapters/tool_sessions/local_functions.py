@@ -148,8 +148,11 @@ def _bind(local: _LocalTool, arguments: Any) -> tuple[list[Any], dict[str, Any]]
         arguments = {}
     if not isinstance(arguments, Mapping):
         return f"Invalid arguments for tool {name!r}: expected a JSON object, got {arguments!r}"
-    known = {p.name for p in local.parameters}
-    problems = [f"unexpected argument {key!r}" for key in arguments if key not in known]
+    known = local.adapters  # keyed by the parameter names
+    problems: list[str] = []
+    for key in arguments:
+        if key not in known:
+            problems.append(f"unexpected argument {key!r}")
     args: list[Any] = []
     kwargs: dict[str, Any] = {}
     for param in local.parameters:

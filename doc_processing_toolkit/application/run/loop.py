@@ -510,7 +510,9 @@ class RunLoop:
                     for index, call in enumerate(calls):
                         group.start_soon(run_one, index, call)
         finally:
-            outcome.tools_used.extend(c.name for c, ran in zip(calls, executed, strict=True) if ran)
+            for call, ran in zip(calls, executed, strict=True):
+                if ran:
+                    outcome.tools_used.append(call.name)
         return [r for r in results if r is not None]
 
     async def _run_tool(

@@ -100,11 +100,11 @@ class RunOutcome:
 
     @property
     def reasoning_content(self) -> str | None:
-        texts = [
-            m.reasoning for m in self.messages[self.new_messages_start :] if m.role == "assistant"
-        ]
-        joined = "\n\n".join(t for t in texts if t)
-        return joined or None
+        texts = []
+        for message in self.messages[self.new_messages_start :]:  # a loop: asked every run
+            if message.role == "assistant" and (text := message.reasoning):
+                texts.append(text)
+        return "\n\n".join(texts) or None
 
     def input_estimate(self) -> int:
         """The latest request's pre-flight input estimate (0: none)."""

@@ -38,7 +38,10 @@ class ToolSet:
         extra: Sequence[ToolSession] = (),
     ) -> ToolSet:
         """A set over tools already listed (``entries``), plus sessions listed on first use."""
-        tool_set = cls([*dict.fromkeys(s for _, s in entries), *extra])
+        sessions: dict[ToolSession, None] = {}  # each once, in order (a loop: every run)
+        for _, session in entries:
+            sessions[session] = None
+        tool_set = cls([*sessions, *extra])
         tool_set._listed = list(entries)
         tool_set._extra = list(extra)
         return tool_set
@@ -74,7 +77,7 @@ class ToolSet:
         if self._specs is None:
             specs: list[ToolSpec] = []
             owner: dict[str, ToolSession] = {}
-            listed = [(spec, session) for spec, session in self._listed]
+            listed = list(self._listed)
             sources = self._extra if self._listed else self._sessions
             for session in sources:
                 listed.extend((spec, session) for spec in await session.list_tools())

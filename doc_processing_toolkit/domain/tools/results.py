@@ -120,8 +120,12 @@ def cap_tool_result(
         marker: Builds the marker appended to the crossing item from (shown, total);
             defaults to :func:`truncation_marker`.
     """
-    texts = [part.text for part in content if isinstance(part, TextPart)]
-    total = sum(len(text) for text in texts)
+    texts: list[str] = []
+    total = 0
+    for part in content:  # a loop: no generator function on every tool result
+        if isinstance(part, TextPart):
+            texts.append(part.text)
+            total += len(part.text)
     if cap <= 0 or total <= cap:
         return CapOutcome(content=content, shown_chars=total, total_chars=total, cap=cap)
     build = marker or truncation_marker

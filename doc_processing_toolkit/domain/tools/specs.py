@@ -132,4 +132,8 @@ class ToolOutcome:
     @property
     def text(self) -> str:
         """All text items joined with newlines."""
-        return "\n".join(p.text for p in self.content if isinstance(p, TextPart))
+        texts = []
+        for part in self.content:  # a loop: no generator function on every tool result
+            if isinstance(part, TextPart):
+                texts.append(part.text)
+        return "\n".join(texts)

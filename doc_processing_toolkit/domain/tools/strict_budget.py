@@ -151,7 +151,10 @@ def _remembered(held: tuple[Any, ...], flags: tuple[Any, ...], compute: Any) -> 
     key = (*map(id, held), *flags)
     hit = _memo.get(key)
     if hit is not None and len(hit[0]) == len(held):
-        if all(a is b for a, b in zip(hit[0], held, strict=True)):
+        for kept, given in zip(hit[0], held, strict=True):
+            if kept is not given:
+                break
+        else:
             return hit[1]
     value = compute()
     if len(_memo) >= _MEMO_SIZE:

@@ -81,7 +81,11 @@ def render_message(message: Message) -> dict[str, Any]:
     parts = message.parts
     if role == "user" and len(parts) == 1 and isinstance(parts[0], TextPart):
         return {"role": role, "content": parts[0].text}
-    blocks = [block for part in parts if (block := part_to_block(part)) is not None]
+    blocks = []
+    for part in parts:
+        block = part_to_block(part)
+        if block is not None:
+            blocks.append(block)
     return {"role": role, "content": blocks}
 
 
