@@ -308,12 +308,15 @@ def parse_usage(usage: Mapping[str, Any] | None) -> Usage:
         return Usage()
     cache_read = _int(usage.get("cache_read_input_tokens"))
     cache_write = _int(usage.get("cache_creation_input_tokens"))
+    # `type(x) is dict` first: the wire's JSON is dicts, and an ABC check is a Python call.
     creation = usage.get("cache_creation")
-    write_1h = (
-        _int(creation.get("ephemeral_1h_input_tokens")) if isinstance(creation, Mapping) else 0
-    )
+    write_1h = 0
+    if creation is not None and (type(creation) is dict or isinstance(creation, Mapping)):
+        write_1h = _int(creation.get("ephemeral_1h_input_tokens"))
     details = usage.get("output_tokens_details")
-    reasoning = _int(details.get("thinking_tokens")) if isinstance(details, Mapping) else 0
+    reasoning = 0
+    if details is not None and (type(details) is dict or isinstance(details, Mapping)):
+        reasoning = _int(details.get("thinking_tokens"))
     return Usage(
         input_tokens=_int(usage.get("input_tokens")) + cache_read,
         output_tokens=_int(usage.get("output_tokens")),
