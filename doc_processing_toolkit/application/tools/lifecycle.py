@@ -210,12 +210,13 @@ class SessionPool:
         await _close_all([session for _, session in connection.sessions])
 
 
-def _lost(connection: Connection) -> bool:
-    """Whether a session of ``connection`` lost its connection since the last run."""
-    for _, session in connection.sessions:
+def _lost(connection: Connection) -> list[tuple[ServerConfig, ReconnectingToolSession]]:
+    """The sessions of ``connection`` that lost their connection since the last run."""
+    lost = []
+    for config, session in connection.sessions:
         if isinstance(session, ReconnectingToolSession) and session.connection_lost:
-            return True
-    return False
+            lost.append((config, session))
+    return lost
 
 
 async def _revive(connection: Connection) -> None:
@@ -224,9 +225,7 @@ async def _revive(connection: Connection) -> None:
     Raises:
         MCPConnectionError: a server could not be reconnected (the next run tries again).
     """
-    for config, session in connection.sessions:
-        if not (isinstance(session, ReconnectingToolSession) and session.connection_lost):
-            continue
+    for config, session in _lost(connection):
         try:
             await session.reconnect("its connection was lost since the last run")
         except DocProcessingToolkitError:
