@@ -94,9 +94,9 @@ class SqliteSessionStore:
         return f"SqliteSessionStore({str(self.path)!r})"
 
     def _error(self, exc: sqlite3.Error, session_id: str | None, doing: str) -> SessionStoreError:
-        what = f" session {session_id!r}" if session_id is not None else ""
+        what = f", session {session_id!r}" if session_id is not None else ""
         return SessionStoreError(
-            f"session store {self.path}:{what}: {doing}: {exc}",
+            f"session store {self.path}{what}: {doing}: {exc}",
             path=self.path,
             session_id=session_id,
         )

@@ -46,6 +46,7 @@ from doc_processing_toolkit.application.session.media_policy import (
 )
 from doc_processing_toolkit.application.session.native import (
     NativeHistory,
+    check_native_messages,
     legal_cut,
     orphan_results,
 )
@@ -300,24 +301,8 @@ class SessionPersistence:
         return messages
 
     def _check_native(self, messages: list[dict[str, Any]]) -> None:
-        """The restored history reads in the agent's dialect, or MalformedEnvelopeError
-        names the first message that does not (before any request is sent)."""
-        native = self._native()
-        try:
-            native.parse(messages)
-            return
-        except (ValueError, TypeError, KeyError, AttributeError) as exc:
-            problem = str(exc)
-        index = 0
-        for index, message in enumerate(messages):  # noqa: B007 - the index is the report
-            try:
-                native.parse([message])
-            except (ValueError, TypeError, KeyError, AttributeError) as exc:
-                problem = str(exc)
-                break
-        raise MalformedEnvelopeError(
-            f"messages.{index}", f"not a {self.agent.provider} message: {problem}"
-        )
+        """The restored history reads in the agent's dialect (before any request)."""
+        check_native_messages(messages, self.agent.provider, self._native())
 
     @staticmethod
     def _check_history_config(config: dict[str, Any] | None) -> dict[str, Any] | None:
