@@ -267,7 +267,8 @@ class SqliteSessionStore:
                 source=where,
             )
         envelope["messages"] = [
-            decode_json_text(body, source=f"{where} row {position}") for position, body in bodies
+            decode_json_text(body, source=f"{where} row {position}", key=f"messages.{position}")
+            for position, body in bodies
         ]
         return envelope
 
