@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,6 @@ import pytest
 from doc_processing_toolkit import (
     Agent,
     AgentSession,
-    DocProcessingToolkitError,
     InvalidInputError,
     SessionConflictError,
     SessionStoreError,
@@ -163,6 +162,45 @@ def test_a_cut_and_regrowth_by_another_writer_is_still_a_conflict(tmp_path: Path
     assert SqliteSessionStore(db).export("k")["messages"][0]["content"] == "replacement"
 
 
+def test_a_store_written_before_revisions_is_upgraded_and_checked(tmp_path: Path) -> None:
+    db = tmp_path / "old.db"
+    envelope = _envelope()
+    envelope["session_id"] = "old"
+    messages = envelope.pop("messages")
+    with sqlite3.connect(db) as con:  # the schema this store had before the check
+        con.executescript(
+            "CREATE TABLE sessions (session_id TEXT PRIMARY KEY, header TEXT NOT NULL, "
+            "message_count INTEGER NOT NULL);"
+            "CREATE TABLE messages (session_id TEXT NOT NULL, position INTEGER NOT NULL, "
+            "body TEXT NOT NULL, PRIMARY KEY (session_id, position));"
+        )
+        con.execute("INSERT INTO sessions VALUES ('old', ?, 2)", (json.dumps(envelope),))
+        con.executemany(
+            "INSERT INTO messages VALUES ('old', ?, ?)",
+            [(n, json.dumps(m)) for n, m in enumerate(messages)],
+        )
+    agent, _ = _agent("three", "four")
+    first = agent.session(session_id="old", store=SqliteSessionStore(db))
+    second = agent.session(session_id="old", store=SqliteSessionStore(db))
+    first.run_sync("next")
+    with pytest.raises(SessionConflictError):
+        second.run_sync("also next")
+    assert len(SqliteSessionStore(db).export("old")["messages"]) == 4
+
+
+def test_export_does_not_vouch_for_a_stale_session(tmp_path: Path) -> None:
+    """Reading the store for a report is not the session reloading it."""
+    store = SqliteSessionStore(tmp_path / "s.db")
+    agent, _ = _agent("one", "two", "three")
+    stale = agent.session(session_id="k", store=store)
+    other = agent.session(session_id="k", store=SqliteSessionStore(tmp_path / "s.db"))
+    other.run_sync("first")
+    other.truncate_to(0)  # the store is back to 0 messages, at a newer revision
+    store.export("k")
+    with pytest.raises(SessionConflictError):
+        stale.run_sync("stale turn")
+
+
 # ---------------------------------------------------------------- 2. a full disk
 
 
@@ -269,7 +307,7 @@ def test_a_real_full_filesystem_fails_typed_and_recovers(tmp_path: Path) -> None
     )
     if probe.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {probe.stderr.decode(errors='replace')}")
-    script = f"mount -t tmpfs -o size=512k tmpfs {disk} && exec {sys.executable} -c \"$0\" {disk}"
+    script = f'mount -t tmpfs -o size=512k tmpfs {disk} && exec {sys.executable} -c "$0" {disk}'
     out = subprocess.run(
         [unshare, *flags, "sh", "-c", script, _TMPFS_CHILD],
         capture_output=True,
@@ -296,7 +334,7 @@ def _store_with_turns(db: Path, turns: int = 3) -> None:
 def test_a_garbage_or_truncated_store_file_is_a_typed_error_naming_it(tmp_path: Path) -> None:
     garbage = tmp_path / "garbage.db"
     garbage.write_bytes(b"this is not a database\n" * 200)
-    with pytest.raises(SessionStoreError, match="garbage.db") as caught:
+    with pytest.raises(SessionStoreError, match=r"garbage\.db") as caught:
         SqliteSessionStore(garbage)
     assert caught.value.path == str(garbage)
     half = tmp_path / "half.db"
@@ -306,7 +344,7 @@ def test_a_garbage_or_truncated_store_file_is_a_typed_error_naming_it(tmp_path: 
     with open(half, "r+b") as handle:
         handle.truncate(half.stat().st_size // 2)
     _, fake = _agent("never")
-    with pytest.raises(SessionStoreError, match="half.db"):
+    with pytest.raises(SessionStoreError, match=r"half\.db"):
         Agent(MODEL, client=fake, log_to_file=False).session(
             session_id="k", store=SqliteSessionStore(half)
         )
@@ -347,7 +385,7 @@ def test_a_tampered_store_header_names_the_file(tmp_path: Path) -> None:
         header["metadata"]["total_cost"] = "abc"
         con.execute("UPDATE sessions SET header = ?", (json.dumps(header),))
     agent, fake = _agent("never")
-    with pytest.raises(MalformedEnvelopeError, match="metadata.total_cost") as caught:
+    with pytest.raises(MalformedEnvelopeError, match=r"metadata\.total_cost") as caught:
         agent.session(session_id="k", store=SqliteSessionStore(db))
     assert str(db) in str(caught.value) and fake.requests == []
 
@@ -410,7 +448,7 @@ def test_to_json_under_a_regular_file_or_from_a_directory_is_typed(tmp_path: Pat
     with pytest.raises(SessionStoreError, match="blocker") as caught:
         session.to_json(path=target)
     assert caught.value.path == str(target)
-    with pytest.raises(SessionStoreError, match=str(tmp_path)):
+    with pytest.raises(SessionStoreError, match=re.escape(str(tmp_path))):
         AgentSession.from_json(tmp_path, agent=agent)
 
 
@@ -439,7 +477,7 @@ def test_wrong_metadata_types_are_refused_at_load(key: str, value: Any) -> None:
     envelope = _envelope()
     envelope["metadata"][key] = value
     agent, fake = _agent("never")
-    with pytest.raises(MalformedEnvelopeError, match=f"metadata.{key}"):
+    with pytest.raises(MalformedEnvelopeError, match=re.escape(f"metadata.{key}")):
         AgentSession.from_dict(envelope, agent)
     assert fake.requests == []
 
@@ -448,7 +486,7 @@ def test_wrong_metadata_types_are_refused_at_load(key: str, value: Any) -> None:
 def test_non_finite_totals_in_json_are_refused(literal: str) -> None:
     text = json.dumps(_envelope()).replace('"total_cost": ', f'"total_cost": {literal}, "x": ', 1)
     agent, _ = _agent("never")
-    with pytest.raises(MalformedEnvelopeError, match="metadata.total_cost"):
+    with pytest.raises(MalformedEnvelopeError, match=r"metadata\.total_cost"):
         AgentSession.from_json(text, agent=agent)
 
 
@@ -469,10 +507,18 @@ def test_to_json_never_writes_bare_nan(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "model", ["claude-sonnet-5-5", "gpt-5", "gemini-2.5-flash", "accounts/fireworks/models/kimi-k2-instruct"]
+    "model",
+    [
+        "claude-sonnet-5-5",
+        "gpt-5",
+        "gemini-2.5-flash",
+        "accounts/fireworks/models/kimi-k2-instruct",
+    ],
 )
 @pytest.mark.parametrize(
-    "bad", [{"role": "user", "content": 5}, {"role": "wizard", "content": "x"}], ids=["content", "role"]
+    "bad",
+    [{"role": "user", "content": 5}, {"role": "wizard", "content": "x"}],
+    ids=["content", "role"],
 )
 def test_a_malformed_message_is_refused_at_load_not_after_billing(
     model: str, bad: dict[str, Any]
@@ -494,12 +540,6 @@ def test_a_malformed_history_config_is_refused_at_load() -> None:
     agent, _ = _agent("never")
     with pytest.raises(MalformedEnvelopeError, match="session_history_config"):
         AgentSession.from_dict(envelope, agent)
-
-
-def test_every_hostile_case_is_in_the_error_tree() -> None:
-    for cls in (MalformedEnvelopeError, SessionStoreError, SessionConflictError):
-        assert issubclass(cls, DocProcessingToolkitError)
-    assert issubclass(MalformedEnvelopeError, ValueError)
 
 
 # ---------------------------------------------------------------- 4. a save killed mid-write
@@ -559,7 +599,7 @@ def test_a_save_killed_mid_write_leaves_no_temp_file(tmp_path: Path) -> None:
             saver.stdin.write("go\n")
             saver.stdin.flush()
             pid = int(saver.stdout.readline())
-            time.sleep((attempt % 7) * 0.002)  # vary where in the save the kill lands
+            time.sleep((attempt % 10) * 0.015)  # vary where in a save cycle the kill lands
             os.kill(pid, signal.SIGKILL)
             assert saver.stdout.readline().strip() == "reaped"
             assert len(_temps(saves)) <= 1, _temps(saves)

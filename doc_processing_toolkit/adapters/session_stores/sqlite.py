@@ -157,7 +157,20 @@ class SqliteSessionStore:
                 path=self.path,
                 session_id=session_id,
             ) from None
-        with self._lock, self._transaction(session_id, "cannot save the turn"):
+        with self._lock:
+            self._commit_checked(session_id, header_text, count, rows, start=start)
+
+    def _commit_checked(
+        self,
+        session_id: str,
+        header_text: str,
+        count: int,
+        rows: list[tuple[str, int, str]],
+        *,
+        start: int | None,
+    ) -> None:
+        """One write, in one transaction, after the optimistic check (the lock is held)."""
+        with self._transaction(session_id, "cannot save the turn"):
             stored = self._db.execute(
                 "SELECT message_count, revision FROM sessions WHERE session_id = ?",
                 (session_id,),
@@ -226,10 +239,16 @@ class SqliteSessionStore:
     def load(self, session_id: str) -> dict[str, Any] | None:
         """The envelope after the last committed turn, or None for an unknown session.
 
+        The session's next write through this store object must find the store at the
+        revision read here (see :class:`SessionConflictError`).
+
         Raises:
             SessionStoreError: the file cannot be read (corrupt, truncated).
             MalformedEnvelopeError: a stored row does not decode (names the row).
         """
+        return self._read(session_id, remember=True)
+
+    def _read(self, session_id: str, *, remember: bool) -> dict[str, Any] | None:
         with self._lock:
             try:
                 self._db.execute("BEGIN")
@@ -252,7 +271,8 @@ class SqliteSessionStore:
                         self._db.execute("COMMIT")
             except sqlite3.Error as exc:
                 raise self._error(exc, session_id, "cannot read the session") from None
-            self._revisions[session_id] = 0 if row is None else int(row[2])
+            if remember:
+                self._revisions[session_id] = 0 if row is None else int(row[2])
         if row is None:
             return None
         where = f"{self.path} session {session_id!r}"
@@ -260,6 +280,10 @@ class SqliteSessionStore:
         if not isinstance(envelope, dict):
             raise MalformedEnvelopeError("<envelope>", "the header is not an object", source=where)
         envelope.pop("message_count", None)
+        if envelope.get("session_id") != session_id:
+            raise MalformedEnvelopeError(
+                "session_id", f"the header names {envelope.get('session_id')!r}", source=where
+            )
         if [position for position, _ in bodies] != list(range(row[1])):
             raise MalformedEnvelopeError(
                 "messages",
@@ -278,7 +302,7 @@ class SqliteSessionStore:
         Raises:
             SessionNotFoundError: (a KeyError) the store has never seen ``session_id``.
         """
-        envelope = self.load(session_id)
+        envelope = self._read(session_id, remember=False)
         if envelope is None:
             raise SessionNotFoundError(f"no session {session_id!r} in {self.path}")
         return envelope
