@@ -246,6 +246,24 @@ def test_a_turn_whose_save_hits_a_full_disk_keeps_its_spend(tmp_path: Path) -> N
     assert len(session.messages) == 4
 
 
+def test_a_cut_the_store_refuses_changes_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    agent, _ = _agent("one", "two", "three")
+    session = agent.session(session_id="k", store=SqliteSessionStore(db))
+    session.run_sync("first")
+    other = agent.session(session_id="k", store=SqliteSessionStore(db))
+    other.run_sync("second")
+    metadata = session.metadata
+    before = (session.get_history(), session.run_boundaries, dict(metadata))
+    with pytest.raises(SessionConflictError):
+        session.clear()
+    with pytest.raises(SessionConflictError):
+        session.truncate_to(0)
+    assert (session.get_history(), session.run_boundaries, dict(metadata)) == before
+    assert session.metadata is metadata
+    assert len(SqliteSessionStore(db).export("k")["messages"]) == 4
+
+
 @pytest.mark.anyio
 async def test_a_streamed_turn_whose_save_fails_raises_typed_with_its_spend(
     tmp_path: Path,

@@ -152,7 +152,7 @@ class SqliteSessionStore:
             header_text = _dumps(header)
         except ValueError as exc:
             raise SessionStoreError(
-                f"session store {self.path}: session {session_id!r}: the header holds a value "
+                f"session store {self.path}, session {session_id!r}: the header holds a value "
                 f"JSON cannot carry: {exc}",
                 path=self.path,
                 session_id=session_id,
@@ -212,19 +212,38 @@ class SqliteSessionStore:
                 another writer committed since this store object last read the session.
             SessionStoreError: SQLite refused the write (a full disk, a corrupt file).
         """
+        rows = self._rows(session_id, start, messages)
+        self._write(session_id, header, start + len(messages), rows, start=start)
+
+    def _rows(
+        self, session_id: str, start: int, messages: list[dict[str, Any]]
+    ) -> list[tuple[str, int, str]]:
         try:
-            rows = [
+            return [
                 (session_id, start + offset, _dumps(message))
                 for offset, message in enumerate(messages)
             ]
         except ValueError as exc:
             raise SessionStoreError(
-                f"session store {self.path}: session {session_id!r}: a message holds a value "
+                f"session store {self.path}, session {session_id!r}: a message holds a value "
                 f"JSON cannot carry: {exc}",
                 path=self.path,
                 session_id=session_id,
             ) from None
-        self._write(session_id, header, start + len(messages), rows, start=start)
+
+    def replace(
+        self, session_id: str, messages: list[dict[str, Any]], header: dict[str, Any]
+    ) -> None:
+        """Replace the whole stored history (a compaction or a rewritten prefix) in one
+        transaction, so no reader ever sees it half-way.
+
+        Raises:
+            SessionConflictError: another writer committed since this store object last
+                read the session.
+            SessionStoreError: SQLite refused the write.
+        """
+        rows = self._rows(session_id, 0, messages)
+        self._write(session_id, header, len(messages), rows, start=None)
 
     def truncate(self, session_id: str, message_count: int, header: dict[str, Any]) -> None:
         """Record a cut to the first ``message_count`` messages (no row is rewritten).

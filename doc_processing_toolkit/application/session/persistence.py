@@ -160,6 +160,19 @@ class SessionPersistence:
         envelope["message_count"] = len(self._messages if messages is None else messages)
         return envelope
 
+    def _store_rewrite(self, messages: list[dict[str, Any]], header: dict[str, Any]) -> None:
+        """Replace the stored history by ``messages``: in one transaction where the store
+        can (SqliteSessionStore.replace), else as a cut to nothing and an append."""
+        store = self._store
+        if store is None:
+            return
+        replace = getattr(store, "replace", None)
+        if callable(replace):
+            replace(self._session_id, messages, header)
+            return
+        store.truncate(self._session_id, 0, {**header, "message_count": 0})
+        store.append(self._session_id, 0, messages, header)
+
     # ------------------------------------------------------------------ save
     def to_dict(
         self,
@@ -486,11 +499,7 @@ class SessionPersistence:
         metadata = copy.deepcopy(self._metadata)
         metadata["boundaries_reset_at_run"] = int(metadata.get("run_count", 0)) + 1
         metadata["run_boundaries"] = []
-        if self._store is not None:  # the prefix was rewritten
-            self._store.truncate(self._session_id, 0, self._store_header([], metadata))
-            self._store.append(
-                self._session_id, 0, messages, self._store_header(messages, metadata)
-            )
+        self._store_rewrite(messages, self._store_header(messages, metadata))  # a new prefix
         self._messages, self._metadata = messages, metadata
         return scope.history
 
@@ -532,8 +541,7 @@ class SessionPersistence:
         if self._store is not None and len(kept) == keep:
             self._store.truncate(self._session_id, keep, self._store_header(kept, metadata))
         elif self._store is not None:  # orphans were removed: the prefix was rewritten
-            self._store.truncate(self._session_id, 0, self._store_header([], metadata))
-            self._store.append(self._session_id, 0, kept, self._store_header(kept, metadata))
+            self._store_rewrite(kept, self._store_header(kept, metadata))
         self._messages, self._metadata = kept, metadata
         return len(kept)
 

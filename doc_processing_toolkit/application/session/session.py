@@ -210,12 +210,14 @@ class AgentSession(SessionTurns):
     def clear(self) -> None:
         """Clear the history while keeping the session open (metadata is kept)."""
         self._check_idle()
-        self._messages = []
+        changes: dict[str, Any] = {"run_boundaries": []}
         if self._metadata.get("run_boundaries"):
-            self._metadata["boundaries_reset_at_run"] = self._metadata["run_count"]
-        self._metadata["run_boundaries"] = []
-        if self._store is not None:
-            self._store.truncate(self._session_id, 0, self._store_header())
+            changes["boundaries_reset_at_run"] = self._metadata["run_count"]
+        if self._store is not None:  # stored first: a refused cut changes nothing
+            header = self._store_header([], {**self._metadata, **changes})
+            self._store.truncate(self._session_id, 0, header)
+        self._messages = []
+        self._metadata.update(changes)
 
     def close(self) -> None:
         """Close the session, preventing further runs."""

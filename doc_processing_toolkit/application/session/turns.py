@@ -88,10 +88,8 @@ class SessionTurns(SessionPersistence):
             raise
         if not refresh.changed:
             return
-        if self._store is not None:
-            header = self._store_header(refresh.messages)
-            self._store.truncate(self._session_id, 0, header)
-            self._store.append(self._session_id, 0, refresh.messages, header)
+        header = self._store_header(refresh.messages, media_table=refresh.table)
+        self._store_rewrite(refresh.messages, header)
         self._messages, self._media_table = refresh.messages, refresh.table
         self._media_report.extend(refresh.report)
 
