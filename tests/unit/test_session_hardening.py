@@ -355,6 +355,10 @@ def test_a_garbage_or_truncated_store_file_is_a_typed_error_naming_it(tmp_path: 
     with pytest.raises(SessionStoreError, match=r"garbage\.db") as caught:
         SqliteSessionStore(garbage)
     assert caught.value.path == str(garbage)
+    with pytest.raises(SessionStoreError, match=re.escape(str(garbage))):
+        SqliteSessionStore(garbage / "under-a-file.db")  # its parent is a regular file
+    with pytest.raises(SessionStoreError, match=re.escape(str(tmp_path))):
+        SqliteSessionStore(tmp_path)  # a directory
     half = tmp_path / "half.db"
     _store_with_turns(half, turns=8)
     with sqlite3.connect(half) as con:
