@@ -28,6 +28,7 @@ from doc_processing_toolkit.application.session.envelope import (
     build_envelope,
     drop_system_message,
     json_clean,
+    read_envelope_json,
     write_atomic,
 )
 from doc_processing_toolkit.application.session.fingerprint import (
@@ -66,7 +67,7 @@ from doc_processing_toolkit.domain.session import MalformedEnvelopeError, parse_
 from doc_processing_toolkit.ports.media_store import MediaStore
 from doc_processing_toolkit.ports.session_store import SessionStore
 
-__all__ = ["UNSET", "SessionPersistence"]
+__all__ = ["UNSET", "SessionPersistence", "read_envelope_json"]
 
 _log = logging.getLogger("doc_processing_toolkit.session")
 
