@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from doc_processing_toolkit.adapters.providers._common import parse_retry_after, safe_url
+from doc_processing_toolkit.adapters.providers.anthropic.dialect import part_to_block
 from doc_processing_toolkit.adapters.providers.anthropic.mapping import (
     build_request,
     map_stop_reason,
@@ -17,7 +18,7 @@ from doc_processing_toolkit.adapters.providers.anthropic.mapping import (
     resolve_max_tokens,
 )
 from doc_processing_toolkit.adapters.providers.anthropic.stream import StreamAssembler
-from doc_processing_toolkit.domain.messages import ProviderPart, ToolCallPart, user_text
+from doc_processing_toolkit.domain.messages import ProviderPart, TextPart, ToolCallPart, user_text
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import (
     ModelRequest,
@@ -176,7 +177,7 @@ def _events(*events: dict[str, Any]) -> tuple[StreamAssembler, list[Any]]:
     return assembler, deltas
 
 
-def test_assembler_keeps_server_blocks_verbatim_and_citations() -> None:
+def test_assembler_keeps_server_blocks_verbatim_and_cited_text_as_text() -> None:
     server = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}
     result = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}
     citation = {"type": "char_location", "cited_text": "x"}
@@ -210,9 +211,12 @@ def test_assembler_keeps_server_blocks_verbatim_and_citations() -> None:
     message = assembler.message()
     assert message.parts[0] == ProviderPart("anthropic", {**server, "input": {"query": "q"}})
     assert message.parts[1] == ProviderPart("anthropic", result)
-    assert message.parts[2] == ProviderPart(
-        "anthropic", {"type": "text", "text": "a", "citations": [citation]}
+    # issue 31 item 1: text with citations is text, the citations ride beside it verbatim
+    assert message.parts[2] == TextPart(
+        "a", provider_details={"anthropic": {"citations": [citation]}}
     )
+    assert message.text == "a"
+    assert part_to_block(message.parts[2]) == {"type": "text", "text": "a", "citations": [citation]}
     response = assembler.response(requested_model="m", request_id=None)
     assert response.usage.output_tokens == 3 and response.stop_reason == "end_turn"
 
