@@ -46,6 +46,9 @@ class TextPart:
     text: str
     """The text itself."""
     kind: Literal["text"] = "text"
+    provider_details: dict[str, Any] | None = None
+    """Vendor data that rides with the text, keyed by provider (e.g. Anthropic's
+    ``citations``): kept for a lossless same-provider replay, ignored by other providers."""
 
 
 @quick_init

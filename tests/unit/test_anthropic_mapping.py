@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 
 from doc_processing_toolkit.adapters.providers._common import parse_retry_after, safe_url
+from doc_processing_toolkit.adapters.providers.anthropic.dialect import part_to_block
+from doc_processing_toolkit.adapters.providers.anthropic.fallback import usage_by_model
 from doc_processing_toolkit.adapters.providers.anthropic.mapping import (
     build_request,
     map_stop_reason,
@@ -17,7 +19,7 @@ from doc_processing_toolkit.adapters.providers.anthropic.mapping import (
     resolve_max_tokens,
 )
 from doc_processing_toolkit.adapters.providers.anthropic.stream import StreamAssembler
-from doc_processing_toolkit.domain.messages import ProviderPart, ToolCallPart, user_text
+from doc_processing_toolkit.domain.messages import ProviderPart, TextPart, ToolCallPart, user_text
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import (
     ModelRequest,
@@ -176,7 +178,7 @@ def _events(*events: dict[str, Any]) -> tuple[StreamAssembler, list[Any]]:
     return assembler, deltas
 
 
-def test_assembler_keeps_server_blocks_verbatim_and_citations() -> None:
+def test_assembler_keeps_server_blocks_verbatim_and_cited_text_as_text() -> None:
     server = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}
     result = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}
     citation = {"type": "char_location", "cited_text": "x"}
@@ -210,9 +212,12 @@ def test_assembler_keeps_server_blocks_verbatim_and_citations() -> None:
     message = assembler.message()
     assert message.parts[0] == ProviderPart("anthropic", {**server, "input": {"query": "q"}})
     assert message.parts[1] == ProviderPart("anthropic", result)
-    assert message.parts[2] == ProviderPart(
-        "anthropic", {"type": "text", "text": "a", "citations": [citation]}
+    # issue 31 item 1: text with citations is text, the citations ride beside it verbatim
+    assert message.parts[2] == TextPart(
+        "a", provider_details={"anthropic": {"citations": [citation]}}
     )
+    assert message.text == "a"
+    assert part_to_block(message.parts[2]) == {"type": "text", "text": "a", "citations": [citation]}
     response = assembler.response(requested_model="m", request_id=None)
     assert response.usage.output_tokens == 3 and response.stop_reason == "end_turn"
 
@@ -392,3 +397,93 @@ def test_built_in_evidence_from_server_and_mcp_blocks() -> None:
     assert invoked == ("web_search", "read_wiki", "remote_mcp", "code_execution")
     assert metadata == {"distinct_urls": ["https://a.example/1"], "container_id": "cntr_9"}
     assert built_in_evidence([{"type": "text", "text": "x"}], {}, {}) == ((), {})
+
+
+# -- issue 31 item 2: every usage.iterations entry is billed exactly once -----------------
+
+_NO_WRITES = {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0}
+
+
+def _entry(kind: str, inp: int, out: int, read: int = 0, **extra: Any) -> dict[str, Any]:
+    return {
+        "input_tokens": inp,
+        "output_tokens": out,
+        "cache_read_input_tokens": read,
+        "cache_creation_input_tokens": 0,
+        "cache_creation": _NO_WRITES,
+        "type": kind,
+        **extra,
+    }
+
+
+def test_server_side_compaction_is_billed_beside_the_top_level() -> None:
+    # the figures of a recorded server-side compaction (pydantic-ai cassette
+    # test_anthropic_compaction_usage_with_cache_streaming): the top level is the message
+    # pass only, the compaction step is billed too, with its own cache reads
+    usage = {
+        "input_tokens": 181,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+        "output_tokens": 8,
+        "iterations": [_entry("compaction", 100, 83, 55096), _entry("message", 181, 8)],
+    }
+    billed = parse_usage(usage)
+    assert billed == Usage(input_tokens=55_377, output_tokens=91, cached_input_tokens=55_096)
+    assert usage_by_model(usage, "claude-sonnet-4-6") == ()  # one model billed it all
+
+
+def test_message_iterations_the_top_level_sums_are_not_counted_twice() -> None:
+    # an advisor run: the top level is the sum of the two message passes; the advisor's
+    # pass is billed beside it, at the advisor's model
+    usage = {
+        "input_tokens": 2411,
+        "output_tokens": 145,
+        "output_tokens_details": {"thinking_tokens": 47},
+        "iterations": [
+            _entry("message", 1128, 135),
+            _entry("advisor_message", 2543, 18, model="claude-opus-4-8"),
+            _entry("message", 1283, 10),
+        ],
+    }
+    billed = parse_usage(usage)
+    assert (billed.input_tokens, billed.output_tokens) == (2411 + 2543, 145 + 18)
+    assert billed.reasoning_tokens == 47
+    assert usage_by_model(usage, "claude-sonnet-4-6") == (
+        ("claude-sonnet-4-6", Usage(input_tokens=2411, output_tokens=145)),
+        ("claude-opus-4-8", Usage(input_tokens=2543, output_tokens=18)),
+    )
+
+
+def test_a_top_level_the_iterations_do_not_cover_still_counts() -> None:
+    usage = {
+        "input_tokens": 500,
+        "output_tokens": 40,
+        "iterations": [_entry("compaction", 100, 10), _entry("message", 200, 20)],
+    }
+    billed = parse_usage(usage)
+    assert (billed.input_tokens, billed.output_tokens) == (600, 50)  # top + compaction
+    assert parse_usage({"input_tokens": 5, "output_tokens": 1, "iterations": []}) == Usage(
+        input_tokens=5, output_tokens=1
+    )
+
+
+def test_a_streamed_compaction_is_billed_on_the_response() -> None:
+    iterations = [_entry("compaction", 100, 83, 55096), _entry("message", 181, 8)]
+    assembler, _ = _events(
+        {
+            "type": "message_start",
+            "message": {"id": "msg_1", "model": "m", "usage": {"input_tokens": 181}},
+        },
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi"}},
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn"},
+            "usage": {"input_tokens": 181, "output_tokens": 8, "iterations": iterations},
+        },
+        {"type": "message_stop"},
+    )
+    response = assembler.response(requested_model="m", request_id=None)
+    assert response.usage.input_tokens == 55_377 and response.usage.output_tokens == 91
+    assert response.usage.cached_input_tokens == 55_096

@@ -549,3 +549,34 @@ def test_prompt_caching_is_ignored_with_a_note() -> None:
     wire = build(Request(model="gpt-4o", messages=(text("hi"),), prompt_caching={"ttl": "5m"}))
     assert any("prompt_caching ignored" in note for note in wire.notes)
     assert "cache_control" not in str(wire.params)
+
+
+def test_an_output_index_gap_does_not_repeat_a_streamed_message() -> None:
+    # recorded (vercel/ai openai-phase.1.chunks.txt): the messages come at output_index 0
+    # and 2, the final response lists just the two; the answer was given twice
+    def message(item_id: str, text: str, phase: str) -> dict[str, Any]:
+        content = [{"type": "output_text", "annotations": [], "text": text}]
+        return {
+            "id": item_id,
+            "type": "message",
+            "role": "assistant",
+            "phase": phase,
+            "status": "completed",
+            "content": content,
+        }
+
+    first, second = (
+        message("m1", "Checking. ", "commentary"),
+        message("m2", "Answer.", "final_answer"),
+    )
+    assembler, _ = _events(
+        {"type": "response.created", "response": {"id": "r", "model": "gpt-x", "usage": None}},
+        {"type": "response.output_item.done", "output_index": 0, "item": first},
+        {"type": "response.output_item.done", "output_index": 2, "item": second},
+        {
+            "type": "response.completed",
+            "response": {"id": "r", "model": "gpt-x", "output": [first, second], "usage": None},
+        },
+    )
+    assert assembler.output_items() == [first, second]
+    assert assembler.message().text == "Checking. Answer."

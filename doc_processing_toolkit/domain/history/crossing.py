@@ -88,7 +88,7 @@ class Conversion:
     ) -> list[Part]:
         match part:
             case TextPart():
-                return [part]
+                return [self.text_details(index, position, part)]
             case MediaPart():
                 where: Position = "assistant" if role == "assistant" else "user"
                 return [self.media(index, position, part, where)]
@@ -132,6 +132,20 @@ class Conversion:
         salvage = self.source_rules.salvage
         found = salvage(part) if salvage is not None else None
         return found.drops if found is not None and found.drops else (reasoning_drop(part),)
+
+    def text_details(self, index: int, position: int, part: TextPart) -> TextPart:
+        """The text, without another provider's details on it (e.g. Anthropic citations),
+        each reported as dropped."""
+        details = part.provider_details
+        if not details:
+            return part
+        for key, value in details.items():
+            if key != self.target and isinstance(value, dict) and value:
+                detail = f"{', '.join(sorted(value))} on a text block"
+                artefact = self.source_rules.payload_artefact
+                self.report.dropped(self.where(index, position), artefact, detail)
+        kept = {k: v for k, v in details.items() if k == self.target}
+        return dataclasses.replace(part, provider_details=kept or None)
 
     def call_details(self, index: int, position: int, part: ToolCallPart) -> ToolCallPart:
         details = part.provider_details or {}

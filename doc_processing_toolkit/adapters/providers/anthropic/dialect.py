@@ -16,9 +16,11 @@ Canonical rendering (what the adapter produces, so ``render(parse(x)) == x`` for
   thinking ``ReasoningPart("", "anthropic", {"redacted_data": ...})``; both replay
   byte-identical;
 * extra ``tool_use`` keys (``caller``, ``toolset_name``) ride in
-  ``ToolCallPart.provider_details["anthropic"]``;
-* any block the IR cannot hold exactly (unknown types, server-tool blocks, text with
-  citations, non-canonical base64, extra keys) is kept verbatim as a
+  ``ToolCallPart.provider_details["anthropic"]``; extra ``text`` keys (``citations``) ride
+  in ``TextPart.provider_details["anthropic"]``, so cited text is text (another provider
+  gets the text, Anthropic gets the block back byte for byte);
+* any block the IR cannot hold exactly (unknown types, server-tool blocks, non-canonical
+  base64, extra keys) is kept verbatim as a
   :class:`ProviderPart`: a block is only mapped to an IR part when rendering that part
   gives the block back.
 """
@@ -79,7 +81,12 @@ def render_message(message: Message) -> dict[str, Any]:
     """One IR message as an Anthropic message dict."""
     role = "assistant" if message.role == "assistant" else "user"
     parts = message.parts
-    if role == "user" and len(parts) == 1 and isinstance(parts[0], TextPart):
+    if (
+        role == "user"
+        and len(parts) == 1
+        and isinstance(parts[0], TextPart)
+        and not parts[0].provider_details
+    ):
         return {"role": role, "content": parts[0].text}
     blocks = []
     for part in parts:
@@ -123,7 +130,11 @@ def part_to_block(part: Part) -> dict[str, Any] | None:
     """One IR part as an Anthropic content block; None (with a WARNING) when it cannot cross."""
     match part:
         case TextPart(text=text):
-            return {"type": "text", "text": text}
+            text_block: dict[str, Any] = {"type": "text", "text": text}
+            text_extra = (part.provider_details or {}).get(_DETAILS_KEY)
+            if isinstance(text_extra, dict):
+                text_block.update(text_extra)
+            return text_block
         case MediaPart():
             return _media_block(part)
         case ToolCallPart(id=call_id, name=name, arguments=arguments):
@@ -249,7 +260,10 @@ def _candidate_part(block: dict[str, Any], names: dict[str, str]) -> Part | None
     match block.get("type"):
         case "text":
             text = block.get("text")
-            return TextPart(text) if isinstance(text, str) else None
+            if not isinstance(text, str):
+                return None
+            extra = {k: v for k, v in block.items() if k not in ("type", "text")}
+            return TextPart(text, provider_details={_DETAILS_KEY: extra} if extra else None)
         case "image" | "document":
             return _media_part(block)
         case "tool_use":

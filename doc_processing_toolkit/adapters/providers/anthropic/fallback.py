@@ -5,8 +5,9 @@ the content carries one ``fallback`` block per hop (``from`` / ``to`` models; th
 ``to`` is the model that served the response, which ``message_start`` does not name), and
 ``usage.iterations`` holds one entry per attempt, each with its ``model``: ``message``
 entries for a declined hop (billed at that model's rates) and one ``fallback_message``
-entry for the serving attempt. ``compaction`` entries are not part of the top-level
-usage and are left out.
+entry for the serving attempt. Every entry is billed (see
+:func:`~.mapping.parse_usage`): ``compaction`` entries and an ``advisor_message`` are
+split out here too, at the model they name (the serving model when they name none).
 """
 
 from __future__ import annotations
@@ -18,8 +19,6 @@ from doc_processing_toolkit.adapters.providers.anthropic.mapping import parse_us
 from doc_processing_toolkit.domain.requests import Usage
 
 __all__ = ["fallback_target", "usage_by_model"]
-
-_BILLED_ITERATIONS = frozenset({"message", "fallback_message"})
 
 
 def fallback_target(block: Mapping[str, Any]) -> str | None:
@@ -34,14 +33,14 @@ def fallback_target(block: Mapping[str, Any]) -> str | None:
 def usage_by_model(usage: Mapping[str, Any], served: str) -> tuple[tuple[str, Usage], ...]:
     """The billed usage per model of ``usage.iterations`` (empty: one model billed it all).
 
-    An entry without a ``model`` is the serving model's.
+    Every entry counts once; an entry without a ``model`` is the serving model's.
     """
     iterations = usage.get("iterations")
     if not isinstance(iterations, list):
         return ()
     totals: dict[str, Usage] = {}
     for entry in iterations:
-        if not isinstance(entry, Mapping) or entry.get("type") not in _BILLED_ITERATIONS:
+        if not isinstance(entry, Mapping):
             continue
         model = entry.get("model")
         name = model if isinstance(model, str) and model else served

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from doc_processing_toolkit.adapters.providers._wire import WireRequest
@@ -298,14 +299,50 @@ def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
+_TOP_LEVEL_ITERATIONS = frozenset({"message"})
+"""The ``usage.iterations`` entry types the top-level usage sums (the sampling passes of
+the serving model); every other entry (``compaction``, ``advisor_message``, a fallback's
+hops) is billed beside it and left out of the top level."""
+
+
 def parse_usage(usage: Mapping[str, Any] | None) -> Usage:
-    """Wire usage -> :class:`Usage` on the toolkit convention.
+    """Wire usage -> the billed :class:`Usage` on the toolkit convention.
 
     input = input_tokens + cache_read_input_tokens (all prompt tokens but cache writes,
     which Anthropic bills on top); cached = cache reads; cache_write = cache creation.
+
+    When the API ran several steps for one request it lists each in ``usage.iterations``
+    (``message``, server-side ``compaction``, ``advisor_message``, a fallback's
+    ``fallback_message``), each with its own token and cache figures, and the top level
+    leaves some of them out although all are billed. The billed usage is then the sum of
+    the entries, each counted exactly once; the top level is not added on top (it is the
+    sum of the ``message`` entries, or the serving ``fallback_message`` one). Should the
+    top level report more than the entries cover, it counts, plus the entries outside it.
     """
     if not usage:
         return Usage()
+    top = _usage_of(usage)
+    iterations = usage.get("iterations")
+    if not isinstance(iterations, list):
+        return top
+    entries = [e for e in iterations if isinstance(e, Mapping)]
+    if not entries:
+        return top
+    billed = Usage()
+    for entry in entries:
+        billed = billed + _usage_of(entry)
+    if billed.input_tokens < top.input_tokens or billed.output_tokens < top.output_tokens:
+        billed = top
+        for entry in entries:
+            if entry.get("type") not in _TOP_LEVEL_ITERATIONS:
+                billed = billed + _usage_of(entry)
+    # thinking is reported on the top level only (a share of the output, not more of it)
+    reasoning = max(billed.reasoning_tokens, top.reasoning_tokens)
+    return replace(billed, reasoning_tokens=min(reasoning, billed.output_tokens))
+
+
+def _usage_of(usage: Mapping[str, Any]) -> Usage:
+    """One usage object (the top level or one iteration entry) as :class:`Usage`."""
     cache_read = _int(usage.get("cache_read_input_tokens"))
     cache_write = _int(usage.get("cache_creation_input_tokens"))
     # `type(x) is dict` first: the wire's JSON is dicts, and an ABC check is a Python call.

@@ -180,11 +180,16 @@ class StreamAssembler:
         indexes |= {i for i, _ in self._texts}
         if not indexes:
             return final
+        streamed = {index: self._item(index) for index in indexes}
+        # output_index counts items the stream never announced (the final list may leave
+        # them out too), so a gap is filled from the final list only with an item that was
+        # not streamed under another index
+        ids = {item.get("id") for item in streamed.values() if item.get("id")}
         items = []
         for index in range(max(max(indexes) + 1, len(final))):
-            if index in indexes:
-                items.append(self._item(index))
-            elif index < len(final):
+            if index in streamed:
+                items.append(streamed[index])
+            elif index < len(final) and final[index].get("id") not in ids:
                 items.append(final[index])
         return [item for item in items if item]
 
