@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 from doc_processing_toolkit.application.config.constructor_errors import constructor_error
 from doc_processing_toolkit.application.config.schema import CONFIG_FIELDS
 from doc_processing_toolkit.application.config.settings import AgentSettings
+from doc_processing_toolkit.application.config.validation import check_keyword_names
 from doc_processing_toolkit.application.config.yaml_loader import (
     default_registry_check,
     interpolate_env,
@@ -225,6 +226,8 @@ def _load(
         raise ConfigValidationError(
             f"the configuration must be a mapping of keys, got {type(data).__name__} ({source})"
         )
+    # from_config(path, instruction=...) is the TypeError Agent(instruction=...) raises.
+    check_keyword_names({k: v for k, v in overrides.items() if k not in CONFIG_FIELDS})
     merged, passthrough = _apply_overrides(data, overrides, sources)
     validated = validate_config(merged, sources=sources, registry_check=_registry_check(overrides))
     return {**config_to_kwargs(validated), **passthrough}, validated, sources
