@@ -37,7 +37,7 @@ from doc_processing_toolkit.application.config.settings import (
 from doc_processing_toolkit.application.config.validation import validate_settings
 from doc_processing_toolkit.application.costs.builder import ReportContext
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
-from doc_processing_toolkit.application.deps import AgentDeps, default_deps
+from doc_processing_toolkit.application.deps import AgentDeps, default_deps, with_user_registry
 from doc_processing_toolkit.application.hooks.control import (
     RunControl,
     RunHandles,
@@ -164,6 +164,7 @@ class Agent:
         request_timeout: float | None = None,
         stream_idle_timeout: float | None = DEFAULT_STREAM_IDLE_TIMEOUT,
         tool_timeout: float | None = None,
+        registry: Any = None,
         deps: AgentDeps | None = None,
         **provider_kwargs: Any,
     ) -> None:
@@ -171,7 +172,9 @@ class Agent:
         # The parameters are the settings' fields, one to one (AgentSettings.from_arguments).
         arguments = {k: v for k, v in locals().items() if k not in ("self", "deps")}
         self._settings: AgentSettings = validate_settings(AgentSettings.from_arguments(arguments))
-        self._deps = deps if deps is not None else default_deps()
+        self._deps = with_user_registry(
+            deps if deps is not None else default_deps(), self._settings.registry
+        )
         self._setup()
 
     def _setup(self) -> None:
