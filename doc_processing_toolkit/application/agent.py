@@ -303,8 +303,7 @@ class Agent:
         ):
             if log_setup.handled(self.logger, logging.INFO):  # no record nobody takes
                 self.logger.info("run %s started: model=%s", run_id, s.model)
-            store = truncated_results if truncated_results is not None else TruncatedResultStore()
-            store = store if self._tool_planner.read_back else None  # a session's: its lifetime
+            store = self._tool_planner.store_for_run(truncated_results)
             await self._tool_loader.connect_mcp_servers()
             plan = await self._tool_planner.plan(self._tool_loader, s.instructions, store)
             messages = [*prior, await media.user_turn(prompt.message)]

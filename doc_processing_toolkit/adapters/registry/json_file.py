@@ -25,6 +25,7 @@ raises :class:`RegistryFileError` naming its source and key.
 from __future__ import annotations
 
 import functools
+import importlib
 import importlib.resources
 import json
 import os
@@ -426,8 +427,8 @@ def _schema_problems(data: Any) -> list[tuple[str, str]]:
     without it, the property names of every row and pricing object are checked against the
     schema's (types and bounds are then checked by ModelInfo).
     """
-    try:
-        import jsonschema
+    try:  # imported by name: a dev-group tool without stubs, optional at run time
+        jsonschema = importlib.import_module("jsonschema")
     except ImportError:
         return _property_problems(data, _schema())
     validator = jsonschema.Draft202012Validator(_schema())

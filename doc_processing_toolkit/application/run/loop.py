@@ -335,7 +335,7 @@ class RunLoop:
         specs, structured_tool = await self._request_tools()
         tool_choice = s.tool_choice
         if structured_tool and not await self._tools.specs() and tool_choice == "auto":
-            tool_choice = ForcedTool(self._final_tool)
+            tool_choice = ForcedTool(self._final_tool or FINAL_RESULT_TOOL)
         native_schema = (
             output_json_schema(s.output_schema)
             if s.output_schema is not None and not structured_tool
