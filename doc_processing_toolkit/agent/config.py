@@ -5,6 +5,7 @@ and environment variable interpolation. Thin re-exports of ``application.config`
 """
 
 from doc_processing_toolkit.agent import core as _core  # installs the default AgentDeps
+from doc_processing_toolkit.application.config.from_config import validate_config
 from doc_processing_toolkit.application.config.schema import config_json_schema
 from doc_processing_toolkit.application.config.yaml_loader import (
     AgentConfig,
@@ -13,7 +14,6 @@ from doc_processing_toolkit.application.config.yaml_loader import (
     merge_configs,
 )
 from doc_processing_toolkit.application.config.yaml_validation import (
-    validate_config,
     validate_max_tool_result_chars,
     validate_tool_result_preview_chars,
     validate_truncated_result_read_chars,

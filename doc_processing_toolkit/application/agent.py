@@ -37,7 +37,7 @@ from doc_processing_toolkit.application.config.settings import (
 from doc_processing_toolkit.application.config.validation import validate_settings
 from doc_processing_toolkit.application.costs.builder import ReportContext
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
-from doc_processing_toolkit.application.deps import AgentDeps, default_deps
+from doc_processing_toolkit.application.deps import AgentDeps, default_deps, with_user_registry
 from doc_processing_toolkit.application.hooks.control import (
     RunControl,
     RunHandles,
@@ -164,6 +164,7 @@ class Agent:
         request_timeout: float | None = None,
         stream_idle_timeout: float | None = DEFAULT_STREAM_IDLE_TIMEOUT,
         tool_timeout: float | None = None,
+        registry: Any = None,
         deps: AgentDeps | None = None,
         **provider_kwargs: Any,
     ) -> None:
@@ -171,7 +172,7 @@ class Agent:
         # The parameters are the settings' fields, one to one (AgentSettings.from_arguments).
         arguments = {k: v for k, v in locals().items() if k not in ("self", "deps")}
         self._settings: AgentSettings = validate_settings(AgentSettings.from_arguments(arguments))
-        self._deps = deps if deps is not None else default_deps()
+        self._deps = with_user_registry(deps or default_deps(), self._settings.registry)
         self._setup()
 
     def _setup(self) -> None:
@@ -266,6 +267,7 @@ class Agent:
         container_id: str | None = None,
         media_resolutions: list[str | None] | None = None,
         compaction: CompactionScope | None = None,
+        truncated_results: TruncatedResultStore | None = None,
     ) -> tuple[AgentResult, BaseException | None]:
         check_run_inputs(message, output_schema)
         run_id = new_run_id()
@@ -301,7 +303,7 @@ class Agent:
         ):
             if log_setup.handled(self.logger, logging.INFO):  # no record nobody takes
                 self.logger.info("run %s started: model=%s", run_id, s.model)
-            store = TruncatedResultStore() if self._tool_planner.read_back else None
+            store = self._tool_planner.store_for_run(truncated_results)
             await self._tool_loader.connect_mcp_servers()
             plan = await self._tool_planner.plan(self._tool_loader, s.instructions, store)
             messages = [*prior, await media.user_turn(prompt.message)]
@@ -388,12 +390,14 @@ class Agent:
         media_resolution_list: list[str | None] | None = None,
         anthropic_container_id: str | None = None,
         compaction: CompactionScope | None = None,
+        truncated_results: TruncatedResultStore | None = None,
     ) -> tuple[AgentResult, BaseException | None]:
-        """One run after ``history`` (a session's turn): the result and the failure, if any."""
+        """One run after ``history`` (a session's turn, its store of cut tool results)."""
         check_run_args(files, tool_files, media_resolution_list, anthropic_container_id)
         return await self._execute(
             message,
             compaction=compaction,
+            truncated_results=truncated_results,
             sink=None,
             output_schema=output_schema,
             history=history,
@@ -414,18 +418,13 @@ class Agent:
         anthropic_container_id: str | None = None,
     ) -> AgentResult:
         """Synchronous wrapper for run(); works inside a running loop (Jupyter) too."""
-        coro_kwargs: dict[str, Any] = dict(
-            files=files,
-            tool_files=tool_files,
-            output_schema=output_schema,
-            media_resolution_list=media_resolution_list,
-            anthropic_container_id=anthropic_container_id,
-        )
+        coro_kwargs: dict[str, Any] = {"files": files, "tool_files": tool_files}
+        coro_kwargs.update(output_schema=output_schema, media_resolution_list=media_resolution_list)
+        coro_kwargs["anthropic_container_id"] = anthropic_container_id
         check_no_client_session(self._tool_loader.server_configs)
 
         async def run_and_release() -> AgentResult:
-            # run_sync's loop ends with this call: its MCP sessions are released with it,
-            # and so are the SDK connection pools bound to it.
+            # This loop ends with the call: its MCP sessions and SDK pools go with it.
             try:
                 return await self.run(message, **coro_kwargs)
             finally:
@@ -475,6 +474,7 @@ class Agent:
         anthropic_container_id: str | None = None,
         on_result: Callable[[AgentResult, BaseException | None], None] | None = None,
         compaction: CompactionScope | None = None,
+        truncated_results: TruncatedResultStore | None = None,
     ) -> AsyncGenerator[AgentStreamEvent, None]:
         """:meth:`stream` after ``history`` (a session's turn); ``on_result`` receives the
         run's result before ``complete`` is yielded."""
@@ -489,6 +489,7 @@ class Agent:
             result, error = await self._execute(
                 message,
                 compaction=compaction,
+                truncated_results=truncated_results,
                 sink=sink,
                 output_schema=output_schema,
                 history=history,
@@ -588,9 +589,8 @@ class Agent:
 
     def __repr__(self) -> str:
         return (
-            f"Agent(model={self.model!r}, provider={self.provider!r}, "
-            f"tools={len(self.settings.tools)}, "
-            f"api_key={'set' if self.settings.api_key else 'env'})"
+            f"Agent(model={self.model!r}, provider={self.provider!r}, tools="
+            f"{len(self.settings.tools)}, api_key={'set' if self.settings.api_key else 'env'})"
         )
 
 

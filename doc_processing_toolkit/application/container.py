@@ -53,7 +53,7 @@ from doc_processing_toolkit.adapters.providers.openai.batch import OpenAIBatchCl
 from doc_processing_toolkit.adapters.providers.openai.client import OpenAIModelClient
 from doc_processing_toolkit.adapters.providers.openai.dialect import OpenAIHistoryCodec
 from doc_processing_toolkit.adapters.providers.openai.profile import OpenAIProfile
-from doc_processing_toolkit.adapters.registry.json_file import JsonFileRegistry
+from doc_processing_toolkit.adapters.registry.json_file import JsonFileRegistry, overlay_registry
 from doc_processing_toolkit.adapters.tool_sessions.local_functions import LocalFunctionSession
 from doc_processing_toolkit.adapters.tool_sessions.truncated_results import TruncatedResultSession
 from doc_processing_toolkit.application.deps import AgentDeps
@@ -309,6 +309,7 @@ def default_deps(container: Container | None = None) -> AgentDeps:
         tools=tool_loader_wiring(container),
         release_loop_resources=release_loop_resources,
         native_media=ProviderMediaShapes(),
+        registry_overlay=overlay_registry,
         directory_media_store=directory_media_store,
         directory_archive_sink=directory_archive_sink,
     )

@@ -9,6 +9,7 @@ documented entry point (``doc_processing_toolkit.agent.core``) installs with
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 from collections.abc import Awaitable, Callable
@@ -16,7 +17,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from doc_processing_toolkit.application.tools.wiring import ToolWiring
-from doc_processing_toolkit.domain.errors import StateError
+from doc_processing_toolkit.domain.errors import (
+    ConfigurationError,
+    InvalidArgumentTypeError,
+    StateError,
+)
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.ports.archive_sink import ArchiveSink
 from doc_processing_toolkit.ports.dialect import HistoryCodec
@@ -32,6 +37,7 @@ __all__ = [
     "ModelClientFactory",
     "default_deps",
     "set_default_deps_factory",
+    "with_user_registry",
 ]
 
 
@@ -77,6 +83,9 @@ class AgentDeps:
     """The default receiver of compaction archives (None: archive files)."""
     directory_media_store: Callable[[str | os.PathLike[str]], MediaStore] | None = None
     """Builds the MediaStore of a directory (a ``media_store=`` given as a path)."""
+    registry_overlay: Callable[[ModelRegistry, Any], ModelRegistry] | None = None
+    """Builds ``registry`` with user rows merged over it (``Agent(registry=...)``); None:
+    this set of adapters takes no user rows."""
     directory_archive_sink: Callable[[str | os.PathLike[str], str], ArchiveSink] | None = None
     """Builds the ArchiveSink of ``compaction_config["archive_dir"]`` (directory, file
     name prefix); None: compaction archives go only to ``archive_sink``."""
@@ -112,3 +121,27 @@ def default_deps() -> AgentDeps:
             "or pass deps="
         )
     return factory()
+
+
+def with_user_registry(deps: AgentDeps, source: Any) -> AgentDeps:
+    """``deps`` with the user rows of ``source`` merged over its registry (None: as is).
+
+    Raises:
+        ValueError: a malformed row (naming its source and key), or deps that take no
+            user rows.
+        TypeError: a source of none of the accepted forms.
+    """
+    if source is None:
+        return deps
+    if deps.registry_overlay is None:
+        raise ConfigurationError(
+            "registry=: the AgentDeps given take no user rows (no registry_overlay); "
+            "merge the rows into deps.registry instead"
+        )
+    try:
+        registry = deps.registry_overlay(deps.registry, source)
+    except TypeError as exc:
+        raise InvalidArgumentTypeError(f"registry: {exc}") from exc
+    except ValueError as exc:  # the message names the source, the key and the problem
+        raise ConfigurationError(f"registry: {exc}") from exc
+    return dataclasses.replace(deps, registry=registry)

@@ -21,6 +21,7 @@ __all__ = [
     "Pricing",
     "closest_model_names",
     "is_metadata_key",
+    "suggested_model_names",
 ]
 
 PROVIDERS = ("anthropic", "openai", "google", "fireworks")
@@ -152,9 +153,19 @@ class ModelInfo(BaseModel):
         return extra.get(name, default)
 
 
-def closest_model_names(name: str, known: list[str], *, limit: int = 3) -> list[str]:
+def closest_model_names(
+    name: str, known: list[str], *, limit: int = 3, cutoff: float = 0.85
+) -> list[str]:
     """Registry names within a small edit distance of ``name`` (for "did you mean")."""
-    return difflib.get_close_matches(name.strip().lower(), known, n=limit, cutoff=0.85)
+    return difflib.get_close_matches(name.strip().lower(), known, n=limit, cutoff=cutoff)
+
+
+def suggested_model_names(name: str, known: list[str], *, limit: int = 3) -> list[str]:
+    """What an unknown model name was likely meant to be: the near spellings, else the
+    names most alike (``claude-imaginary-9`` -> ``claude-haiku-5-5``, ...)."""
+    return closest_model_names(name, known, limit=limit) or closest_model_names(
+        name, known, limit=limit, cutoff=0.5
+    )
 
 
 def is_metadata_key(key: str) -> bool:

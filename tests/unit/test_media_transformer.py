@@ -93,3 +93,35 @@ def test_transform_refuses_what_the_provider_cannot_take(files: dict[str, Path])
         MediaTransformer("fireworks").transform([files["pdf"]])
     with pytest.raises(FileNotFoundError, match=r"missing\.pdf"):
         MediaTransformer("openai").transform(["missing.pdf"])
+
+
+@pytest.mark.parametrize(
+    ("value", "kwargs"),
+    [
+        (PDF, {"media_type": "application/pdf", "filename": "invoice.pdf"}),
+        (PNG, {"media_type": "image/png", "filename": "invoice.pdf"}),
+        (
+            "https://www.youtube.com/watch?v=dQw4w9WgXcQ",
+            {"media_type": "video/mp4", "filename": "invoice.pdf"},
+        ),
+    ],
+    ids=["pdf-bytes", "image-bytes", "youtube-url"],
+)
+def test_google_keeps_a_supplied_filename(value: object, kwargs: dict[str, str]) -> None:
+    """agent-api.txt, MediaTransformer: "Google: Various formats including bytes for
+    video/audio; filename preserved when supplied" — as display_name on the Blob/FileData,
+    in a shape google-genai's own types accept."""
+    from google.genai import types
+
+    (item,) = MediaTransformer("google").transform([value], **kwargs)
+    blob = item.get("inline_data") or item.get("file_data")
+    assert blob["display_name"] == "invoice.pdf"
+    part = types.Part.model_validate(item)
+    wire = part.inline_data or part.file_data
+    assert wire is not None and wire.display_name == "invoice.pdf"
+
+
+def test_google_without_a_filename_adds_no_label() -> None:
+    """A filename is kept "when supplied"; none is invented."""
+    (item,) = MediaTransformer("google").transform([PDF], media_type="application/pdf")
+    assert "display_name" not in item["inline_data"]

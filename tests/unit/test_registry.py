@@ -308,12 +308,17 @@ def test_unknown_model(registry: JsonFileRegistry) -> None:
         registry.detect_provider("mystery-model-9")
 
 
-def test_unlisted_models_fall_back_to_the_prefix(registry: JsonFileRegistry) -> None:
-    assert registry.row("claude-opus-9") is None
-    assert registry.detect_provider("claude-opus-9") == "anthropic"
-    assert registry.detect_provider("o4-mini") == "openai"
-    assert registry.detect_provider("gemini-9-ultra") == "google"
-    assert registry.detect_provider("accounts/fireworks/models/new-one") == "fireworks"
+@pytest.mark.parametrize(
+    "name", ["claude-opus-9", "claude-imaginary-9", "gemini-9-ultra", "accounts/fireworks/x"]
+)
+def test_unlisted_models_are_unknown_whatever_their_prefix(
+    registry: JsonFileRegistry, name: str
+) -> None:
+    """detect_provider: "ValueError — If model not found in configuration" (a provider
+    prefix alone does not make a model known)."""
+    assert registry.row(name) is None
+    with pytest.raises(ValueError, match=rf"Unknown model '{re.escape(name)}'.*Did you mean"):
+        registry.detect_provider(name)
 
 
 def test_a_non_string_name_is_a_type_error(registry: JsonFileRegistry) -> None:

@@ -534,7 +534,7 @@ def test_to_json_never_writes_bare_nan(tmp_path: Path) -> None:
         "claude-sonnet-5-5",
         "gpt-5",
         "gemini-2.5-flash",
-        "accounts/fireworks/models/kimi-k2-instruct",
+        "accounts/fireworks/models/kimi-k3",
     ],
 )
 @pytest.mark.parametrize(

@@ -118,6 +118,7 @@ BAD_VALUES: dict[str, Any] = {
     "request_timeout": -1,
     "stream_idle_timeout": "soon",
     "tool_timeout": [3],
+    "registry": 5,
 }
 
 
@@ -305,7 +306,7 @@ def test_merge_configs_and_agent_config() -> None:
         _ = config.no_such_key
     with pytest.raises(ConfigValidationError):
         config.merge({"constraints": {"max_tokens": 0}})
-    assert validate_config({"model": "x"})["constraints"] == {"max_iterations": 10}
+    assert validate_config({"model": "gpt-4o"})["constraints"] == {"max_iterations": 10}
 
 
 def test_json_schema_covers_every_key() -> None:

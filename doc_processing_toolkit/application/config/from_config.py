@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 from doc_processing_toolkit.application.config.constructor_errors import constructor_error
 from doc_processing_toolkit.application.config.schema import CONFIG_FIELDS
 from doc_processing_toolkit.application.config.settings import AgentSettings
+from doc_processing_toolkit.application.config.validation import check_keyword_names
 from doc_processing_toolkit.application.config.yaml_loader import (
     default_registry_check,
     interpolate_env,
@@ -35,8 +36,11 @@ from doc_processing_toolkit.application.config.yaml_loader import (
 from doc_processing_toolkit.application.config.yaml_validation import (
     RegistryCheck,
     SourceMap,
-    validate_config,
 )
+from doc_processing_toolkit.application.config.yaml_validation import (
+    validate_config as validate_config_shape,
+)
+from doc_processing_toolkit.application.deps import default_deps, with_user_registry
 from doc_processing_toolkit.domain.errors import (
     ConfigValidationError,
     InvalidArgumentTypeError,
@@ -49,6 +53,7 @@ __all__ = [
     "agent_kwargs_from_file",
     "agent_kwargs_from_string",
     "config_to_kwargs",
+    "validate_config",
 ]
 
 T = TypeVar("T")
@@ -149,19 +154,46 @@ def _apply_overrides(
     return merged, passthrough
 
 
-def _registry_check(overrides: Mapping[str, Any]) -> RegistryCheck:
+def _registry_check(overrides: Mapping[str, Any], user_rows: Any = None) -> RegistryCheck:
+    """The model-name check against the registry the Agent will use: the ``deps`` override's
+    or the process default's, with the configuration's own ``registry`` rows merged in."""
     deps = overrides.get("deps")
     if deps is None:
-        return default_registry_check
+        try:
+            deps = default_deps()
+        except RuntimeError:
+            return default_registry_check
+    registry = with_user_registry(deps, user_rows).registry
 
     def check(model: str) -> str | None:
         try:
-            deps.registry.detect_provider(model)
-        except ValueError:
-            return f"unknown model {model!r}: no provider in the model registry serves it"
+            registry.detect_provider(model)
+        except ValueError as exc:  # names the model and the closest names
+            return str(exc)
         return None
 
     return check
+
+
+def validate_config(config: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate an agent configuration dictionary; return it with defaults applied.
+
+    Checks the required ``model``, that the model name exists in the model registry (with
+    the configuration's own ``registry`` rows), every value's type and range, unknown keys
+    and contradicting combinations.
+
+    Raises:
+        ConfigValidationError: naming the key path and the problem (an unknown model with
+            the closest registry names).
+    """
+    if not isinstance(config, Mapping):
+        return validate_config_shape(config)  # raises, naming the type
+    user_rows = config.get("registry")
+    try:
+        check = _registry_check({}, user_rows)
+    except ValueError as exc:
+        raise ConfigValidationError(str(exc)) from exc
+    return validate_config_shape(config, registry_check=check)
 
 
 def agent_kwargs_from_string(
@@ -225,8 +257,14 @@ def _load(
         raise ConfigValidationError(
             f"the configuration must be a mapping of keys, got {type(data).__name__} ({source})"
         )
+    # from_config(path, instruction=...) is the TypeError Agent(instruction=...) raises.
+    check_keyword_names({k: v for k, v in overrides.items() if k not in CONFIG_FIELDS})
     merged, passthrough = _apply_overrides(data, overrides, sources)
-    validated = validate_config(merged, sources=sources, registry_check=_registry_check(overrides))
+    try:
+        check = _registry_check(overrides, merged.get("registry"))
+    except (ValueError, TypeError) as exc:
+        raise constructor_error(exc, merged, sources) from exc
+    validated = validate_config_shape(merged, sources=sources, registry_check=check)
     return {**config_to_kwargs(validated), **passthrough}, validated, sources
 
 

@@ -373,6 +373,14 @@ Args:
     tool_timeout (Optional[float]): Seconds a local @tool call may run; a call over it gets
         an error result naming the limit and the run goes on (MCP servers keep their own
         timeout). Keyword-only. Default: None.
+    registry (Optional[Any]): Model registry rows of your own, merged over the packaged
+        registry for this Agent: a JSON file path in the shape of
+        registry/model_information.json, that shape as a mapping (provider -> model ->
+        row), or a list of rows (ModelInfo or dicts with model and provider). A row under
+        an existing provider and key replaces the packaged one. Each row is checked against
+        the registry's JSON schema; a bad one raises ValueError naming it. The file named
+        by DPT_REGISTRY_FILE is merged for every Agent the same way. Keyword-only.
+        Default: None.
     deps (Optional[AgentDeps]): The adapters this Agent is handed (registry, model
         clients, codecs, profiles, tool sessions, stores). None takes the process default
         from the composition root. Default: None.

@@ -261,6 +261,9 @@ CONFIG_FIELDS: dict[str, Spec] = {
         "number", "null", minimum=0, description="Seconds between content events (300)."
     ),
     "tool_timeout": _s("number", "null", minimum=0, description="Seconds per @tool call."),
+    "registry": _s(
+        "string", "null", description="A JSON file of model rows merged over the registry."
+    ),
 }
 """Every top-level key of the YAML file and its shape (``model`` is required)."""
 

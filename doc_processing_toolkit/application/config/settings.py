@@ -107,6 +107,10 @@ class AgentSettings:
     """Seconds between content events before a stream fails (None: no limit)."""
     tool_timeout: float | None = None
     """Seconds a local ``@tool`` may run before its call gets an error result (None: none)."""
+    registry: Any = field(default=None, repr=False, compare=False)
+    """User registry rows merged over the packaged registry: a JSON file path, a mapping
+    provider -> model -> row, or a list of rows (None: the packaged rows, and the file named
+    by ``DPT_REGISTRY_FILE``)."""
 
     @property
     def client_timeouts(self) -> dict[str, float]:

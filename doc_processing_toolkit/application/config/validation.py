@@ -10,6 +10,7 @@ default — it never silently does nothing.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import os
 from collections.abc import Callable
 from typing import Any
@@ -34,6 +35,7 @@ __all__ = [
     "DEFAULT_MEDIA_MAX_INLINE_BYTES",
     "NOT_YET_IMPLEMENTED",
     "check_arguments",
+    "check_keyword_names",
     "check_not_implemented",
     "defer_predicate",
     "validate_non_negative_int",
@@ -49,13 +51,49 @@ NOT_YET_IMPLEMENTED: dict[str, Any] = {}
 _CONSUMED_PROVIDER_KWARGS = ("max_pause_turn_iterations", "mcp_remote_servers")
 """Provider keywords the Agent itself consumes (they become settings fields)."""
 
+_NAMED_PARAMETERS = tuple(
+    sorted(
+        {f.name for f in dataclasses.fields(AgentSettings)}
+        - {"provider_kwargs", *_CONSUMED_PROVIDER_KWARGS}
+        | {"deps"}
+    )
+)
+"""The Agent constructor's named parameters (a keyword close to one is a typo of it)."""
+
+NEAR_MISS_CUTOFF = 0.8
+"""difflib similarity from which a keyword is taken for a misspelt Agent parameter
+("instruction", "max_token", "temprature"); no documented provider keyword comes this close
+to an Agent parameter, so a genuine one still takes the pass-through."""
+
+
+def check_keyword_names(provider_kwargs: Any) -> None:
+    """Refuse a keyword that is a near miss of an Agent parameter, as Python would.
+
+    ``Agent(instruction=...)`` lands in ``**provider_kwargs``; passed through, it would only
+    log a warning and the instructions would silently be empty.
+
+    Raises:
+        TypeError: naming the keyword and the parameter meant.
+    """
+    for key in provider_kwargs or ():
+        if key in _CONSUMED_PROVIDER_KWARGS or key in _NAMED_PARAMETERS:
+            continue
+        close = difflib.get_close_matches(key, _NAMED_PARAMETERS, n=1, cutoff=NEAR_MISS_CUTOFF)
+        if close:
+            raise InvalidArgumentTypeError(
+                f"Agent() got an unexpected keyword argument {key!r}. Did you mean "
+                f"{close[0]!r}? (only provider-specific keywords pass through "
+                "**provider_kwargs)"
+            )
+
 
 def validate_settings(settings: AgentSettings) -> AgentSettings:
     """The validated copy of ``settings`` (model stripped, dicts copied, keywords split).
 
     Raises:
         ValueError: a value out of range or of the wrong type (naming the parameter).
-        TypeError: a ``defer_tools`` that is neither names nor a predicate.
+        TypeError: a ``defer_tools`` that is neither names nor a predicate, or a keyword
+            that is a near miss of an Agent parameter (``instruction=``).
         NotImplementedError: a parameter of a feature not built yet, set.
     """
     s = settings
@@ -66,6 +104,7 @@ def validate_settings(settings: AgentSettings) -> AgentSettings:
             f"instructions must be a string, got {type(s.instructions).__name__}"
         )
     check_not_implemented({name: getattr(s, name) for name in NOT_YET_IMPLEMENTED})
+    check_keyword_names(s.provider_kwargs)
     max_iterations = validate_positive_int("max_iterations", s.max_iterations) or 10
     max_tokens = validate_positive_int("max_tokens", s.max_tokens, optional=True)
     temperature = validate_temperature(s.temperature)

@@ -195,6 +195,9 @@ class MediaTransformer:
             content = message.get("content", message.get("parts"))
             if isinstance(content, list):
                 items.extend(c for c in content if isinstance(c, dict))
+        if part.filename:
+            for item in items:
+                _label_blob(item, part.filename)
         return items
 
     def __repr__(self) -> str:
@@ -205,3 +208,21 @@ def _name(value: Any, part: MediaPart) -> str:
     if isinstance(value, str | os.PathLike):
         return os.fspath(value) if not isinstance(value, Path) else str(value)
     return part.filename or type(value).__name__
+
+
+_BLOB_KEYS = ("inline_data", "file_data")
+"""Content parts that carry media as a blob object (Gemini's ``Blob`` / ``FileData``)."""
+
+
+def _label_blob(item: dict[str, Any], filename: str) -> None:
+    """Keep a supplied filename on a blob-shaped part as its ``display_name``.
+
+    Anthropic's and OpenAI's renderings carry the filename in their own fields (``title``,
+    ``filename``); a Gemini ``Blob`` / ``FileData`` has ``display_name`` for it (google-genai
+    ``types.Blob.display_name``: "Used to provide a label or filename"). The run path does not
+    go through here, so what the Agent sends is unchanged.
+    """
+    for key in _BLOB_KEYS:
+        blob = item.get(key)
+        if isinstance(blob, dict):
+            blob.setdefault("display_name", filename)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -92,12 +92,26 @@ __all__ = [
     "RunOutcome",
     "RunSettings",
     "StructuredOutputError",
+    "final_result_tool_name",
 ]
 
 log = get_logger(__name__)
 
 FINAL_RESULT_TOOL = "final_result"
-"""The synthetic tool of tool-based structured output (Path B)."""
+"""The synthetic tool of tool-based structured output (Path B), unless a tool of the
+run already has that name (see :func:`final_result_tool_name`)."""
+
+
+def final_result_tool_name(taken: Iterable[str]) -> str:
+    """The name of a run's synthetic Path B tool: ``final_result``, or ``final_result_2``,
+    ``_3``, ... when the run's own tools already use it (a user tool may have any name)."""
+    names = set(taken)
+    candidate, suffix = FINAL_RESULT_TOOL, 1
+    while candidate in names:
+        suffix += 1
+        candidate = f"{FINAL_RESULT_TOOL}_{suffix}"
+    return candidate
+
 
 DECLINED_TOOL_TEXT = "The tool call was declined by the host application and was not executed."
 
@@ -140,6 +154,8 @@ class RunLoop:
         self._unpriced = unpriced_warning or UnpricedModelWarning(settings.model)
         self.outcome: RunOutcome | None = None
         """The live outcome of the current run (readable while it runs)."""
+        self._final_tool: str | None = None
+        """The synthetic Path B tool's name on this run (None: no Path B)."""
 
     # ------------------------------------------------------------------ pricing
     @property
@@ -164,7 +180,10 @@ class RunLoop:
         structured_tool = s.output_schema is not None and not native_structured(s.row)
         if structured_tool:
             assert s.output_schema is not None
-            specs.append(final_result_spec(s.output_schema, FINAL_RESULT_TOOL))
+            self._final_tool = final_result_tool_name(spec.name for spec in specs)
+            if self.outcome is not None:
+                self.outcome.final_result_tool = self._final_tool
+            specs.append(final_result_spec(s.output_schema, self._final_tool))
         if not specs:
             return [], structured_tool
         response_schema = (
@@ -303,6 +322,7 @@ class RunLoop:
             accumulator=RetryAccumulator(),
         )
         self.outcome = outcome
+        self._final_tool = None
         try:
             await self._loop(outcome)
         except Exception as exc:  # the Agent decides what a failure means
@@ -315,7 +335,7 @@ class RunLoop:
         specs, structured_tool = await self._request_tools()
         tool_choice = s.tool_choice
         if structured_tool and not await self._tools.specs() and tool_choice == "auto":
-            tool_choice = ForcedTool(FINAL_RESULT_TOOL)
+            tool_choice = ForcedTool(self._final_tool or FINAL_RESULT_TOOL)
         native_schema = (
             output_json_schema(s.output_schema)
             if s.output_schema is not None and not structured_tool
@@ -385,7 +405,7 @@ class RunLoop:
                     max_tokens=s.max_tokens,
                 )
             final_call = (
-                next((c for c in calls if c.name == FINAL_RESULT_TOOL), None)
+                next((c for c in calls if c.name == self._final_tool), None)
                 if structured_tool
                 else None
             )
@@ -533,9 +553,9 @@ class RunLoop:
             tool_outcome = ToolOutcome.error(directive.message or DECLINED_TOOL_TEXT)
         elif call.invalid_arguments is not None:  # not valid JSON: the tool does not run
             tool_outcome = ToolOutcome.invalid_arguments(call.name, call.invalid_arguments)
-        elif call.name == FINAL_RESULT_TOOL:
+        elif call.name == self._final_tool:
             tool_outcome = ToolOutcome.error(
-                "final_result must be called alone, after the other tools have answered."
+                f"{call.name} must be called alone, after the other tools have answered."
             )
         else:
             if self._tools.offers(call.name):

@@ -75,6 +75,8 @@ class RunOutcome:
     """Usage the provider reported for a request still streaming (cleared when it ends):
     what a run cancelled mid-request had already been billed. Each request's
     ``on_usage``."""
+    final_result_tool: str | None = None
+    """The name of this run's synthetic structured-output tool (Path B), else None."""
     current_request: ModelRequest | None = None
     """The latest request sent (its purpose, tier and cache TTL price a failed one)."""
     current_iteration: int = 0

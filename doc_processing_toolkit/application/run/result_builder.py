@@ -19,7 +19,7 @@ from doc_processing_toolkit.application.costs.builder import (
 from doc_processing_toolkit.application.costs.failure import STREAM_PARTIAL, failed_request_record
 from doc_processing_toolkit.application.costs.structured import mark_structured_records
 from doc_processing_toolkit.application.result import AgentResult
-from doc_processing_toolkit.application.run.loop import FINAL_RESULT_TOOL, RunOutcome
+from doc_processing_toolkit.application.run.loop import RunOutcome
 from doc_processing_toolkit.domain import messages as _ir
 from doc_processing_toolkit.domain.binding import count_mismatches
 from doc_processing_toolkit.domain.costs.ledger import add_model_tokens
@@ -37,7 +37,7 @@ def _structured(outcome: RunOutcome) -> bool:
     """Whether the run asked for structured output (Path A's schema or Path B's tool)."""
     request = outcome.current_request
     return request is not None and (
-        request.output_schema is not None or any(t.name == FINAL_RESULT_TOOL for t in request.tools)
+        request.output_schema is not None or outcome.final_result_tool is not None
     )
 
 

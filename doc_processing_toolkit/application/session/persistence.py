@@ -23,6 +23,7 @@ from doc_processing_toolkit.application.run.tool_surface import (
     enter_guard,
     leave_guard,
 )
+from doc_processing_toolkit.application.session.converted_media import converted_media_drops
 from doc_processing_toolkit.application.session.envelope import (
     EnvelopeSource,
     build_envelope,
@@ -280,6 +281,17 @@ class SessionPersistence:
                 lookup[uri] = (str(entry.get("mime_type") or "application/octet-stream"), data)
         return lookup
 
+    def _converted_media(self, entries: list[dict[str, Any]], agent: Any) -> list[dict[str, Any]]:
+        """Media the conversion dropped for ``agent``'s row: refused or recorded."""
+        row = agent.deps.registry.row(agent.model)
+        return converted_media_drops(
+            entries,
+            input_types=list(row.input_types) if row is not None else None,
+            provider=agent.provider,
+            model=agent.model,
+            on_unsupported_part=agent.settings.on_unsupported_part,
+        )
+
     def _unsupported_media(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Drop (or refuse) restored media the agent's row does not list."""
         input_types = self._input_types()
@@ -362,7 +374,9 @@ class SessionPersistence:
             boundaries = []
         elif env.provider and env.provider != self.agent.provider:
             self._log().info("restored a plain-text history saved on %s", env.provider)
+        converted = self._converted_media(conversion.entries, self.agent)
         messages = self._unsupported_media(conversion.messages)
+        self.dropped_parts[:0] = converted
         metadata["run_boundaries"] = [
             b for b in boundaries if 0 <= b["start"] <= b["end"] <= len(messages)
         ]
@@ -457,6 +471,7 @@ class SessionPersistence:
             ),
             media_lookup=self._media_lookup(old_table, store),
         )
+        converted = self._converted_media(conversion.entries, new_agent)
         metadata = copy.deepcopy(self._metadata)
         if conversion.source is not None:
             metadata.setdefault("conversion_report", []).extend(conversion.entries)
@@ -477,6 +492,7 @@ class SessionPersistence:
         self._container_id = None
         self._tool_surface.snapshot = None
         self.converted_from = conversion.source
+        self.dropped_parts = converted
         self.prefix_change_report = change
         self.prefix_changed_on_resume = change is not None
         return self

@@ -36,6 +36,7 @@ from doc_processing_toolkit.application.session.turns import INTERRUPTED_TURN_EN
 from doc_processing_toolkit.domain.errors import ConfigurationError, StateError
 from doc_processing_toolkit.domain.events import AgentStreamEvent
 from doc_processing_toolkit.domain.session import MalformedEnvelopeError
+from doc_processing_toolkit.domain.tools.truncated import TruncatedResultStore, marker_ids
 from doc_processing_toolkit.ports.session_store import SessionStore
 
 __all__ = ["INTERRUPTED_TURN_ENV", "LATE_INJECTION_POLICIES", "AgentSession"]
@@ -104,6 +105,8 @@ class AgentSession(SessionTurns):
         self._container_id: str | None = None
         self._closed = False
         self._in_flight = False
+        self._truncated: TruncatedResultStore | None = None
+        """Cut tool results kept for the session's lifetime (created at the first turn)."""
         self.restored_from_schema_version: int | None = None
         self.prefix_changed_on_resume = False
         self.prefix_change_report: dict[str, Any] | None = None
@@ -218,10 +221,24 @@ class AgentSession(SessionTurns):
             self._store.truncate(self._session_id, 0, header)
         self._messages = []
         self._metadata.update(changes)
+        if self._truncated is not None:
+            self._truncated.clear()
 
     def close(self) -> None:
-        """Close the session, preventing further runs."""
+        """Close the session, preventing further runs (its truncated results are released)."""
         self._closed = True
+        if self._truncated is not None:
+            self._truncated.clear()
+
+    def _truncated_results(self) -> TruncatedResultStore:
+        """The session's store of truncated tool results, so a later turn can read on from
+        an earlier turn's result and an id a provider reuses gets a ``-2`` suffix. Created at
+        the first turn with every id the history already names retired: a restored
+        session's old results are no longer available and their ids are never reused."""
+        if self._truncated is None:
+            self._truncated = TruncatedResultStore()
+            self._truncated.retire(_marker_ids(self._messages))
+        return self._truncated
 
     def __enter__(self) -> Self:
         return self
@@ -277,6 +294,7 @@ class AgentSession(SessionTurns):
                 media_resolution_list=media_resolution_list,
                 anthropic_container_id=self._container_for(anthropic_container_id),
                 compaction=scope,
+                truncated_results=self._truncated_results(),
             )
         finally:
             self._in_flight = False
@@ -392,6 +410,7 @@ class AgentSession(SessionTurns):
                 anthropic_container_id=self._container_for(container),
                 on_result=lambda r, e: captured.__setitem__("turn", (r, e)),
                 compaction=scope,
+                truncated_results=self._truncated_results(),
             )
             follow_up: str | None = None
             completed = False
@@ -510,3 +529,14 @@ class AgentSession(SessionTurns):
 
 
 document_methods(AgentSession, SESSION_METHOD_SECTIONS)
+
+
+def _marker_ids(value: Any) -> list[str]:
+    """The truncated-result ids named by read-back markers anywhere in ``value``."""
+    if isinstance(value, str):
+        return marker_ids(value)
+    if isinstance(value, dict):
+        return [i for item in value.values() for i in _marker_ids(item)]
+    if isinstance(value, list | tuple):
+        return [i for item in value for i in _marker_ids(item)]
+    return []

@@ -167,6 +167,13 @@ class RunToolPlanner:
             self._warned.add(key)
             (self.logger or log).warning(message, **fields)
 
+    def store_for_run(self, kept: TruncatedResultStore | None) -> TruncatedResultStore | None:
+        """Where a run keeps its cut results: ``kept`` (an AgentSession's store, for its
+        lifetime), else a store of the run's own; None when read-back is off."""
+        if not self.read_back:
+            return None
+        return kept if kept is not None else TruncatedResultStore()
+
     async def plan(
         self, loader: ToolLoader, instructions: str, store: TruncatedResultStore | None
     ) -> RunToolPlan:
