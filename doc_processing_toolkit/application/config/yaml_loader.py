@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from doc_processing_toolkit.application.config.yaml_validation import (
@@ -50,6 +50,13 @@ def _child(path: str, key: Any) -> str:
     return f"{path}.{key}" if path else str(key)
 
 
+MAX_DEPTH = 100
+"""Deepest nesting a configuration may have (aliases expanded); deeper is refused."""
+MAX_ALIAS_NODES = 10_000
+"""How many nodes aliases may add to a configuration when expanded (a few anchors reused
+in a few places add tens; the nine-by-nine "billion laughs" shape adds 387 million)."""
+
+
 def _record_lines(node: Any, path: str, lines: dict[str, int]) -> None:
     import yaml
 
@@ -65,18 +72,145 @@ def _record_lines(node: Any, path: str, lines: dict[str, int]) -> None:
             _record_lines(item, _child(path, index), lines)
 
 
+def _bomb_error(source: str, mark: Any, problem: str) -> ConfigParseError:
+    where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark is not None else source
+    return ConfigParseError(f"{where}: invalid YAML: {problem}")
+
+
+def _check_events(events: Iterable[Any], source: str) -> None:
+    """Refuse, from the event stream alone, a document nested deeper than
+    :data:`MAX_DEPTH` or whose aliases expand to more than :data:`MAX_ALIAS_NODES` extra
+    nodes, or refer to the node they sit in; linear in the text.
+
+    An alias stands for its anchor's whole expanded node, so a document expands to the
+    nodes it writes plus, for every alias, its anchor's expanded size.
+
+    Raises:
+        ConfigParseError: naming ``source``, the line and the column.
+    """
+    import yaml
+
+    stack: list[list[Any]] = []  # per open collection: [expanded size, height, anchor]
+    anchors: dict[str, tuple[int, int] | None] = {}  # None: the anchored node is still open
+    extra = 0
+
+    def close(size: int, height: int, anchor: str | None) -> None:
+        if anchor is not None:
+            anchors[anchor] = (size, height)
+        if stack:
+            stack[-1][0] += size
+            stack[-1][1] = max(stack[-1][1], height)
+
+    for event in events:
+        if isinstance(event, yaml.CollectionStartEvent):
+            if len(stack) >= MAX_DEPTH:
+                raise _bomb_error(
+                    source, event.start_mark, f"nested deeper than {MAX_DEPTH} levels"
+                )
+            if event.anchor is not None:
+                anchors[event.anchor] = None
+            stack.append([1, 0, event.anchor])
+        elif isinstance(event, yaml.CollectionEndEvent):
+            size, height, anchor = stack.pop()
+            close(size, height + 1, anchor)
+        elif isinstance(event, yaml.ScalarEvent):
+            close(1, 1, event.anchor)
+        elif isinstance(event, yaml.AliasEvent):
+            if event.anchor not in anchors:
+                continue  # undefined: the composer names it
+            target = anchors[event.anchor]
+            if target is None:
+                raise _bomb_error(
+                    source, event.start_mark, f"alias *{event.anchor} refers to the node it is in"
+                )
+            size, height = target
+            extra += size
+            if extra > MAX_ALIAS_NODES:
+                raise _bomb_error(
+                    source,
+                    event.start_mark,
+                    f"aliases expand to more than {MAX_ALIAS_NODES:,} extra nodes (a YAML bomb?)",
+                )
+            if len(stack) + height > MAX_DEPTH:
+                raise _bomb_error(
+                    source,
+                    event.start_mark,
+                    f"alias *{event.anchor} nests deeper than {MAX_DEPTH} levels when expanded",
+                )
+            close(size, height, None)
+        elif isinstance(event, yaml.DocumentStartEvent):
+            anchors.clear()
+
+
+def _check_bounds(text: str, source: str) -> None:
+    """:func:`_check_events` over libyaml's event stream when pyyaml has it (fast, C), else
+    over pyyaml's own."""
+    import yaml
+
+    fast = getattr(yaml, "CSafeLoader", None)
+    if fast is None:  # pragma: no cover - pyyaml built without libyaml
+        _check_events(yaml.parse(text, Loader=_bounded_loader()), source)
+        return
+    try:
+        _check_events(yaml.parse(text, Loader=fast), source)
+    except yaml.MarkedYAMLError as exc:
+        if "nesting depth" in str(exc.problem):  # libyaml's own bound (1,000 flow levels)
+            raise _bomb_error(
+                source, exc.problem_mark, f"nested deeper than {MAX_DEPTH} levels"
+            ) from None
+        # Anything else malformed: pyyaml's own parser reports it below, as it always has.
+    except yaml.YAMLError:  # pragma: no cover - an unmarked libyaml error
+        pass
+
+
+_LOADER: Any = None
+
+
+def _bounded_loader() -> Any:
+    """pyyaml's SafeLoader composing at most :data:`MAX_DEPTH` levels (its composer recurses:
+    a deeper document would end in a RecursionError)."""
+    global _LOADER
+    if _LOADER is None:
+        import yaml
+
+        class BoundedSafeLoader(yaml.SafeLoader):
+            _depth = 0
+
+            def compose_node(self, parent: Any, index: Any) -> Any:
+                if self._depth >= MAX_DEPTH:
+                    raise yaml.composer.ComposerError(
+                        None,
+                        None,
+                        f"nested deeper than {MAX_DEPTH} levels",
+                        self.peek_event().start_mark,
+                    )
+                self._depth += 1
+                try:
+                    return super().compose_node(parent, index)
+                finally:
+                    self._depth -= 1
+
+        _LOADER = BoundedSafeLoader
+    return _LOADER
+
+
 def parse_yaml(text: str, source: str) -> tuple[Any, SourceMap]:
     """Parse ``text`` with pyyaml's safe loader; return the data and where each key sits.
 
+    Nesting is bounded by :data:`MAX_DEPTH` and alias expansion by
+    :data:`MAX_ALIAS_NODES`: a "billion laughs" file fails at once instead of expanding.
+
     Raises:
-        ConfigParseError: the YAML is malformed (naming ``source`` and the line).
+        ConfigParseError: the YAML is malformed, nested too deep or an alias bomb (naming
+            ``source`` and the line).
     """
     try:
         import yaml
     except ImportError as exc:  # pragma: no cover - pyyaml is a dependency
         raise MissingDependencyError("YAML configuration needs pyyaml: pip install pyyaml") from exc
     sources = SourceMap(source=source)
-    loader = yaml.SafeLoader(text)
+    _check_bounds(text, source)
+    loader = _bounded_loader()(text)
     try:
         node = loader.get_single_node()
         if node is None:
@@ -90,6 +224,8 @@ def parse_yaml(text: str, source: str) -> tuple[Any, SourceMap]:
         raise ConfigParseError(f"{where}: invalid YAML: {problem}") from None
     except yaml.YAMLError as exc:
         raise ConfigParseError(f"{source}: invalid YAML: {exc}") from None
+    except RecursionError:  # pragma: no cover - the bounds above come first
+        raise ConfigParseError(f"{source}: invalid YAML: nested too deeply") from None
     finally:
         loader.dispose()
     return data, sources
