@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from doc_processing_toolkit._logging import register_secret
 from doc_processing_toolkit.application.config.yaml_validation import (
     RegistryCheck,
     SourceMap,
@@ -231,8 +232,26 @@ def parse_yaml(text: str, source: str) -> tuple[Any, SourceMap]:
     return data, sources
 
 
-def interpolate_env(value: Any, path: str, sources: SourceMap) -> Any:
+_NOT_SECRET_PATHS = frozenset({"model"})
+"""Key paths whose value, even from the environment, is no secret (a registry model name
+masked in every log line would make the logs useless)."""
+
+
+def interpolate_env(
+    value: Any,
+    path: str,
+    sources: SourceMap,
+    *,
+    problems: list[ConfigValidationError] | None = None,
+) -> Any:
     """``value`` with ``${NAME}`` / ``${NAME:-default}`` replaced in every string.
+
+    Every value read from the environment is recorded in ``sources`` (its key path, its
+    text in the file, the variable) and registered as a secret: no log line shows it,
+    and ``to_config()`` writes the ``${NAME}`` reference, never the value.
+
+    With ``problems`` given, an unset variable is appended there (the string is kept as
+    written) instead of raised, so that every problem of a file can be reported at once.
 
     Raises:
         ConfigValidationError: an unset variable without a default (naming it).
@@ -250,22 +269,36 @@ def interpolate_env(value: Any, path: str, sources: SourceMap) -> Any:
             found = os.environ.get(name)
             if found is None or (found == "" and default is not None):
                 if default is None:
-                    raise ConfigValidationError(
+                    problem = ConfigValidationError(
                         f"{path or '<root>'}: environment variable {name} is not set and "
                         f"has no default (write ${{{name}:-default}}){sources.where(path)}"
                     )
+                    if problems is None:
+                        raise problem
+                    problems.append(problem)
+                    return match.group(0)
                 return default
             used_env = True
+            sources.environment[name] = found
+            if path not in _NOT_SECRET_PATHS:
+                register_secret(found)
             return found
 
         result = _PLACEHOLDER.sub(replace, value)
         if used_env:
             sources.interpolated.add(path)
+            sources.references.setdefault(result, value)
         return result
     if isinstance(value, Mapping):
-        return {k: interpolate_env(v, _child(path, k), sources) for k, v in value.items()}
+        return {
+            k: interpolate_env(v, _child(path, k), sources, problems=problems)
+            for k, v in value.items()
+        }
     if isinstance(value, list):
-        return [interpolate_env(v, _child(path, i), sources) for i, v in enumerate(value)]
+        return [
+            interpolate_env(v, _child(path, i), sources, problems=problems)
+            for i, v in enumerate(value)
+        ]
     return value
 
 

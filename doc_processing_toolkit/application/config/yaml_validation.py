@@ -44,6 +44,11 @@ class SourceMap:
     """key path -> 1-based line."""
     interpolated: set[str] = field(default_factory=set)
     """Key paths whose value was (partly) read from the environment."""
+    references: dict[str, str] = field(default_factory=dict)
+    """Each value (partly) read from the environment -> its text in the file (the
+    ``${NAME}`` references intact): what ``to_config()`` writes in its place."""
+    environment: dict[str, str] = field(default_factory=dict)
+    """Variable name -> value, for every variable whose value the file used."""
 
     def where(self, path: str) -> str:
         """`` (file:line)`` for ``path`` or its nearest parent with a line, else ''."""
