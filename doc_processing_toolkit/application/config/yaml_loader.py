@@ -23,6 +23,7 @@ from doc_processing_toolkit._logging import register_secret
 from doc_processing_toolkit.application.config.yaml_validation import (
     RegistryCheck,
     SourceMap,
+    config_problems,
     validate_config,
 )
 from doc_processing_toolkit.domain.errors import (
@@ -34,6 +35,7 @@ from doc_processing_toolkit.domain.errors import (
 
 __all__ = [
     "AgentConfig",
+    "config_file_problems",
     "default_registry_check",
     "interpolate_env",
     "load_config",
@@ -334,6 +336,42 @@ def load_config_from_string(
     return validate_config(
         data if data is not None else {}, sources=sources, registry_check=registry_check
     )
+
+
+def config_file_problems(
+    file_path: str | os.PathLike[str],
+    *,
+    registry_check: RegistryCheck | None = default_registry_check,
+) -> tuple[dict[str, Any] | None, list[ConfigParseError | ConfigValidationError], SourceMap]:
+    """Every problem of a YAML configuration file at once (``dpt config check``).
+
+    Returns (the validated configuration, or None when there are problems; the problems,
+    unset variables first and then the rest in file order, each naming its key path and
+    line; where each key sits and what was read from the environment). A file that does
+    not parse has that one problem.
+
+    Raises:
+        FileNotFoundError: the file does not exist.
+    """
+    path = os.fspath(file_path)
+    sources = SourceMap(source=path)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        data, sources = parse_yaml(text, path)
+    except FileNotFoundError:
+        raise MissingFileError(f"config file {path!r} does not exist") from None
+    except (ConfigParseError, UnicodeDecodeError) as exc:
+        problem = exc if isinstance(exc, ConfigParseError) else ConfigParseError(f"{path}: {exc}")
+        return None, [problem], sources
+    problems: list[ConfigParseError | ConfigValidationError] = []
+    unset: list[ConfigValidationError] = []
+    data = interpolate_env(data if data is not None else {}, "", sources, problems=unset)
+    problems.extend(unset)
+    problems.extend(config_problems(data, sources=sources, registry_check=registry_check))
+    if problems:
+        return None, problems, sources
+    return validate_config(data, sources=sources, registry_check=None), [], sources
 
 
 def load_config(
