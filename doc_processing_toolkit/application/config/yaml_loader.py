@@ -181,11 +181,9 @@ def _bounded_loader() -> Any:
 
             def compose_node(self, parent: Any, index: Any) -> Any:
                 if self._depth >= MAX_DEPTH:
+                    event: Any = self.peek_event()  # type: ignore[no-untyped-call]
                     raise yaml.composer.ComposerError(
-                        None,
-                        None,
-                        f"nested deeper than {MAX_DEPTH} levels",
-                        self.peek_event().start_mark,
+                        None, None, f"nested deeper than {MAX_DEPTH} levels", event.start_mark
                     )
                 self._depth += 1
                 try:
