@@ -15,8 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from doc_processing_toolkit import Agent
 from doc_processing_toolkit.agent.config import (
+    ConfigParseError,
     ConfigValidationError,
+    load_config,
     load_config_from_string,
 )
 
@@ -130,3 +133,12 @@ def test_nesting_up_to_the_bound_loads_and_unknown_keys_still_name_the_line() ->
     assert load_config_from_string(deep, registry_check=None)["provider_overrides"]["x"] == expected
     with pytest.raises(ConfigValidationError, match=r"modle: unknown key.*<string>:2"):
         load_config_from_string("model: gpt-4o\nmodle: x\n", registry_check=None)
+
+
+def test_a_file_that_is_not_utf8_is_a_config_parse_error(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes("model: gpt-4o\ninstructions: caf\xe9\n".encode("latin-1"))
+    with pytest.raises(ConfigParseError, match=r"latin1\.yaml: not UTF-8 text \(byte 31"):
+        load_config(path, registry_check=None)
+    with pytest.raises(ConfigParseError, match=r"latin1\.yaml: not UTF-8 text"):
+        Agent.from_config(str(path))

@@ -35,6 +35,7 @@ from doc_processing_toolkit.application.config.yaml_loader import (
     default_registry_check,
     interpolate_env,
     parse_yaml,
+    read_config_text,
 )
 from doc_processing_toolkit.application.config.yaml_validation import (
     RegistryCheck,
@@ -245,8 +246,7 @@ def _read(config_path: str | os.PathLike[str]) -> str:
     path = os.fspath(config_path)
     if not os.path.isfile(path):
         raise MissingFileError(f"config file {path!r} does not exist")
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()
+    return read_config_text(path)
 
 
 def agent_kwargs_from_file(

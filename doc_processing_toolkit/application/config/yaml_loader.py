@@ -42,6 +42,7 @@ __all__ = [
     "load_config_from_string",
     "merge_configs",
     "parse_yaml",
+    "read_config_text",
 ]
 
 _PLACEHOLDER = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -354,14 +355,9 @@ def config_file_problems(
     path = os.fspath(file_path)
     sources = SourceMap(source=path)
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-        data, sources = parse_yaml(text, path)
-    except FileNotFoundError:
-        raise MissingFileError(f"config file {path!r} does not exist") from None
-    except (ConfigParseError, UnicodeDecodeError) as exc:
-        problem = exc if isinstance(exc, ConfigParseError) else ConfigParseError(f"{path}: {exc}")
-        return None, [problem], sources
+        data, sources = parse_yaml(read_config_text(path), path)
+    except ConfigParseError as exc:
+        return None, [exc], sources
     problems: list[ConfigParseError | ConfigValidationError] = []
     unset: list[ConfigValidationError] = []
     data = interpolate_env(data if data is not None else {}, "", sources, problems=unset)
@@ -385,12 +381,26 @@ def load_config(
         ConfigValidationError: a value is invalid (naming its key path, file and line).
     """
     path = os.fspath(file_path)
+    return load_config_from_string(
+        read_config_text(path), source=path, registry_check=registry_check
+    )
+
+
+def read_config_text(file_path: str | os.PathLike[str]) -> str:
+    """The text of a configuration file.
+
+    Raises:
+        FileNotFoundError: the file does not exist (a MissingFileError).
+        ConfigParseError: the file is not UTF-8 text (naming it and the byte offset).
+    """
+    path = os.fspath(file_path)
     try:
         with open(path, encoding="utf-8") as handle:
-            text = handle.read()
+            return handle.read()
     except FileNotFoundError:
         raise MissingFileError(f"config file {path!r} does not exist") from None
-    return load_config_from_string(text, source=path, registry_check=registry_check)
+    except UnicodeDecodeError as exc:
+        raise ConfigParseError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
 
 
 def merge_configs(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
