@@ -21,7 +21,6 @@ constraints:
 tools:
   - type: mcp_script
   - type: mcp_command
-    command: python
     allowed_tools: search
   - 42
 api_key: ${DPT_TEST_UNSET_VARIABLE}
@@ -39,17 +38,18 @@ def test_config_check_reports_every_problem_with_its_key_path_and_line(
     captured = capsys.readouterr()
     assert captured.out == ""
     lines = captured.err.splitlines()
-    assert lines[0] == f"dpt: {path}: invalid configuration (9 problems)"
+    assert lines[0] == f"dpt: {path}: invalid configuration (10 problems)"
     expected = [
-        ("api_key: environment variable DPT_TEST_UNSET_VARIABLE is not set", 13),
+        ("api_key: environment variable DPT_TEST_UNSET_VARIABLE is not set", 12),
         ("modle: unknown key (did you mean 'model'?)", 2),
         ("instructions: must be a string", 3),
         ("constraints.max_tokens: must be positive", 5),
         ("constraints.temperature: must be a number or null", 6),
         ("tools[0]: a 'mcp_script' tool needs 'path'", 8),
-        ("tools[1].allowed_tools: must be a list", 11),
-        ("tools[2]: must be a tool file path or a tool mapping", 12),
-        ("anthropic_block_binding: must be one of", 14),
+        ("tools[1].allowed_tools: must be a list", 10),
+        ("tools[1]: a 'mcp_command' tool needs 'command'", 9),
+        ("tools[2]: must be a tool file path or a tool mapping", 11),
+        ("anthropic_block_binding: must be one of", 13),
     ]
     assert len(lines) == 1 + len(expected)
     for line, (start, number) in zip(lines[1:], expected, strict=True):

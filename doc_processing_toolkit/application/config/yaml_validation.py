@@ -202,10 +202,9 @@ def _check_tool(checker: _Checker, entry: Any, path: str) -> None:
         )
     if not isinstance(entry, str | Mapping):
         return  # a @tool function or server object given as an override
-    before = len(checker.problems or ())
     checker.check(entry, spec, path)
-    if isinstance(entry, Mapping) and len(checker.problems or ()) == before:
-        kind = entry["type"]
+    kind = entry.get("type") if isinstance(entry, Mapping) else None
+    if isinstance(kind, str) and kind in TOOL_TYPES:  # else reported above (when collecting)
         for key in TOOL_TYPES[kind]:
             if key not in entry and not (kind == "mcp_remote_client" and "server_url" in entry):
                 checker.each(_Checker.raise_, checker.fail(path, f"a {kind!r} tool needs {key!r}"))
