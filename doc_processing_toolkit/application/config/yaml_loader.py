@@ -148,23 +148,29 @@ def _check_events(events: Iterable[Any], source: str) -> None:
 
 def _check_bounds(text: str, source: str) -> None:
     """:func:`_check_events` over libyaml's event stream when pyyaml has it (fast, C), else
-    over pyyaml's own."""
+    over pyyaml's own.
+
+    Raises:
+        ConfigParseError: a bound is passed.
+        yaml.MarkedYAMLError: the text is malformed (pyyaml's own message).
+    """
     import yaml
 
     fast = getattr(yaml, "CSafeLoader", None)
-    if fast is None:  # pragma: no cover - pyyaml built without libyaml
-        _check_events(yaml.parse(text, Loader=_bounded_loader()), source)
-        return
-    try:
-        _check_events(yaml.parse(text, Loader=fast), source)
-    except yaml.MarkedYAMLError as exc:
-        if "nesting depth" in str(exc.problem):  # libyaml's own bound (1,000 flow levels)
-            raise _bomb_error(
-                source, exc.problem_mark, f"nested deeper than {MAX_DEPTH} levels"
-            ) from None
-        # Anything else malformed: pyyaml's own parser reports it below, as it always has.
-    except yaml.YAMLError:  # pragma: no cover - an unmarked libyaml error
-        pass
+    if fast is not None:
+        try:
+            _check_events(yaml.parse(text, Loader=fast), source)
+            return
+        except yaml.MarkedYAMLError as exc:
+            if "nesting depth" in str(exc.problem):  # libyaml's own bound (1,000 flow levels)
+                raise _bomb_error(
+                    source, exc.problem_mark, f"nested deeper than {MAX_DEPTH} levels"
+                ) from None
+        except yaml.YAMLError:  # pragma: no cover - an unmarked libyaml error
+            pass
+    # No libyaml, or it refused the text: pyyaml's parser reports what is malformed in its
+    # usual words, or reads a document the bounds still apply to.
+    _check_events(yaml.parse(text, Loader=_bounded_loader()), source)
 
 
 _LOADER: Any = None
@@ -211,9 +217,9 @@ def parse_yaml(text: str, source: str) -> tuple[Any, SourceMap]:
     except ImportError as exc:  # pragma: no cover - pyyaml is a dependency
         raise MissingDependencyError("YAML configuration needs pyyaml: pip install pyyaml") from exc
     sources = SourceMap(source=source)
-    _check_bounds(text, source)
     loader = _bounded_loader()(text)
     try:
+        _check_bounds(text, source)
         node = loader.get_single_node()
         if node is None:
             return None, sources
