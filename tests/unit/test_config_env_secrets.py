@@ -15,7 +15,11 @@ import pytest
 import yaml
 
 from doc_processing_toolkit import Agent, DocProcessingToolkitError
-from doc_processing_toolkit.agent.config import AgentConfig, ConfigValidationError
+from doc_processing_toolkit.agent.config import (
+    AgentConfig,
+    ConfigValidationError,
+    load_config_from_string,
+)
 from doc_processing_toolkit.cli.main import main
 from doc_processing_toolkit.testing import FakeModel, ProviderEmulator, reply
 
@@ -145,3 +149,19 @@ def test_a_constructor_refusal_of_an_env_value_hides_it_in_the_whole_chain(
     assert str(info.value).startswith("tools[0]:")
     assert isinstance(info.value.__cause__, FileNotFoundError | ValueError)
     _no_canary("".join(traceback.format_exception(info.value)))
+
+
+def test_env_values_are_masked_in_log_text_but_a_model_or_a_level_is_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from doc_processing_toolkit._logging import redact
+
+    monkeypatch.setenv("DPT_MODEL", "claude-sonnet-4-5")
+    monkeypatch.setenv("DPT_LEVEL", "WARNING")
+    load_config_from_string(
+        "model: ${DPT_MODEL}\nlogging:\n  level: ${DPT_LEVEL}\n"
+        "provider_overrides:\n  metadata:\n    user: ${DPT_CANARY}\n"
+    )
+    assert redact(f"user={CANARY} model=claude-sonnet-4-5 WARNING") == (
+        "user=*** model=claude-sonnet-4-5 WARNING"
+    )

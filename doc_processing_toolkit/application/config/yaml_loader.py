@@ -239,9 +239,22 @@ def parse_yaml(text: str, source: str) -> tuple[Any, SourceMap]:
     return data, sources
 
 
-_NOT_SECRET_PATHS = frozenset({"model"})
-"""Key paths whose value, even from the environment, is no secret (a registry model name
-masked in every log line would make the logs useless)."""
+def _no_secret(path: str, value: str) -> bool:
+    """Whether a value read from the environment is plainly no secret: the model name, or
+    one of the choices a key allows (``logging.level: ${LEVEL}``). Masking those in every
+    log line would make the logs useless and hide nothing."""
+    if path == "model":
+        return True
+    from doc_processing_toolkit.application.config.schema import CONFIG_FIELDS
+
+    spec: Any = None
+    for part in path.split("."):
+        name = part.split("[", 1)[0]
+        fields = CONFIG_FIELDS if spec is None else (spec.properties or {})
+        spec = fields.get(name)
+        if spec is None or "[" in part:
+            return False
+    return spec.enum is not None and value in spec.enum
 
 
 def interpolate_env(
@@ -287,7 +300,7 @@ def interpolate_env(
                 return default
             used_env = True
             sources.environment[name] = found
-            if path not in _NOT_SECRET_PATHS:
+            if not _no_secret(path, found):
                 register_secret(found)
             return found
 
