@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from doc_processing_toolkit.application.builder import AgentBuilder
 from doc_processing_toolkit.application.compaction.run_hook import CompactionScope, run_compactor
 from doc_processing_toolkit.application.config import log_setup, reference
+from doc_processing_toolkit.application.config.env_references import references_of
 from doc_processing_toolkit.application.config.export import export_config
 from doc_processing_toolkit.application.config.from_config import (
     agent_from_file,
@@ -583,9 +584,9 @@ class Agent:
 
         Live objects (callables, sessions, a logger, hooks) and values that may hold
         secrets (an api_key, mcp_command / mcp_script env values, remote MCP credentials)
-        are never emitted: they are listed under ``unserialisable``.
+        are listed under ``unserialisable``; a value read from ``${ENV}`` is ``${NAME}``.
         """
-        return export_config(self.settings)
+        return export_config(self.settings, references_of(self))
 
     def __repr__(self) -> str:
         return (

@@ -3,7 +3,7 @@
 ::
 
     dpt config schema > agent.schema.json     # JSON Schema for editors
-    dpt config check agent.yaml               # the validated config, or the errors
+    dpt config check agent.yaml               # the validated config, or every problem
     dpt cost agent_costs/cost_report_<id>.json   # one run, one row per request
     dpt cost agent_costs/                     # every report, summed by model and by day
 """
@@ -16,13 +16,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from doc_processing_toolkit._redaction import redact_text
 from doc_processing_toolkit.agent.config import (
     ConfigParseError,
     ConfigValidationError,
     config_json_schema,
-    load_config,
 )
 from doc_processing_toolkit.agent.cost import DetailedCostReport
+from doc_processing_toolkit.application.config.env_references import EnvReferences, as_written
+from doc_processing_toolkit.application.config.yaml_loader import config_file_problems
 from doc_processing_toolkit.cli.render import mask_secrets, report_summary, report_table
 from doc_processing_toolkit.domain.errors import InvalidInputError, MissingFileError
 
@@ -37,25 +39,38 @@ def _cmd_schema(args: argparse.Namespace) -> int:
 def _cmd_check(args: argparse.Namespace) -> int:
     import yaml
 
-    try:
-        config = load_config(args.file)
-        _build(args.file)  # what only the constructor can refuse (a missing tool file, ...)
-    except (ConfigParseError, ConfigValidationError, NotImplementedError) as exc:
-        print(f"dpt: {args.file}: invalid configuration\n  {exc}", file=sys.stderr)
+    config, problems, sources = config_file_problems(args.file)
+    if config is not None:
+        refused = _build(args.file)  # what only the constructor can refuse (a tool file, ...)
+        if refused is not None:
+            problems.append(refused)
+    if problems:
+        count = f"{len(problems)} problem{'s' if len(problems) > 1 else ''}"
+        print(f"dpt: {args.file}: invalid configuration ({count})", file=sys.stderr)
+        for problem in problems:
+            print(f"  {redact_text(str(problem))}", file=sys.stderr)
         return 2
     print(f"# {args.file}: valid", file=sys.stderr)
-    print(yaml.safe_dump(mask_secrets(config), sort_keys=False), end="")
+    shown = as_written(mask_secrets(config), EnvReferences.of(sources))  # ${NAME}, no value
+    print(yaml.safe_dump(shown, sort_keys=False), end="")
     return 0
 
 
-def _build(path: str) -> None:
+def _build(path: str) -> ConfigValidationError | ConfigParseError | None:
     """Construct (and drop) the Agent of ``path``: no request is sent, nothing connects,
-    and the passed logger keeps the check from opening a log file."""
+    and the passed logger keeps the check from opening a log file. Returns the
+    constructor's refusal, if any."""
     import logging
 
     from doc_processing_toolkit.agent import Agent
 
-    Agent.from_config(path, logger=logging.getLogger("doc_processing_toolkit.cli.check"))
+    try:
+        Agent.from_config(path, logger=logging.getLogger("doc_processing_toolkit.cli.check"))
+    except (ConfigParseError, ConfigValidationError) as exc:
+        return exc
+    except NotImplementedError as exc:
+        return ConfigValidationError(str(exc))
+    return None
 
 
 def _load_reports(path: Path) -> list[DetailedCostReport]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -138,11 +139,41 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+_SIGPIPE_EXIT = 128 + 13
+"""What a Unix tool whose reader went away exits with (killed by SIGPIPE: 141)."""
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``dpt``."""
+    """Entry point of ``dpt``.
+
+    A reader that stops early (``dpt config schema | head``) ends the command quietly, as
+    it ends any Unix tool: no BrokenPipeError, exit status 141 (128 + SIGPIPE).
+    """
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
+    except BrokenPipeError:
+        _drop_stdout()
+        return _SIGPIPE_EXIT
+    return code
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush finds no closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real descriptor (a test's capture)
+        pass
+
+
+def _main(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     try:
         return int(args.func(args))
+    except BrokenPipeError:
+        raise
     except (
         UsageError,
         ValueError,

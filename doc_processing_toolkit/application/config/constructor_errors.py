@@ -23,7 +23,7 @@ from doc_processing_toolkit.application.config.schema import SECRET_KEYS
 from doc_processing_toolkit.application.config.yaml_validation import SourceMap
 from doc_processing_toolkit.domain.errors import ConfigValidationError
 
-__all__ = ["constructor_error", "key_path_of"]
+__all__ = ["constructor_error", "key_path_of", "mask_environment_in"]
 
 _PARAMETER_PATHS = {
     "max_iterations": "constraints.max_iterations",
@@ -95,6 +95,27 @@ def _mask_environment(message: str, config: Mapping[str, Any], sources: SourceMa
         elif _is_secret(path) and not path.endswith(f".{token}") and path != token:
             message = message.replace(token, "<redacted>")
     return message
+
+
+def mask_environment_in(
+    exc: BaseException, config: Mapping[str, Any], sources: SourceMap
+) -> BaseException:
+    """``exc`` (the constructor's own error, kept as the cause) with the values read from
+    ``${ENV}`` masked in its message, in place; its type is kept."""
+
+    def masked(text: str) -> str:
+        return _mask_environment(redact(text), config, sources)
+
+    try:
+        if isinstance(exc, OSError):
+            for attr in ("filename", "filename2", "strerror"):
+                value = getattr(exc, attr, None)
+                if isinstance(value, str):
+                    setattr(exc, attr, masked(value))
+        exc.args = tuple(masked(a) if isinstance(a, str) else a for a in exc.args)
+    except (AttributeError, TypeError):  # pragma: no cover - read-only attributes
+        pass
+    return exc
 
 
 def constructor_error(

@@ -2,7 +2,8 @@
 
 Everything that is plain data is emitted as given; what is not (callables, live objects,
 env values that may hold keys) is listed under ``unserialisable`` — never silently dropped,
-never emitted. No secret is ever part of the result.
+never emitted. A value the Agent's YAML file read from ``${ENV}`` is written as the
+``${NAME}`` reference (:mod:`.env_references`). No secret is ever part of the result.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import PurePath
 from typing import Any
 from urllib.parse import urlsplit
 
+from doc_processing_toolkit.application.config.env_references import EnvReferences, as_written
 from doc_processing_toolkit.application.config.settings import (
     DEFAULT_MEDIA_MAX_INLINE_BYTES,
     DEFAULT_STREAM_IDLE_TIMEOUT,
@@ -95,8 +97,14 @@ def _tool_entry(entry: Any, unserialisable: dict[str, Any]) -> Any | None:
     return None
 
 
-def export_config(settings: AgentSettings) -> dict[str, Any]:
-    """Build the to_config() dict of an Agent with ``settings`` (see Agent.to_config)."""
+def export_config(
+    settings: AgentSettings, references: EnvReferences | None = None
+) -> dict[str, Any]:
+    """Build the to_config() dict of an Agent with ``settings`` (see Agent.to_config).
+
+    A value the Agent's file read from ``${ENV}`` (``references``) is written as its
+    ``${NAME}`` text, never as the value; any other literal ``${`` as ``$${``.
+    """
     s = settings
     unserialisable: dict[str, Any] = {}
     tool_entries = [e for e in (_tool_entry(t, unserialisable) for t in s.tools) if e is not None]
@@ -143,7 +151,8 @@ def export_config(settings: AgentSettings) -> dict[str, Any]:
         unserialisable["hooks"] = "a hooks object"
     if unserialisable:
         config["unserialisable"] = unserialisable
-    return config
+    written: dict[str, Any] = as_written(config, references)
+    return written
 
 
 def _settings_section(s: AgentSettings) -> dict[str, Any]:

@@ -24,7 +24,11 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from doc_processing_toolkit.application.config.constructor_errors import constructor_error
+from doc_processing_toolkit.application.config.constructor_errors import (
+    constructor_error,
+    mask_environment_in,
+)
+from doc_processing_toolkit.application.config.env_references import EnvReferences, remember
 from doc_processing_toolkit.application.config.schema import CONFIG_FIELDS
 from doc_processing_toolkit.application.config.settings import AgentSettings
 from doc_processing_toolkit.application.config.validation import check_keyword_names
@@ -32,6 +36,7 @@ from doc_processing_toolkit.application.config.yaml_loader import (
     default_registry_check,
     interpolate_env,
     parse_yaml,
+    read_config_text,
 )
 from doc_processing_toolkit.application.config.yaml_validation import (
     RegistryCheck,
@@ -225,11 +230,18 @@ def agent_from_string(
     """
     kwargs, config, sources = _load(yaml_content, overrides, source)
     try:
-        return factory(**kwargs)
+        built = factory(**kwargs)
     except (ConfigValidationError, NotImplementedError):
         raise
     except (ValueError, TypeError, FileNotFoundError) as exc:
-        raise constructor_error(exc, config, sources) from exc
+        error = constructor_error(exc, config, sources)
+        refused = exc
+    else:
+        remember(built, EnvReferences.of(sources))  # to_config() writes ${NAME}, not values
+        return built
+    # Raised outside the handler: the constructor's error is the cause, masked, and no
+    # unmasked copy of it is left as the context.
+    raise error from mask_environment_in(refused, config, sources)
 
 
 def agent_from_file(
@@ -272,8 +284,7 @@ def _read(config_path: str | os.PathLike[str]) -> str:
     path = os.fspath(config_path)
     if not os.path.isfile(path):
         raise MissingFileError(f"config file {path!r} does not exist")
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()
+    return read_config_text(path)
 
 
 def agent_kwargs_from_file(

@@ -16,12 +16,14 @@ from __future__ import annotations
 import copy
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from doc_processing_toolkit._logging import register_secret
 from doc_processing_toolkit.application.config.yaml_validation import (
     RegistryCheck,
     SourceMap,
+    config_problems,
     validate_config,
 )
 from doc_processing_toolkit.domain.errors import (
@@ -33,12 +35,14 @@ from doc_processing_toolkit.domain.errors import (
 
 __all__ = [
     "AgentConfig",
+    "config_file_problems",
     "default_registry_check",
     "interpolate_env",
     "load_config",
     "load_config_from_string",
     "merge_configs",
     "parse_yaml",
+    "read_config_text",
 ]
 
 _PLACEHOLDER = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -48,6 +52,13 @@ def _child(path: str, key: Any) -> str:
     if isinstance(key, int):
         return f"{path}[{key}]"
     return f"{path}.{key}" if path else str(key)
+
+
+MAX_DEPTH = 100
+"""Deepest nesting a configuration may have (aliases expanded); deeper is refused."""
+MAX_ALIAS_NODES = 10_000
+"""How many nodes aliases may add to a configuration when expanded (a few anchors reused
+in a few places add tens; the nine-by-nine "billion laughs" shape adds 387 million)."""
 
 
 def _record_lines(node: Any, path: str, lines: dict[str, int]) -> None:
@@ -65,19 +76,150 @@ def _record_lines(node: Any, path: str, lines: dict[str, int]) -> None:
             _record_lines(item, _child(path, index), lines)
 
 
+def _bomb_error(source: str, mark: Any, problem: str) -> ConfigParseError:
+    where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark is not None else source
+    return ConfigParseError(f"{where}: invalid YAML: {problem}")
+
+
+def _check_events(events: Iterable[Any], source: str) -> None:
+    """Refuse, from the event stream alone, a document nested deeper than
+    :data:`MAX_DEPTH` or whose aliases expand to more than :data:`MAX_ALIAS_NODES` extra
+    nodes, or refer to the node they sit in; linear in the text.
+
+    An alias stands for its anchor's whole expanded node, so a document expands to the
+    nodes it writes plus, for every alias, its anchor's expanded size.
+
+    Raises:
+        ConfigParseError: naming ``source``, the line and the column.
+    """
+    import yaml
+
+    stack: list[list[Any]] = []  # per open collection: [expanded size, height, anchor]
+    anchors: dict[str, tuple[int, int] | None] = {}  # None: the anchored node is still open
+    extra = 0
+
+    def close(size: int, height: int, anchor: str | None) -> None:
+        if anchor is not None:
+            anchors[anchor] = (size, height)
+        if stack:
+            stack[-1][0] += size
+            stack[-1][1] = max(stack[-1][1], height)
+
+    for event in events:
+        if isinstance(event, yaml.CollectionStartEvent):
+            if len(stack) >= MAX_DEPTH:
+                raise _bomb_error(
+                    source, event.start_mark, f"nested deeper than {MAX_DEPTH} levels"
+                )
+            if event.anchor is not None:
+                anchors[event.anchor] = None
+            stack.append([1, 0, event.anchor])
+        elif isinstance(event, yaml.CollectionEndEvent):
+            size, height, anchor = stack.pop()
+            close(size, height + 1, anchor)
+        elif isinstance(event, yaml.ScalarEvent):
+            close(1, 1, event.anchor)
+        elif isinstance(event, yaml.AliasEvent):
+            if event.anchor not in anchors:
+                continue  # undefined: the composer names it
+            target = anchors[event.anchor]
+            if target is None:
+                raise _bomb_error(
+                    source, event.start_mark, f"alias *{event.anchor} refers to the node it is in"
+                )
+            size, height = target
+            extra += size
+            if extra > MAX_ALIAS_NODES:
+                raise _bomb_error(
+                    source,
+                    event.start_mark,
+                    f"aliases expand to more than {MAX_ALIAS_NODES:,} extra nodes (a YAML bomb?)",
+                )
+            if len(stack) + height > MAX_DEPTH:
+                raise _bomb_error(
+                    source,
+                    event.start_mark,
+                    f"alias *{event.anchor} nests deeper than {MAX_DEPTH} levels when expanded",
+                )
+            close(size, height, None)
+        elif isinstance(event, yaml.DocumentStartEvent):
+            anchors.clear()
+
+
+def _check_bounds(text: str, source: str) -> None:
+    """:func:`_check_events` over libyaml's event stream when pyyaml has it (fast, C), else
+    over pyyaml's own.
+
+    Raises:
+        ConfigParseError: a bound is passed.
+        yaml.MarkedYAMLError: the text is malformed (pyyaml's own message).
+    """
+    import yaml
+
+    fast = getattr(yaml, "CSafeLoader", None)
+    if fast is not None:
+        try:
+            _check_events(yaml.parse(text, Loader=fast), source)
+            return
+        except yaml.MarkedYAMLError as exc:
+            if "nesting depth" in str(exc.problem):  # libyaml's own bound (1,000 flow levels)
+                raise _bomb_error(
+                    source, exc.problem_mark, f"nested deeper than {MAX_DEPTH} levels"
+                ) from None
+        except yaml.YAMLError:  # pragma: no cover - an unmarked libyaml error
+            pass
+    # No libyaml, or it refused the text: pyyaml's parser reports what is malformed in its
+    # usual words, or reads a document the bounds still apply to.
+    _check_events(yaml.parse(text, Loader=_bounded_loader()), source)
+
+
+_LOADER: Any = None
+
+
+def _bounded_loader() -> Any:
+    """pyyaml's SafeLoader composing at most :data:`MAX_DEPTH` levels (its composer recurses:
+    a deeper document would end in a RecursionError)."""
+    global _LOADER
+    if _LOADER is None:
+        import yaml
+
+        class BoundedSafeLoader(yaml.SafeLoader):
+            _depth = 0
+
+            def compose_node(self, parent: Any, index: Any) -> Any:
+                if self._depth >= MAX_DEPTH:
+                    event: Any = self.peek_event()  # type: ignore[no-untyped-call]
+                    raise yaml.composer.ComposerError(
+                        None, None, f"nested deeper than {MAX_DEPTH} levels", event.start_mark
+                    )
+                self._depth += 1
+                try:
+                    return super().compose_node(parent, index)
+                finally:
+                    self._depth -= 1
+
+        _LOADER = BoundedSafeLoader
+    return _LOADER
+
+
 def parse_yaml(text: str, source: str) -> tuple[Any, SourceMap]:
     """Parse ``text`` with pyyaml's safe loader; return the data and where each key sits.
 
+    Nesting is bounded by :data:`MAX_DEPTH` and alias expansion by
+    :data:`MAX_ALIAS_NODES`: a "billion laughs" file fails at once instead of expanding.
+
     Raises:
-        ConfigParseError: the YAML is malformed (naming ``source`` and the line).
+        ConfigParseError: the YAML is malformed, nested too deep or an alias bomb (naming
+            ``source`` and the line).
     """
     try:
         import yaml
     except ImportError as exc:  # pragma: no cover - pyyaml is a dependency
         raise MissingDependencyError("YAML configuration needs pyyaml: pip install pyyaml") from exc
     sources = SourceMap(source=source)
-    loader = yaml.SafeLoader(text)
+    loader = _bounded_loader()(text)
     try:
+        _check_bounds(text, source)
         node = loader.get_single_node()
         if node is None:
             return None, sources
@@ -90,13 +232,46 @@ def parse_yaml(text: str, source: str) -> tuple[Any, SourceMap]:
         raise ConfigParseError(f"{where}: invalid YAML: {problem}") from None
     except yaml.YAMLError as exc:
         raise ConfigParseError(f"{source}: invalid YAML: {exc}") from None
+    except RecursionError:  # pragma: no cover - the bounds above come first
+        raise ConfigParseError(f"{source}: invalid YAML: nested too deeply") from None
     finally:
         loader.dispose()
     return data, sources
 
 
-def interpolate_env(value: Any, path: str, sources: SourceMap) -> Any:
+def _no_secret(path: str, value: str) -> bool:
+    """Whether a value read from the environment is plainly no secret: the model name, or
+    one of the choices a key allows (``logging.level: ${LEVEL}``). Masking those in every
+    log line would make the logs useless and hide nothing."""
+    if path == "model":
+        return True
+    from doc_processing_toolkit.application.config.schema import CONFIG_FIELDS
+
+    spec: Any = None
+    for part in path.split("."):
+        name = part.split("[", 1)[0]
+        fields = CONFIG_FIELDS if spec is None else (spec.properties or {})
+        spec = fields.get(name)
+        if spec is None or "[" in part:
+            return False
+    return spec.enum is not None and value in spec.enum
+
+
+def interpolate_env(
+    value: Any,
+    path: str,
+    sources: SourceMap,
+    *,
+    problems: list[ConfigValidationError] | None = None,
+) -> Any:
     """``value`` with ``${NAME}`` / ``${NAME:-default}`` replaced in every string.
+
+    Every value read from the environment is recorded in ``sources`` (its key path, its
+    text in the file, the variable) and registered as a secret: no log line shows it,
+    and ``to_config()`` writes the ``${NAME}`` reference, never the value.
+
+    With ``problems`` given, an unset variable is appended there (the string is kept as
+    written) instead of raised, so that every problem of a file can be reported at once.
 
     Raises:
         ConfigValidationError: an unset variable without a default (naming it).
@@ -114,22 +289,36 @@ def interpolate_env(value: Any, path: str, sources: SourceMap) -> Any:
             found = os.environ.get(name)
             if found is None or (found == "" and default is not None):
                 if default is None:
-                    raise ConfigValidationError(
+                    problem = ConfigValidationError(
                         f"{path or '<root>'}: environment variable {name} is not set and "
                         f"has no default (write ${{{name}:-default}}){sources.where(path)}"
                     )
+                    if problems is None:
+                        raise problem
+                    problems.append(problem)
+                    return match.group(0)
                 return default
             used_env = True
+            sources.environment[name] = found
+            if not _no_secret(path, found):
+                register_secret(found)
             return found
 
         result = _PLACEHOLDER.sub(replace, value)
         if used_env:
             sources.interpolated.add(path)
+            sources.references.setdefault(result, value)
         return result
     if isinstance(value, Mapping):
-        return {k: interpolate_env(v, _child(path, k), sources) for k, v in value.items()}
+        return {
+            k: interpolate_env(v, _child(path, k), sources, problems=problems)
+            for k, v in value.items()
+        }
     if isinstance(value, list):
-        return [interpolate_env(v, _child(path, i), sources) for i, v in enumerate(value)]
+        return [
+            interpolate_env(v, _child(path, i), sources, problems=problems)
+            for i, v in enumerate(value)
+        ]
     return value
 
 
@@ -167,6 +356,37 @@ def load_config_from_string(
     )
 
 
+def config_file_problems(
+    file_path: str | os.PathLike[str],
+    *,
+    registry_check: RegistryCheck | None = default_registry_check,
+) -> tuple[dict[str, Any] | None, list[ConfigParseError | ConfigValidationError], SourceMap]:
+    """Every problem of a YAML configuration file at once (``dpt config check``).
+
+    Returns (the validated configuration, or None when there are problems; the problems,
+    unset variables first and then the rest in file order, each naming its key path and
+    line; where each key sits and what was read from the environment). A file that does
+    not parse has that one problem.
+
+    Raises:
+        FileNotFoundError: the file does not exist.
+    """
+    path = os.fspath(file_path)
+    sources = SourceMap(source=path)
+    try:
+        data, sources = parse_yaml(read_config_text(path), path)
+    except ConfigParseError as exc:
+        return None, [exc], sources
+    problems: list[ConfigParseError | ConfigValidationError] = []
+    unset: list[ConfigValidationError] = []
+    data = interpolate_env(data if data is not None else {}, "", sources, problems=unset)
+    problems.extend(unset)
+    problems.extend(config_problems(data, sources=sources, registry_check=registry_check))
+    if problems:
+        return None, problems, sources
+    return validate_config(data, sources=sources, registry_check=None), [], sources
+
+
 def load_config(
     file_path: str | os.PathLike[str],
     *,
@@ -180,12 +400,26 @@ def load_config(
         ConfigValidationError: a value is invalid (naming its key path, file and line).
     """
     path = os.fspath(file_path)
+    return load_config_from_string(
+        read_config_text(path), source=path, registry_check=registry_check
+    )
+
+
+def read_config_text(file_path: str | os.PathLike[str]) -> str:
+    """The text of a configuration file.
+
+    Raises:
+        FileNotFoundError: the file does not exist (a MissingFileError).
+        ConfigParseError: the file is not UTF-8 text (naming it and the byte offset).
+    """
+    path = os.fspath(file_path)
     try:
         with open(path, encoding="utf-8") as handle:
-            text = handle.read()
+            return handle.read()
     except FileNotFoundError:
         raise MissingFileError(f"config file {path!r} does not exist") from None
-    return load_config_from_string(text, source=path, registry_check=registry_check)
+    except UnicodeDecodeError as exc:
+        raise ConfigParseError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
 
 
 def merge_configs(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from doc_processing_toolkit.domain.errors import ConfigValidationError
 
 __all__ = [
     "SourceMap",
+    "config_problems",
     "validate_config",
     "validate_max_tool_result_chars",
     "validate_tool_result_preview_chars",
@@ -44,6 +45,11 @@ class SourceMap:
     """key path -> 1-based line."""
     interpolated: set[str] = field(default_factory=set)
     """Key paths whose value was (partly) read from the environment."""
+    references: dict[str, str] = field(default_factory=dict)
+    """Each value (partly) read from the environment -> its text in the file (the
+    ``${NAME}`` references intact): what ``to_config()`` writes in its place."""
+    environment: dict[str, str] = field(default_factory=dict)
+    """Variable name -> value, for every variable whose value the file used."""
 
     def where(self, path: str) -> str:
         """`` (file:line)`` for ``path`` or its nearest parent with a line, else ''."""
@@ -86,10 +92,28 @@ def _is_secret(path: str) -> bool:
 
 
 class _Checker:
-    def __init__(self, sources: SourceMap | None) -> None:
+    def __init__(
+        self, sources: SourceMap | None, problems: list[ConfigValidationError] | None = None
+    ) -> None:
         self.sources = sources or SourceMap()
+        self.problems = problems
+        """None: raise the first problem; a list: collect every problem there."""
+        self.failed: set[str] = set()
+        """The key paths a problem was found at."""
+
+    def each(self, check: Callable[..., None], *args: Any) -> None:
+        """``check(*args)``: one independent part; when collecting, its problem is kept
+        and the checking goes on with the next part."""
+        if self.problems is None:
+            check(*args)
+            return
+        try:
+            check(*args)
+        except ConfigValidationError as exc:
+            self.problems.append(exc)
 
     def fail(self, path: str, problem: str) -> ConfigValidationError:
+        self.failed.add(path)
         return ConfigValidationError(f"{path}: {problem}{self.sources.where(path)}")
 
     def show(self, path: str, value: Any) -> str:
@@ -125,25 +149,32 @@ class _Checker:
                 )
         if kind == "array" and spec.items is not None:
             for index, item in enumerate(value):
-                self.check(item, spec.items, f"{path}[{index}]")
+                self.each(self.check, item, spec.items, f"{path}[{index}]")
         if kind == "object":
             self.check_object(value, spec, path)
 
     def check_object(self, value: Mapping[str, Any], spec: Spec, path: str) -> None:
-        known = spec.properties or {}
         for key, item in value.items():
-            sub = f"{path}.{key}" if path else str(key)
-            if not isinstance(key, str):
-                raise self.fail(path, f"keys must be strings, got {key!r}")
-            if key in known:
-                self.check(item, known[key], sub)
-            elif isinstance(spec.additional, Spec):
-                self.check(item, spec.additional, sub)
-            elif spec.additional is False:
-                raise self.fail(sub, f"unknown key{_suggest(key, known)}")
+            self.each(self.check_entry, key, item, spec, path)
         for key in spec.required:
             if key not in value:
-                raise self.fail(path, f"missing required key {key!r}")
+                self.each(self.raise_, self.fail(path, f"missing required key {key!r}"))
+
+    def check_entry(self, key: Any, item: Any, spec: Spec, path: str) -> None:
+        known = spec.properties or {}
+        sub = f"{path}.{key}" if path else str(key)
+        if not isinstance(key, str):
+            raise self.fail(path, f"keys must be strings, got {key!r}")
+        if key in known:
+            self.check(item, known[key], sub)
+        elif isinstance(spec.additional, Spec):
+            self.check(item, spec.additional, sub)
+        elif spec.additional is False:
+            raise self.fail(sub, f"unknown key{_suggest(key, known)}")
+
+    @staticmethod
+    def raise_(problem: ConfigValidationError) -> None:
+        raise problem
 
 
 def _suggest(key: str, known: Mapping[str, Any]) -> str:
@@ -156,37 +187,47 @@ def _check_tools(checker: _Checker, tools: Any) -> None:
     if not isinstance(tools, list | tuple):
         checker.check(tools, spec, "tools")
         return
-    assert spec.items is not None
     for index, entry in enumerate(tools):
-        path = f"tools[{index}]"
-        if isinstance(entry, Mapping) and ("session" in entry or entry.get("type") == "fastmcp"):
-            continue  # a live object given as an override; the Agent checks it
-        if entry is None or isinstance(entry, bool | int | float | list | tuple):
-            raise checker.fail(
-                path, f"must be a tool file path or a tool mapping, got {type(entry).__name__}"
-            )
-        if not isinstance(entry, str | Mapping):
-            continue  # a @tool function or server object given as an override
-        checker.check(entry, spec.items, path)
-        if isinstance(entry, Mapping):
-            kind = entry["type"]
-            for key in TOOL_TYPES[kind]:
-                if key not in entry and not (kind == "mcp_remote_client" and "server_url" in entry):
-                    raise checker.fail(path, f"a {kind!r} tool needs {key!r}")
+        checker.each(_check_tool, checker, entry, f"tools[{index}]")
+
+
+def _check_tool(checker: _Checker, entry: Any, path: str) -> None:
+    spec = CONFIG_FIELDS["tools"].items
+    assert spec is not None
+    if isinstance(entry, Mapping) and ("session" in entry or entry.get("type") == "fastmcp"):
+        return  # a live object given as an override; the Agent checks it
+    if entry is None or isinstance(entry, bool | int | float | list | tuple):
+        raise checker.fail(
+            path, f"must be a tool file path or a tool mapping, got {type(entry).__name__}"
+        )
+    if not isinstance(entry, str | Mapping):
+        return  # a @tool function or server object given as an override
+    checker.check(entry, spec, path)
+    kind = entry.get("type") if isinstance(entry, Mapping) else None
+    if isinstance(kind, str) and kind in TOOL_TYPES:  # else reported above (when collecting)
+        for key in TOOL_TYPES[kind]:
+            if key not in entry and not (kind == "mcp_remote_client" and "server_url" in entry):
+                checker.each(_Checker.raise_, checker.fail(path, f"a {kind!r} tool needs {key!r}"))
 
 
 def _check_combinations(checker: _Checker, config: Mapping[str, Any]) -> None:
     binding = config.get("anthropic_block_binding")
     if config.get("strict_prefix_binding") and binding not in (None, "error"):
-        raise checker.fail(
-            "strict_prefix_binding",
-            f"is anthropic_block_binding='error'; it contradicts anthropic_block_binding="
-            f"{binding!r}",
+        checker.each(
+            _Checker.raise_,
+            checker.fail(
+                "strict_prefix_binding",
+                f"is anthropic_block_binding='error'; it contradicts anthropic_block_binding="
+                f"{binding!r}",
+            ),
         )
     if config.get("prefix_strip_fallback") and binding == "error":
-        raise checker.fail(
-            "prefix_strip_fallback",
-            "strips the thinking that anthropic_block_binding='error' would check; set one",
+        checker.each(
+            _Checker.raise_,
+            checker.fail(
+                "prefix_strip_fallback",
+                "strips the thinking that anthropic_block_binding='error' would check; set one",
+            ),
         )
 
 
@@ -206,38 +247,7 @@ def validate_config(
         ConfigValidationError: naming the key path, the problem and, for a file, the line.
     """
     checker = _Checker(sources)
-    if not isinstance(config, Mapping):
-        raise ConfigValidationError(
-            f"the configuration must be a mapping of keys, got {type(config).__name__}"
-            f"{checker.sources.where('')}"
-        )
-    if "model" not in config:
-        raise ConfigValidationError(
-            f"model: missing required key (the model name){checker.sources.where('')}"
-        )
-    for key, value in config.items():
-        if key in IGNORED_KEYS:
-            continue
-        if key not in CONFIG_FIELDS:
-            raise checker.fail(str(key), f"unknown key{_suggest(str(key), CONFIG_FIELDS)}")
-        if key == "tools":
-            _check_tools(checker, value)
-        elif key == "built_in_tools" and isinstance(value, Mapping):
-            for name, entry in value.items():
-                if hasattr(entry, "enabled") and hasattr(entry, "config"):
-                    continue  # a BuiltInToolConfig given as an override
-                checker.check(entry, CONFIG_FIELDS["built_in_tools"].additional, f"{key}.{name}")  # type: ignore[arg-type]
-        elif key in ("defer_tools", "media_store") and not isinstance(
-            value, str | list | tuple | type(None)
-        ):
-            continue  # a predicate or a store object given as an override
-        else:
-            checker.check(value, CONFIG_FIELDS[key], str(key))
-    _check_combinations(checker, config)
-    if registry_check is not None:
-        problem = registry_check(str(config["model"]).strip())
-        if problem is not None:
-            raise checker.fail("model", problem)
+    _check_config(checker, config, registry_check)
     validated = {key: value for key, value in config.items() if key not in IGNORED_KEYS}
     validated.setdefault("instructions", "")
     validated.setdefault("tools", [])
@@ -245,6 +255,63 @@ def validate_config(
     constraints.setdefault("max_iterations", 10)
     validated["constraints"] = constraints
     return validated
+
+
+def config_problems(
+    config: Any,
+    *,
+    sources: SourceMap | None = None,
+    registry_check: RegistryCheck | None = None,
+) -> list[ConfigValidationError]:
+    """Every problem :func:`validate_config` would raise the first of, in file order (a
+    value that is wrong is reported once; what sits under it is not checked further)."""
+    problems: list[ConfigValidationError] = []
+    checker = _Checker(sources, problems)
+    checker.each(_check_config, checker, config, registry_check)
+    return problems
+
+
+def _check_config(checker: _Checker, config: Any, registry_check: RegistryCheck | None) -> None:
+    if not isinstance(config, Mapping):
+        raise ConfigValidationError(
+            f"the configuration must be a mapping of keys, got {type(config).__name__}"
+            f"{checker.sources.where('')}"
+        )
+    if "model" not in config:
+        checker.each(
+            _Checker.raise_,
+            ConfigValidationError(
+                f"model: missing required key (the model name){checker.sources.where('')}"
+            ),
+        )
+    for key, value in config.items():
+        if key not in IGNORED_KEYS:
+            checker.each(_check_key, checker, key, value)
+    _check_combinations(checker, config)
+    if registry_check is not None and "model" in config and "model" not in checker.failed:
+        problem = registry_check(str(config["model"]).strip())
+        if problem is not None:
+            raise checker.fail("model", problem)
+
+
+def _check_key(checker: _Checker, key: Any, value: Any) -> None:
+    if key not in CONFIG_FIELDS:
+        raise checker.fail(str(key), f"unknown key{_suggest(str(key), CONFIG_FIELDS)}")
+    if key == "tools":
+        _check_tools(checker, value)
+    elif key == "built_in_tools" and isinstance(value, Mapping):
+        spec = CONFIG_FIELDS["built_in_tools"].additional
+        assert isinstance(spec, Spec)
+        for name, entry in value.items():
+            if hasattr(entry, "enabled") and hasattr(entry, "config"):
+                continue  # a BuiltInToolConfig given as an override
+            checker.each(checker.check, entry, spec, f"{key}.{name}")
+    elif key in ("defer_tools", "media_store") and not isinstance(
+        value, str | list | tuple | type(None)
+    ):
+        return  # a predicate or a store object given as an override
+    else:
+        checker.check(value, CONFIG_FIELDS[key], str(key))
 
 
 def _single(key: str, config: Mapping[str, Any]) -> None:
