@@ -1,8 +1,8 @@
 """The versioned session envelope (schema v3): what ``AgentSession.to_dict`` writes.
 
 Pure models and their validation: an envelope read back from disk or from another party
-is data, so :func:`parse_envelope` checks every key before anything is built from it and
-raises one :class:`MalformedEnvelopeError` naming the key and what is wrong. Older
+is data, so `parse_envelope` checks every key before anything is built from it and
+raises one `MalformedEnvelopeError` naming the key and what is wrong. Older
 envelopes are migrated (version 1 has no ``schema_version``; version 2 adds the prefix
 fingerprint); a newer one loads with its unknown keys ignored (the caller warns).
 """

@@ -3,10 +3,10 @@
 The file maps provider -> model name -> row (see ``registry/model_information.schema.json``
 and ``docs/design/registry.md``). Keys starting with ``_`` are metadata at every level
 and never resolve as models. The file is read once, on first use, and the parsed rows
-are kept for the life of the instance; :func:`default_registry` shares one instance per
+are kept for the life of the instance; `default_registry` shares one instance per
 process.
 
-Resolution order for :meth:`JsonFileRegistry.row`: the exact key, then an alias, then a
+Resolution order for `JsonFileRegistry.row`: the exact key, then an alias, then a
 case-insensitive match, then the name without a dated snapshot suffix
 (``claude-sonnet-4-5-20250929`` -> ``claude-sonnet-4-5``), then the name without a
 ``provider/`` prefix (``anthropic/claude-sonnet-4-5``, ``models/gemini-2.5-flash``).
@@ -100,14 +100,14 @@ class _Index:
 
 
 class JsonFileRegistry:
-    """A :class:`~doc_processing_toolkit.ports.registry.ModelRegistry` over a JSON file.
+    """A `ModelRegistry` over a JSON file.
 
     Args:
         path: The registry file; None reads the packaged file (see
-            :func:`default_registry_path`).
+            `default_registry_path`).
 
     The file is parsed on first use, so constructing a registry does no I/O; a malformed
-    file raises :class:`RegistryFileError` (naming the file and the bad key) from that
+    file raises `RegistryFileError` (naming the file and the bad key) from that
     first call.
     """
 

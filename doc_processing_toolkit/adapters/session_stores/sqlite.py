@@ -35,7 +35,7 @@ CREATE TABLE IF NOT EXISTS messages (
 
 
 class SqliteSessionStore:
-    """A :class:`~doc_processing_toolkit.ports.session_store.SessionStore` in SQLite."""
+    """A `SessionStore` in SQLite."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)

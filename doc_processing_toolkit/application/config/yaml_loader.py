@@ -1,7 +1,7 @@
 """Loading an Agent's configuration from YAML: parse, interpolate ``${ENV}``, validate.
 
-:func:`load_config` and :func:`load_config_from_string` return the validated dict;
-:class:`AgentConfig` wraps one with attribute access. pyyaml is imported inside the
+`load_config` and `load_config_from_string` return the validated dict;
+`AgentConfig` wraps one with attribute access. pyyaml is imported inside the
 parser, so importing the package does not import it.
 
 Interpolation: ``${NAME}`` is replaced by the environment variable NAME, and
@@ -236,7 +236,7 @@ class AgentConfig:
         return cls(load_config(file_path))
 
     def merge(self, overrides: dict[str, Any]) -> AgentConfig:
-        """A new config with ``overrides`` merged on top (see :func:`merge_configs`)."""
+        """A new config with ``overrides`` merged on top (see `merge_configs`)."""
         return AgentConfig(merge_configs(self._data, overrides))
 
     def to_dict(self) -> dict[str, Any]:

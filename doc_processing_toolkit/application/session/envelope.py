@@ -1,8 +1,8 @@
 """The session envelope on the way out (to_dict / to_json) and its file write.
 
-:func:`build_envelope` applies the save's media policy to a copy of the history and returns
+`build_envelope` applies the save's media policy to a copy of the history and returns
 a detached, JSON-clean version-3 envelope that never holds the system prompt;
-:func:`write_atomic` puts text on disk through a sibling temporary file, fsync and a
+`write_atomic` puts text on disk through a sibling temporary file, fsync and a
 rename, so an interrupted checkpoint never replaces the last good file.
 """
 
@@ -42,7 +42,7 @@ __all__ = [
 
 @dataclass
 class EnvelopeSource:
-    """What a save reads of a session (copies are made by :func:`build_envelope`)."""
+    """What a save reads of a session (copies are made by `build_envelope`)."""
 
     session_id: str
     provider: str

@@ -1,0 +1,31 @@
+"""The API reference is rendered by mkdocstrings from Markdown docstrings: a Sphinx role
+(":class:`X`", ":meth:close") would show as literal text, so none may appear."""
+
+from __future__ import annotations
+
+import re
+
+from docs_snippets import ROOT
+
+ROLE = re.compile(r":(?:py:)?(?:attr|class|meth|func|mod|exc|data|obj|const):[`~.\w]")
+
+
+def test_no_sphinx_role_in_the_package() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in sorted((ROOT / "doc_processing_toolkit").rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if ROLE.search(line)
+    ]
+    assert not found, "Sphinx roles render as literal text on the site:\n" + "\n".join(found)
+
+
+def test_no_sphinx_role_in_the_runtime_docstrings() -> None:
+    # Docstrings assembled at import time (Agent.__init__'s, from the spec's table) too.
+    from doc_processing_toolkit import Agent, AgentResult
+    from doc_processing_toolkit.agent.session import AgentSession
+
+    for owner in (Agent, AgentResult, AgentSession):
+        for name in dir(owner):
+            doc = getattr(getattr(owner, name, None), "__doc__", None) or ""
+            assert not ROLE.search(doc), f"{owner.__name__}.{name}: {ROLE.search(doc)}"
