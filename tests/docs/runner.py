@@ -47,6 +47,8 @@ def main(path: str) -> int:
         for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GOOGLE_GEMINI_API_KEY"):
             os.environ[key] = "docs-offline-key"
         os.environ["FIREWORKS_API_KEY"] = "docs-offline-key"
+        os.environ["DPT_BATCH_POLL_INITIAL_S"] = "0.01"  # a provider batch ends at once
+        os.environ["DPT_BATCH_POLL_MAX_S"] = "0.01"
         namespace: dict[str, Any] = {"__name__": "__main__", "emulator": emulator}
         for block in blocks:
             source = "\n" * (block["line"] - 1) + block["code"]

@@ -124,3 +124,19 @@ def test_the_output_the_docs_show_is_the_real_output() -> None:
             f"{block.page}:{block.line} shows output that `{block.note}` no longer prints:\n"
             + done.stdout
         )
+
+
+def test_the_cost_record_the_costs_guide_shows_is_real() -> None:
+    import ast
+
+    from doc_processing_toolkit import Agent
+    from doc_processing_toolkit.testing import FakeModel, reply
+
+    page = ROOT / "docs" / "guide" / "costs.md"
+    text = page.read_text(encoding="utf-8")
+    section = text.index("## One record per API request")
+    shown = next(b for b in blocks(page) if b.line > text[:section].count("\n") + 1)
+    record = ast.literal_eval(shown.code)
+    script = [reply("A summary.", input_tokens=412, output_tokens=58)]
+    agent = Agent("claude-sonnet-5-5", client=FakeModel(script), log_to_file=False)
+    assert agent.run_sync("Summarise this contract: ...").request_cost_records == [record]
