@@ -23,7 +23,7 @@ RUNTIME_DOCUMENTED = (
 
 
 class RuntimeDocstrings(griffe.Extension):
-    def on_package(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
+    def on_package(self, *, pkg: griffe.Module, loader: griffe.GriffeLoader, **kwargs: Any) -> None:
         if pkg.name != "doc_processing_toolkit":
             return
         for path in RUNTIME_DOCUMENTED:
@@ -37,4 +37,10 @@ class RuntimeDocstrings(griffe.Extension):
                 text = inspect.cleandoc(getattr(runtime, "__doc__", None) or "")
                 if text and (member.docstring is None or member.docstring.value != text):
                     lineno = member.docstring.lineno if member.docstring else member.lineno
-                    member.docstring = griffe.Docstring(text, lineno=lineno, parent=member)
+                    member.docstring = griffe.Docstring(
+                        text,
+                        lineno=lineno,
+                        parent=member,
+                        parser=loader.docstring_parser,
+                        parser_options=loader.docstring_options,
+                    )
