@@ -68,7 +68,10 @@ def blocks(path: Path) -> list[Block]:
         end = index + 1
         while end < len(lines) and lines[end].rstrip() != f"{indent}```":
             end += 1
-        body = [line[len(indent) :] if line.startswith(indent) else line.lstrip() for line in lines[index + 1 : end]]
+        body = [
+            line[len(indent) :] if line.startswith(indent) else line.lstrip()
+            for line in lines[index + 1 : end]
+        ]
         kind, note = _kind(lang, lines[:index])
         found.append(
             Block(

@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from docs_snippets import ROOT, Block, blocks, pages
 
 RUNNER = Path(__file__).with_name("runner.py")
@@ -31,6 +30,21 @@ RUNNABLE = sorted(page for page, found in PAGES.items() if any(b.kind == "run" f
 def test_the_helper_sees_the_readme_and_the_guides() -> None:
     assert "README.md" in RUNNABLE and "docs/guide/tools.md" in RUNNABLE
     assert sum(b.kind == "run" for found in PAGES.values() for b in found) >= 40
+
+
+# What a page's comments say its blocks print, checked against what they print.
+PRINTS = {
+    "README.md": [
+        "The sum of 2 and 3 is 5.",
+        "['calculate']",
+        "→ calculate {'a': 2, 'b': 3}",
+        "cost:",
+        "{'label': 'positive', 'score': 0.97}",
+    ],
+    "docs/getting-started.md": ["The sum of 2 and 3 is 5.", "['calculate']", "\n2\n", "0.00014"],
+    "docs/guide/structured-output.md": ["{'vendor': 'ACME Corp', 'total': 99.5}"],
+    "docs/guide/providers.md": ["fireworks"],
+}
 
 
 @pytest.mark.parametrize("page", RUNNABLE)
@@ -58,6 +72,8 @@ def test_the_python_blocks_of_the_page_run_offline(page: str, tmp_path: Path) ->
     assert done.returncode == 0, f"{page}:\n{done.stdout[-3000:]}\n{done.stderr[-6000:]}"
     ran = done.stdout.count("[docs-snippet ok]")
     assert ran == len(chosen), done.stdout
+    for shown in PRINTS.get(page, ()):
+        assert shown in done.stdout, f"{page} says it prints {shown!r}:\n{done.stdout}"
     TALLY["run"] += sum(b.kind == "run" for b in chosen)
     TALLY["pages"] += 1
 

@@ -29,3 +29,11 @@ def test_no_sphinx_role_in_the_runtime_docstrings() -> None:
         for name in dir(owner):
             doc = getattr(getattr(owner, name, None), "__doc__", None) or ""
             assert not ROLE.search(doc), f"{owner.__name__}.{name}: {ROLE.search(doc)}"
+
+
+def test_the_agent_reference_promises_no_unbuilt_feature() -> None:
+    from doc_processing_toolkit import Agent
+    from doc_processing_toolkit.application.config.validation import NOT_YET_IMPLEMENTED
+
+    if not NOT_YET_IMPLEMENTED:
+        assert "NotImplementedError" not in (Agent.__init__.__doc__ or "")

@@ -32,8 +32,9 @@ def test_the_first_screen_says_what_the_toolkit_does_today() -> None:
 
 
 def test_the_first_screen_states_the_default_log_file_and_how_to_turn_it_off() -> None:
-    from doc_processing_toolkit import Agent
     import inspect
+
+    from doc_processing_toolkit import Agent
 
     screen = _first_screen()
     assert "./logs/Agent-{model}_{timestamp}.log" in screen

@@ -84,9 +84,7 @@ def test_a_known_file_type_still_runs(
     assert emulator.request_count == 1
 
 
-@pytest.mark.parametrize(
-    "content", ['{"a": 1}', "[1, 2]", '{"run_id": "r"}', "not json at all"]
-)
+@pytest.mark.parametrize("content", ['{"a": 1}', "[1, 2]", '{"run_id": "r"}', "not json at all"])
 def test_cost_on_a_json_file_that_is_not_a_cost_report_is_an_error(
     content: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -380,8 +380,6 @@ Args:
 Raises:
     ValueError: If model is invalid or parameters are out of range (the message names
         the parameter and what is wrong with its value).
-    NotImplementedError: For a parameter whose feature is not built in this release,
-        set to anything but its default.
 """
 
 _RUN_ARGS = """Args:
