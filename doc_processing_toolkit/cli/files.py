@@ -14,14 +14,10 @@ from doc_processing_toolkit.application.media.validation import OFFICE_TYPES
 from doc_processing_toolkit.domain.errors import InvalidInputError, MissingFileError
 from doc_processing_toolkit.domain.media import media_key
 
-__all__ = ["UnknownFileTypeError", "check_input_file"]
+__all__ = ["check_input_file"]
 
 _KNOWN_KEYS = ("image", "pdf", "audio", "video", "text")
 _KNOWN_DOCUMENTS = {*OFFICE_TYPES, "application/json", "application/xml", "application/rtf"}
-
-
-class UnknownFileTypeError(InvalidInputError):
-    """A ``--file`` whose type is neither a document, an image, audio, video nor text."""
 
 
 def check_input_file(item: str) -> None:
@@ -30,7 +26,7 @@ def check_input_file(item: str) -> None:
 
     Raises:
         MissingFileError: the path does not exist or is not a file.
-        UnknownFileTypeError: neither its content nor its extension names a type the
+        InvalidInputError: neither its content nor its extension names a type the
             toolkit sends (PDF, image, text, audio, video, Office, JSON, XML).
     """
     if "://" in item:
@@ -51,7 +47,7 @@ def check_input_file(item: str) -> None:
         or (media_key(mime) not in _KNOWN_KEYS and mime not in _KNOWN_DOCUMENTS)
     ):
         named = f" ({mime}, from its extension)" if mime and mime != OCTET_STREAM else ""
-        raise UnknownFileTypeError(
+        raise InvalidInputError(
             f"{item}: unknown file type{named}; --file takes PDF, images, text, audio, "
             "video, Office documents, JSON and XML"
         )
