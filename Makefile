@@ -47,8 +47,10 @@ typecheck: install
 contracts: install
 	$(RUN) lint-imports
 
+# scripts/run-pytest.sh: every run ends with a report (a per-test limit that names a hung
+# test, and the last test started when pytest dies without its summary).
 unit: install
-	$(RUN) pytest
+	scripts/run-pytest.sh $(RUN) pytest
 
 test: lint typecheck contracts unit
 

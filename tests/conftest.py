@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import faulthandler
+import os
 import socket
 from collections.abc import Iterator
 from typing import Any
@@ -45,3 +47,28 @@ def _loopback_only() -> Iterator[None]:
     socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
     yield
     socket.socket.connect = _real_connect  # type: ignore[method-assign]
+
+
+_PROGRESS = os.environ.get("DPT_PYTEST_PROGRESS")
+
+
+def pytest_runtest_logstart(nodeid: str, location: tuple[str, int | None, str]) -> None:
+    """Write each test's id as it starts (scripts/run-pytest.sh names the last one when
+    pytest ends without its summary: a crash or a kill is never a silent truncated line)."""
+    if _PROGRESS:
+        with open(_PROGRESS, "a", encoding="utf-8") as progress:
+            progress.write(nodeid + "\n")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """A whole-run watchdog above the per-test limit: should the run itself hang where no
+    per-test limit can reach (a C call that ignores signals), every thread's stack is
+    dumped and the process ends, and scripts/run-pytest.sh names the last test started.
+    DPT_PYTEST_RUN_LIMIT seconds (default one hour: CI allows 90 minutes)."""
+    limit = float(os.environ.get("DPT_PYTEST_RUN_LIMIT", "3600"))
+    if limit > 0:
+        faulthandler.dump_traceback_later(limit, exit=True)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    faulthandler.cancel_dump_traceback_later()

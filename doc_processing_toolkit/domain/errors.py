@@ -20,6 +20,8 @@ The tree::
     │   ├── MissingFileError (also FileNotFoundError)  a named file or blob does not exist
     │   ├── MissingDependencyError (also ImportError)  an optional extra is not installed
     │   ├── SessionNotFoundError (also KeyError)     a session store has no such session
+    │   ├── SessionStoreError                        a session store or checkpoint file failed
+    │   │   └── SessionConflictError                 another writer moved the stored session
     │   ├── ProviderError                            a request to a model provider failed
     │   │   ├── ProviderConnectionError              no response: refused, reset, DNS  [retryable]
     │   │   │   └── ProviderTimeoutError             the request timed out            [retryable]
@@ -102,7 +104,9 @@ __all__ = [
     "RequestTimeoutError",
     "ServerError",
     "SessionCompatibilityError",
+    "SessionConflictError",
     "SessionNotFoundError",
+    "SessionStoreError",
     "StateError",
     "StreamIdleTimeoutError",
     "StreamInterruptedError",
@@ -179,6 +183,49 @@ class SessionNotFoundError(DocProcessingToolkitError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0]) if len(self.args) == 1 else super().__str__()
+
+
+class SessionStoreError(DocProcessingToolkitError):
+    """A session store or checkpoint file could not be read or written: a full disk, an
+    unreadable or corrupt SQLite file, a path that cannot be created. The message names the
+    file (and the session); raised from a turn, ``partial_result`` holds that turn's
+    ``AgentResult`` (what it billed), whose spend the session has also banked.
+
+    Attributes:
+        path: The file at fault.
+        session_id: The session being read or written, when one is.
+    """
+
+    def __init__(
+        self, message: str, *, path: os.PathLike[str] | str, session_id: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.path = str(path)
+        self.session_id = session_id
+
+
+class SessionConflictError(SessionStoreError):
+    """Another writer (a second process or session object on the same ``session_id``)
+    committed to the store since this session last read it; nothing was written. Reload
+    the session from the store and resend the message.
+
+    Attributes:
+        expected: The stored message count this session's turn was built on.
+        found: The message count the store holds.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: os.PathLike[str] | str,
+        session_id: str,
+        expected: int | None = None,
+        found: int | None = None,
+    ) -> None:
+        super().__init__(message, path=path, session_id=session_id)
+        self.expected = expected
+        self.found = found
 
 
 class ToolExecutionError(DocProcessingToolkitError, RuntimeError):

@@ -10,6 +10,8 @@ fingerprint); a newer one loads with its unknown keys ignored (the caller warns)
 from __future__ import annotations
 
 import copy
+import json
+import math
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -18,11 +20,14 @@ from doc_processing_toolkit.domain.errors import InvalidInputError
 
 __all__ = [
     "ENVELOPE_SCHEMA_VERSION",
+    "MAX_ENVELOPE_DEPTH",
     "MEDIA_POLICIES",
     "EnvelopeFingerprint",
     "MalformedEnvelopeError",
     "ParsedEnvelope",
     "SessionEnvelope",
+    "check_json_values",
+    "decode_json_text",
     "parse_envelope",
 ]
 
@@ -34,14 +39,24 @@ MEDIA_POLICIES = ("auto", "inline", "externalize", "strip")
 
 
 class MalformedEnvelopeError(InvalidInputError):
-    """An envelope that cannot be read: the message names the key and what is wrong."""
+    """An envelope that cannot be read: the message names the key and what is wrong (and,
+    when it was read from one, the file, store row or session)."""
 
-    def __init__(self, key: str, problem: str) -> None:
-        super().__init__(f"malformed session envelope: {key!r}: {problem}")
+    def __init__(self, key: str, problem: str, *, source: str | None = None) -> None:
+        where = f" in {source}" if source else ""
+        super().__init__(f"malformed session envelope{where}: {key!r}: {problem}")
         self.key = key
         """The envelope key at fault (dotted for a nested one)."""
         self.problem = problem
         """What is wrong with it."""
+        self.source = source
+        """The file, store row or session it was read from, when known."""
+
+    def with_source(self, source: str) -> MalformedEnvelopeError:
+        """The same error, naming where the envelope was read from."""
+        if self.source is not None:
+            return self
+        return MalformedEnvelopeError(self.key, self.problem, source=source)
 
 
 class EnvelopeFingerprint(BaseModel):
@@ -101,6 +116,131 @@ class ParsedEnvelope(BaseModel):
     """True when it was written by a newer toolkit (its unknown keys were ignored)."""
 
 
+MAX_ENVELOPE_DEPTH = 200
+"""How deeply an envelope may nest (a provider message nests a dozen levels; a reader
+recursing through 200,000 would fail with a RecursionError)."""
+
+_MAX_INT_BITS = 4096
+"""An int wider than this (about 1,233 digits) is no count, cost or id: refused at load."""
+
+
+def decode_json_text(text: str | bytes, *, source: str, key: str = "<envelope>") -> Any:
+    """``text`` (or UTF-8 ``bytes``) decoded as JSON, every failure a
+    :class:`MalformedEnvelopeError` naming ``source`` (a file, a store row) and ``key``.
+
+    Raises:
+        MalformedEnvelopeError: not UTF-8, not JSON, nested too deeply, or a number
+            Python refuses to read (an integer of more than 4,300 digits).
+    """
+    try:
+        if isinstance(text, bytes):
+            text = text.decode("utf-8")
+        return json.loads(text)
+    except UnicodeDecodeError as exc:
+        problem = f"not UTF-8 text (invalid byte at offset {exc.start})"
+    except json.JSONDecodeError as exc:
+        problem = f"not JSON: {exc}"
+    except RecursionError:
+        problem = f"nested more than {MAX_ENVELOPE_DEPTH} levels deep"
+    except ValueError as exc:  # e.g. an integer past sys.get_int_max_str_digits()
+        problem = f"a value JSON readers refuse: {exc}"
+    raise MalformedEnvelopeError(key, problem, source=source)
+
+
+def check_json_values(value: Any, key: str = "<envelope>", *, source: str | None = None) -> None:
+    """Walk ``value`` without recursion; refuse what no strict JSON reader or writer takes.
+
+    Raises:
+        MalformedEnvelopeError: naming the key path of the first value nested deeper than
+            :data:`MAX_ENVELOPE_DEPTH`, a NaN or infinite float, an absurdly wide int, or
+            an object key that is not a string.
+    """
+    stack: list[tuple[Any, str, int]] = [(value, key, 0)]
+    while stack:
+        item, path, depth = stack.pop()
+        kind = type(item)
+        if kind is float and not math.isfinite(item):
+            raise MalformedEnvelopeError(path, f"{item!r} is not a JSON number", source=source)
+        if kind is int and item.bit_length() > _MAX_INT_BITS:
+            raise MalformedEnvelopeError(
+                path, f"an integer of {item.bit_length()} bits is out of range", source=source
+            )
+        if not isinstance(item, dict | list | tuple):
+            continue
+        if depth >= MAX_ENVELOPE_DEPTH:
+            raise MalformedEnvelopeError(
+                path, f"nested more than {MAX_ENVELOPE_DEPTH} levels deep", source=source
+            )
+        if isinstance(item, dict):
+            for child_key, child in item.items():
+                if not isinstance(child_key, str):
+                    raise MalformedEnvelopeError(
+                        path, f"key {child_key!r} is not a string", source=source
+                    )
+                stack.append(
+                    (child, f"{path}.{child_key}" if path != "<envelope>" else child_key, depth + 1)
+                )
+        else:
+            stack.extend((child, f"{path}.{index}", depth + 1) for index, child in enumerate(item))
+
+
+_COUNTERS = (
+    "total_tokens",
+    "total_input_tokens",
+    "total_output_tokens",
+    "run_count",
+    "compaction_count",
+    "total_cached_input_tokens",
+    "total_cache_write_tokens",
+    "total_retry_count",
+    "total_retry_input_tokens",
+    "total_retry_output_tokens",
+    "boundaries_reset_at_run",
+)
+"""Metadata keys that hold a non-negative int."""
+
+_AMOUNTS = ("total_cost", "total_retry_cost", "total_cost_inclusive")
+"""Metadata keys that hold a non-negative, finite number (USD)."""
+
+_RECORD_LISTS = ("served_models", "conversion_report", "tool_surface_drift", "run_boundaries")
+"""Metadata keys that hold a list of objects."""
+
+
+def _check_metadata(metadata: dict[str, Any]) -> None:
+    """Every documented metadata key that is present has its documented type."""
+
+    def bad(key: str, expected: str) -> MalformedEnvelopeError:
+        value = metadata[key]
+        return MalformedEnvelopeError(f"metadata.{key}", f"expected {expected}, got {value!r}")
+
+    for key in _COUNTERS:
+        value = metadata.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise bad(key, "a non-negative int")
+    for key in _AMOUNTS:
+        value = metadata.get(key, 0.0)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+            raise bad(key, "a non-negative number")
+    if not isinstance(metadata.get("created_at", ""), str | None):
+        raise bad("created_at", "an ISO 8601 string")
+    for key in (*_RECORD_LISTS, "compaction_archives", "pending_injections"):
+        if not isinstance(metadata.get(key, []), list):
+            raise bad(key, "a list")
+    for key in _RECORD_LISTS:
+        for index, record in enumerate(metadata.get(key, [])):
+            if not isinstance(record, dict):
+                raise MalformedEnvelopeError(
+                    f"metadata.{key}.{index}", f"expected an object, got {record!r}"
+                )
+    for index, text in enumerate(metadata.get("pending_injections", [])):
+        if not isinstance(text, str):
+            raise MalformedEnvelopeError(
+                f"metadata.pending_injections.{index}", f"expected a string, got {text!r}"
+            )
+    if not isinstance(metadata.get("interrupted_turn"), dict | None):
+        raise bad("interrupted_turn", "an object or null")
+
+
 def _first_error(exc: ValidationError) -> tuple[str, str]:
     error = exc.errors()[0]
     key = ".".join(str(p) for p in error.get("loc", ())) or "<envelope>"
@@ -112,10 +252,12 @@ def parse_envelope(data: Any) -> ParsedEnvelope:
 
     Raises:
         MalformedEnvelopeError: ``data`` is not an object, or a key is missing, of the
-            wrong type or out of range (the first such key is named).
+            wrong type or out of range (the first such key is named), or a value is one
+            strict JSON cannot carry (NaN, infinity, nesting past MAX_ENVELOPE_DEPTH).
     """
     if not isinstance(data, dict):
         raise MalformedEnvelopeError("<envelope>", f"expected an object, got {type(data).__name__}")
+    check_json_values(data)
     raw = copy.deepcopy(data)
     version = raw.get("schema_version", 1)
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
@@ -143,20 +285,7 @@ def parse_envelope(data: Any) -> ParsedEnvelope:
     except ValidationError as exc:
         key, problem = _first_error(exc)
         raise MalformedEnvelopeError(key, problem) from None
-    metadata_checks: dict[str, type | tuple[type, ...]] = {
-        "run_boundaries": list,
-        "served_models": list,
-        "conversion_report": list,
-        "pending_injections": list,
-        "compaction_archives": list,
-        "tool_surface_drift": list,
-        "interrupted_turn": (dict, type(None)),
-    }
-    for key, expected in metadata_checks.items():
-        if key in envelope.metadata and not isinstance(envelope.metadata[key], expected):
-            raise MalformedEnvelopeError(
-                f"metadata.{key}", f"wrong type {type(envelope.metadata[key]).__name__}"
-            )
+    _check_metadata(envelope.metadata)
     for index, record in enumerate(envelope.metadata.get("run_boundaries", [])):
         if not (
             isinstance(record, dict)

@@ -19,9 +19,10 @@ from doc_processing_toolkit.domain.messages import (
     ToolCallPart,
     ToolResultPart,
 )
+from doc_processing_toolkit.domain.session import MalformedEnvelopeError
 from doc_processing_toolkit.ports.dialect import HistoryCodec
 
-__all__ = ["NativeHistory", "copy_tree", "legal_cut", "orphan_results"]
+__all__ = ["NativeHistory", "check_native_messages", "copy_tree", "legal_cut", "orphan_results"]
 
 _T = TypeVar("_T")
 _ATOMS = frozenset({str, int, float, bool, type(None)})
@@ -125,3 +126,66 @@ def orphan_results(history: NativeHistory, native: list[dict[str, Any]]) -> list
         if results and all(p.call_id not in seen for p in results):
             orphans.extend(range(starts[index], starts[index + 1]))
     return orphans
+
+
+_NATIVE_ROLES = {
+    "anthropic": ("user", "assistant"),
+    "openai": ("user", "assistant", "system", "developer"),
+    "google": ("user", "model"),
+    "fireworks": ("system", "user", "assistant", "tool"),
+}
+"""The roles each built-in provider's stored history can hold (OpenAI Responses items
+without a role are typed items: function calls, their outputs, reasoning)."""
+
+
+def _shape_problem(message: dict[str, Any], roles: tuple[str, ...] | None) -> str | None:
+    """What makes ``message`` no message of a provider with ``roles`` (None: nothing)."""
+    role = message.get("role")
+    if "role" not in message:
+        if roles is not None and "developer" in roles and isinstance(message.get("type"), str):
+            return None
+        return "it has no role" if roles is not None else None
+    if not isinstance(role, str) or (roles is not None and role not in roles):
+        return f"role {role!r} is not one of {list(roles or [])}"
+    content = message.get("content")
+    if content is not None and not isinstance(content, str | list):
+        return f"content must be a string or a list, got {content!r}"
+    if "parts" in message and not isinstance(message["parts"], list):
+        return f"parts must be a list, got {message['parts']!r}"
+    if roles is not None and "model" in roles and not isinstance(message.get("parts"), list):
+        return "a Gemini message needs a list of parts"
+    return None
+
+
+_PARSE_ERRORS = (ValueError, TypeError, KeyError, AttributeError)
+
+
+def check_native_messages(
+    messages: list[dict[str, Any]], provider: str, native: NativeHistory
+) -> None:
+    """``messages`` is a history ``provider``'s codec reads, or the first message that is
+    not is named.
+
+    Raises:
+        MalformedEnvelopeError: naming ``messages.<index>`` and what is wrong with it.
+    """
+    roles = _NATIVE_ROLES.get(provider)
+    for index, message in enumerate(messages):
+        problem = _shape_problem(message, roles)
+        if problem is not None:
+            raise MalformedEnvelopeError(
+                f"messages.{index}", f"not a valid {provider} message: {problem}"
+            )
+    try:
+        native.parse(messages)
+        return
+    except _PARSE_ERRORS as exc:
+        problem = str(exc)
+    index = 0
+    for index, message in enumerate(messages):  # noqa: B007 - the index is the report
+        try:
+            native.parse([message])
+        except _PARSE_ERRORS as exc:
+            problem = str(exc)
+            break
+    raise MalformedEnvelopeError(f"messages.{index}", f"not a valid {provider} message: {problem}")

@@ -13,7 +13,6 @@ import logging
 import os
 import weakref
 from contextvars import Token
-from pathlib import Path
 from typing import Any, Self
 
 from doc_processing_toolkit.application.compaction.run_hook import CompactionScope
@@ -29,12 +28,14 @@ from doc_processing_toolkit.application.session.envelope import (
     build_envelope,
     drop_system_message,
     json_clean,
+    read_envelope_json,
     write_atomic,
 )
 from doc_processing_toolkit.application.session.fingerprint import (
     compare_fingerprints,
     compute_prefix_fingerprint,
 )
+from doc_processing_toolkit.application.session.history_config import validate_history_config
 from doc_processing_toolkit.application.session.media_policy import (
     as_media_store,
     iter_slots,
@@ -46,6 +47,7 @@ from doc_processing_toolkit.application.session.media_policy import (
 )
 from doc_processing_toolkit.application.session.native import (
     NativeHistory,
+    check_native_messages,
     legal_cut,
     orphan_results,
 )
@@ -56,13 +58,12 @@ from doc_processing_toolkit.application.session.restore import (
 from doc_processing_toolkit.domain.errors import (
     ConfigurationError,
     InvalidInputError,
-    MissingFileError,
     StateError,
     UnsupportedPartError,
 )
 from doc_processing_toolkit.domain.media import accepts_input_type
 from doc_processing_toolkit.domain.messages import Message
-from doc_processing_toolkit.domain.session import parse_envelope
+from doc_processing_toolkit.domain.session import MalformedEnvelopeError, parse_envelope
 from doc_processing_toolkit.ports.media_store import MediaStore
 from doc_processing_toolkit.ports.session_store import SessionStore
 
@@ -78,31 +79,6 @@ class _Unset:
 
 UNSET: Any = _Unset()
 """An omitted ``media_store`` / ``media_max_inline_bytes`` (the agent's applies)."""
-
-
-def read_envelope_json(source: str | bytes | os.PathLike[str]) -> dict[str, Any]:
-    """The envelope object in JSON text, UTF-8 bytes or a file (a Path is always a file).
-
-    Raises:
-        ValueError: the JSON does not decode, or not to an object.
-        FileNotFoundError: the file does not exist.
-    """
-    if isinstance(source, bytes):
-        text = source.decode("utf-8")
-    elif isinstance(source, str) and source.lstrip()[:1] in ("{", "["):
-        text = source
-    else:
-        try:
-            text = Path(source).read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise MissingFileError(f"session file {os.fspath(source)!r} does not exist") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidInputError(f"session JSON does not decode: {exc}") from exc
-    if not isinstance(data, dict):
-        raise InvalidInputError(f"session JSON must decode to an object, got {type(data).__name__}")
-    return data
 
 
 def _is_int(value: Any) -> bool:
@@ -151,6 +127,7 @@ class SessionPersistence:
         self,
         messages: list[dict[str, Any]] | None = None,
         metadata: dict[str, Any] | None = None,
+        media_table: dict[str, dict[str, Any]] | None = None,
     ) -> EnvelopeSource:
         profile = self.agent.deps.provider_profiles(self.agent.provider)
         return EnvelopeSource(
@@ -160,7 +137,7 @@ class SessionPersistence:
             messages=self._messages if messages is None else messages,
             metadata=self._metadata if metadata is None else metadata,
             prefix_fingerprint=compute_prefix_fingerprint(self.agent),
-            media_table=self._media_table,
+            media_table=self._media_table if media_table is None else media_table,
             media_report=self._media_report,
             session_history_config=self._history_config,
             sdk_distribution=getattr(profile, "sdk_distribution", None),
@@ -171,14 +148,31 @@ class SessionPersistence:
         self,
         messages: list[dict[str, Any]] | None = None,
         metadata: dict[str, Any] | None = None,
+        media_table: dict[str, dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
         """The envelope a store keeps beside the messages (every key but ``messages``)."""
         envelope = build_envelope(
-            self._source([], metadata), media="inline", store=None, max_inline_bytes=None
+            self._source([], metadata, media_table),
+            media="inline",
+            store=None,
+            max_inline_bytes=None,
         )
         envelope.pop("messages")
         envelope["message_count"] = len(self._messages if messages is None else messages)
         return envelope
+
+    def _store_rewrite(self, messages: list[dict[str, Any]], header: dict[str, Any]) -> None:
+        """Replace the stored history by ``messages``: in one transaction where the store
+        can (SqliteSessionStore.replace), else as a cut to nothing and an append."""
+        store = self._store
+        if store is None:
+            return
+        replace = getattr(store, "replace", None)
+        if callable(replace):
+            replace(self._session_id, messages, header)
+            return
+        store.truncate(self._session_id, 0, {**header, "message_count": 0})
+        store.append(self._session_id, 0, messages, header)
 
     # ------------------------------------------------------------------ save
     def to_dict(
@@ -212,12 +206,23 @@ class SessionPersistence:
         media_store: Any = UNSET,
         media_max_inline_bytes: Any = UNSET,
     ) -> str:
-        """The envelope as JSON text; with ``path`` also written there atomically."""
+        """The envelope as JSON text; with ``path`` also written there atomically.
+
+        Raises:
+            SessionStoreError: the file cannot be written (names it).
+        """
         envelope = self.to_dict(
             media=media, media_store=media_store, media_max_inline_bytes=media_max_inline_bytes
         )
         separators = (",", ":") if indent is None else None
-        text = json.dumps(envelope, ensure_ascii=False, indent=indent, separators=separators)
+        try:
+            text = json.dumps(
+                envelope, ensure_ascii=False, indent=indent, separators=separators, allow_nan=False
+            )
+        except ValueError as exc:  # a NaN or an infinity: never written as bare NaN
+            raise InvalidInputError(
+                f"session {self._session_id!r} holds a value strict JSON cannot carry: {exc}"
+            ) from None
         if path is not None:
             write_atomic(path, text)
         return text
@@ -309,6 +314,19 @@ class SessionPersistence:
         self.dropped_parts = dropped
         return messages
 
+    def _check_native(self, messages: list[dict[str, Any]]) -> None:
+        """The restored history reads in the agent's dialect (before any request)."""
+        check_native_messages(messages, self.agent.provider, self._native())
+
+    @staticmethod
+    def _check_history_config(config: dict[str, Any] | None) -> dict[str, Any] | None:
+        if config is None:
+            return None
+        try:
+            return validate_history_config(dict(config))
+        except (ValueError, TypeError) as exc:
+            raise MalformedEnvelopeError("session_history_config", str(exc)) from None
+
     def _adopt(self, data: Any, *, media_store: Any) -> None:
         """Take an envelope's state (validated, migrated, converted) or raise, changing
         nothing."""
@@ -361,6 +379,9 @@ class SessionPersistence:
         ):
             metadata.setdefault(key, value)
         metadata.setdefault("created_at", env.saved_at)
+        if conversion.source is None:
+            self._check_native(messages)
+        history_config = self._check_history_config(env.session_history_config)
         fingerprint = compute_prefix_fingerprint(self.agent)
         saved = env.prefix_fingerprint.model_dump() if env.prefix_fingerprint else None
         change = compare_fingerprints(saved, fingerprint, parsed.original_version)
@@ -371,8 +392,8 @@ class SessionPersistence:
         self._media_table = table
         self._media_report = report
         self._kept_uploads = kept  # checked against the Files API before the next turn
-        if env.session_history_config is not None and self._history_config is None:
-            self._history_config = dict(env.session_history_config)
+        if history_config is not None and self._history_config is None:
+            self._history_config = history_config
         self.restored_from_schema_version = parsed.original_version
         self.prefix_change_report = change
         self.prefix_changed_on_resume = change is not None
@@ -475,15 +496,12 @@ class SessionPersistence:
         the run)."""
         if scope.history is None or error is not None:
             return history
-        self._messages = json_clean(self._native().render(scope.history))
-        metadata = self._metadata
+        messages = json_clean(self._native().render(scope.history))
+        metadata = copy.deepcopy(self._metadata)
         metadata["boundaries_reset_at_run"] = int(metadata.get("run_count", 0)) + 1
         metadata["run_boundaries"] = []
-        if self._store is not None:  # the prefix was rewritten
-            self._store.truncate(self._session_id, 0, self._store_header([], metadata))
-            self._store.append(
-                self._session_id, 0, self._messages, self._store_header(self._messages, metadata)
-            )
+        self._store_rewrite(messages, self._store_header(messages, metadata))  # a new prefix
+        self._messages, self._metadata = messages, metadata
         return scope.history
 
     # ------------------------------------------------------------------ truncation
@@ -524,8 +542,7 @@ class SessionPersistence:
         if self._store is not None and len(kept) == keep:
             self._store.truncate(self._session_id, keep, self._store_header(kept, metadata))
         elif self._store is not None:  # orphans were removed: the prefix was rewritten
-            self._store.truncate(self._session_id, 0, self._store_header([], metadata))
-            self._store.append(self._session_id, 0, kept, self._store_header(kept, metadata))
+            self._store_rewrite(kept, self._store_header(kept, metadata))
         self._messages, self._metadata = kept, metadata
         return len(kept)
 

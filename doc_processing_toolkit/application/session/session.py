@@ -25,13 +25,17 @@ from doc_processing_toolkit.application.config.reference import (
     document_methods,
 )
 from doc_processing_toolkit.application.result import AgentResult
+from doc_processing_toolkit.application.session.envelope import (
+    envelope_source,
+    read_envelope_json,
+)
 from doc_processing_toolkit.application.session.history_config import validate_history_config
 from doc_processing_toolkit.application.session.metadata import new_metadata
 from doc_processing_toolkit.application.session.native import copy_tree
-from doc_processing_toolkit.application.session.persistence import read_envelope_json
 from doc_processing_toolkit.application.session.turns import INTERRUPTED_TURN_ENV, SessionTurns
 from doc_processing_toolkit.domain.errors import ConfigurationError, StateError
 from doc_processing_toolkit.domain.events import AgentStreamEvent
+from doc_processing_toolkit.domain.session import MalformedEnvelopeError
 from doc_processing_toolkit.ports.session_store import SessionStore
 
 __all__ = ["INTERRUPTED_TURN_ENV", "LATE_INJECTION_POLICIES", "AgentSession"]
@@ -114,7 +118,11 @@ class AgentSession(SessionTurns):
         if store is not None and session_id is not None:
             saved = store.load(session_id)
             if saved is not None:
-                self._adopt(saved, media_store=None)
+                try:
+                    self._adopt(saved, media_store=None)
+                except MalformedEnvelopeError as exc:
+                    where = f"{getattr(store, 'path', store)} session {session_id!r}"
+                    raise exc.with_source(where) from None
 
     # ------------------------------------------------------------------ facts
     def _profile_flag(self, name: str) -> bool:
@@ -202,12 +210,14 @@ class AgentSession(SessionTurns):
     def clear(self) -> None:
         """Clear the history while keeping the session open (metadata is kept)."""
         self._check_idle()
-        self._messages = []
+        changes: dict[str, Any] = {"run_boundaries": []}
         if self._metadata.get("run_boundaries"):
-            self._metadata["boundaries_reset_at_run"] = self._metadata["run_count"]
-        self._metadata["run_boundaries"] = []
-        if self._store is not None:
-            self._store.truncate(self._session_id, 0, self._store_header())
+            changes["boundaries_reset_at_run"] = self._metadata["run_count"]
+        if self._store is not None:  # stored first: a refused cut changes nothing
+            header = self._store_header([], {**self._metadata, **changes})
+            self._store.truncate(self._session_id, 0, header)
+        self._messages = []
+        self._metadata.update(changes)
 
     def close(self) -> None:
         """Close the session, preventing further runs."""
@@ -274,7 +284,11 @@ class AgentSession(SessionTurns):
         if error is not None:
             self._bank_failure(message, files, result, error)
             raise error
-        self._commit(self._turn_native(result, self._adopt_compacted(scope, history)), result)
+        try:
+            self._commit(self._turn_native(result, self._adopt_compacted(scope, history)), result)
+        except Exception as exc:  # the turn was billed: bank it, raise it typed
+            failure = self._save_failed(message, files, result, exc)
+            raise failure from (None if failure is exc else exc)
         return result
 
     async def run(
@@ -392,10 +406,14 @@ class AgentSession(SessionTurns):
                         completed = True
                         self._in_flight = False
                         result, error = captured.get("turn", (AgentResult(), None))
-                        history = self._adopt_compacted(scope, history, error)
-                        follow_up = self._settle_streamed(
-                            sent, send_files, result, error, history, output_schema, budget
-                        )
+                        try:
+                            history = self._adopt_compacted(scope, history, error)
+                            follow_up = self._settle_streamed(
+                                sent, send_files, result, error, history, output_schema, budget
+                            )
+                        except Exception as exc:  # the turn was billed: bank it, raise it
+                            failure = self._save_failed(sent, send_files, result, exc)
+                            raise failure from (None if failure is exc else exc)
                         turn_costs.append(result.cost)
                         meta = dict(event.metadata or {})
                         if follow_up is not None:
@@ -480,10 +498,15 @@ class AgentSession(SessionTurns):
             AgentSession: The restored session.
 
         Raises:
-            ValueError: If the JSON does not decode to an object.
-            FileNotFoundError: If source names a file that does not exist.
+            MalformedEnvelopeError: (a ValueError) the bytes are not UTF-8, not JSON, nested
+                too deeply, or the envelope is malformed; names the file and the key.
+            MissingFileError: (a FileNotFoundError) source names a file that does not exist.
+            SessionStoreError: the file cannot be read (a directory, no permission).
         """
-        return cls.from_dict(read_envelope_json(source), agent, media_store=media_store)
+        try:
+            return cls.from_dict(read_envelope_json(source), agent, media_store=media_store)
+        except MalformedEnvelopeError as exc:
+            raise exc.with_source(envelope_source(source)) from None
 
 
 document_methods(AgentSession, SESSION_METHOD_SECTIONS)

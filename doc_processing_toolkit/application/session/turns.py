@@ -35,6 +35,7 @@ from doc_processing_toolkit.application.session.metadata import (
 from doc_processing_toolkit.application.session.native import copy_tree
 from doc_processing_toolkit.application.session.persistence import SessionPersistence
 from doc_processing_toolkit.application.session.uploads import refresh_expired_uploads
+from doc_processing_toolkit.domain.errors import DocProcessingToolkitError, SessionStoreError
 from doc_processing_toolkit.domain.messages import Message, assistant_text, user_text
 from doc_processing_toolkit.ports.remote_media import RemoteMediaFiles
 
@@ -87,10 +88,8 @@ class SessionTurns(SessionPersistence):
             raise
         if not refresh.changed:
             return
-        if self._store is not None:
-            header = self._store_header(refresh.messages)
-            self._store.truncate(self._session_id, 0, header)
-            self._store.append(self._session_id, 0, refresh.messages, header)
+        header = self._store_header(refresh.messages, media_table=refresh.table)
+        self._store_rewrite(refresh.messages, header)
         self._messages, self._media_table = refresh.messages, refresh.table
         self._media_report.extend(refresh.report)
 
@@ -118,6 +117,25 @@ class SessionTurns(SessionPersistence):
             "at": utc_now(),
             "run": int(self._metadata.get("run_count", 0)) + 1,
         }
+
+    def _save_failed(
+        self, message: str, files: list[Any] | None, result: AgentResult, exc: Exception
+    ) -> DocProcessingToolkitError:
+        """A billed turn that could not be stored: its spend is banked like a failed
+        turn's (the history and the store stay as they were) and the typed error carries
+        the turn's result on ``partial_result``."""
+        error = exc
+        if not isinstance(error, DocProcessingToolkitError):
+            store = self._store
+            error = SessionStoreError(
+                f"session {self._session_id!r}: the turn could not be stored in {store!r}: "
+                f"{type(exc).__name__}: {redact(str(exc))}",
+                path=str(getattr(store, "path", store)),
+                session_id=self._session_id,
+            )
+        self._bank_failure(message, files, result, error)
+        error.partial_result = result
+        return error
 
     def _turn_native(self, result: AgentResult, history: list[Message]) -> list[dict[str, Any]]:
         """What the turn added, provider-native, after the history config."""
@@ -154,16 +172,17 @@ class SessionTurns(SessionPersistence):
         record_served_models(
             metadata, run, result, provider=self.agent.provider, model=self.agent.model
         )
+        table = dict(self._media_table)
         for upload in result.media_uploads:
             uri = upload.get("file_uri") or upload.get("uri")
             if isinstance(uri, str):
-                self._media_table.setdefault(uri, {"kind": "google_upload", **upload})
+                table.setdefault(uri, {"kind": "google_upload", **upload})
         messages = [*self._messages, *added]
         if self._store is not None:
             self._store.append(
-                self._session_id, start, added, self._store_header(messages, metadata)
+                self._session_id, start, added, self._store_header(messages, metadata, table)
             )
-        self._messages, self._metadata = messages, metadata
+        self._messages, self._metadata, self._media_table = messages, metadata, table
         if result.container_id and self._reuse_container:
             self._container_id = result.container_id
         self.last_turn_results.append(result)
