@@ -126,7 +126,7 @@ _MAX_INT_BITS = 4096
 
 def decode_json_text(text: str | bytes, *, source: str, key: str = "<envelope>") -> Any:
     """``text`` (or UTF-8 ``bytes``) decoded as JSON, every failure a
-    :class:`MalformedEnvelopeError` naming ``source`` (a file, a store row) and ``key``.
+    `MalformedEnvelopeError` naming ``source`` (a file, a store row) and ``key``.
 
     Raises:
         MalformedEnvelopeError: not UTF-8, not JSON, nested too deeply, or a number
@@ -152,7 +152,7 @@ def check_json_values(value: Any, key: str = "<envelope>", *, source: str | None
 
     Raises:
         MalformedEnvelopeError: naming the key path of the first value nested deeper than
-            :data:`MAX_ENVELOPE_DEPTH`, a NaN or infinite float, an absurdly wide int, or
+            `MAX_ENVELOPE_DEPTH`, a NaN or infinite float, an absurdly wide int, or
             an object key that is not a string.
     """
     stack: list[tuple[Any, str, int]] = [(value, key, 0)]
