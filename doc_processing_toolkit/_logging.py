@@ -5,8 +5,8 @@ logger of that name, independent of any global structlog configuration: records 
 stdlib logging under ``doc_processing_toolkit.*`` (so a host's handlers, or the Agent's
 per-run forwarding, decide where they land) and nothing is printed by default.
 
-Every string value of an event is passed through :func:`redact`, which masks secrets
-registered with :func:`register_secret` (API keys, bearer tokens), bearer headers and
+Every string value of an event is passed through `redact`, which masks secrets
+registered with `register_secret` (API keys, bearer tokens), bearer headers and
 key-shaped strings — at every level. structlog itself is imported on the first event a
 logger is enabled for; a call below the active level builds nothing.
 """

@@ -1,14 +1,14 @@
 """No secret survives in an exception chain or in a third-party log record.
 
-* :func:`scrub_exception_chain` walks an error's ``__cause__`` / ``__context__`` chain and
+* `scrub_exception_chain` walks an error's ``__cause__`` / ``__context__`` chain and
   replaces every exception that is not one of the toolkit's own by a
-  :class:`RedactedCause`: its type name and its message with every registered secret
+  `RedactedCause`: its type name and its message with every registered secret
   (API keys, bearer tokens, MCP authorization tokens, URL userinfo and query strings)
   masked, and its traceback (frames only). The SDK exception itself, with its raw
   response body, is dropped, so ``traceback.format_exception`` or ``logging.exception``
   never shows a key a server echoed. The toolkit's own errors keep their place; their
   messages are redacted again.
-* :func:`install_third_party_redaction` installs :class:`SecretRedactingFilter` on the
+* `install_third_party_redaction` installs `SecretRedactingFilter` on the
   provider SDKs', httpx2's and mcp's loggers and a log-record factory that applies the
   same redaction to every record of those loggers' children (a logger's filters do not
   reach records logged on its children), whatever level the host configures.
@@ -77,7 +77,7 @@ def _is_ours(exc: BaseException) -> bool:
 
 
 def redacted_summary(exc: BaseException, _depth: int = 0) -> BaseException:
-    """``exc`` when it is the toolkit's own (chain scrubbed), else a :class:`RedactedCause`
+    """``exc`` when it is the toolkit's own (chain scrubbed), else a `RedactedCause`
     with its type, redacted message and traceback, chained to its own cause's summary."""
     if _is_ours(exc):
         return scrub_exception_chain(exc, _depth)

@@ -11,7 +11,7 @@
     print(fleet.status(), fleet.results()["inv-001"].output)
 
 Needs the ``fleet`` extra (DBOS): ``pip install 'doc-processing-toolkit[fleet]'``. See
-:class:`~doc_processing_toolkit.application.fleet.fleet.Fleet` for every parameter.
+`Fleet` for every parameter.
 Importing this module installs the composition root's adapters (DBOS, the registry, the
 providers' batch clients) as the fleets' defaults; ``dbos`` itself is imported when the
 first Fleet is built.

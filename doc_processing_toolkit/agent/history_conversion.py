@@ -1,10 +1,10 @@
 """Cross-provider conversion of stored session history (documented import path).
 
-Binds :mod:`doc_processing_toolkit.application.history.conversion` to the process
+Binds `doc_processing_toolkit.application.history.conversion` to the process
 container's codecs and profiles: a history stored in one provider's dialect is read into
 the neutral representation and written back out in another's; what cannot cross is dropped
-and reported in a :class:`ConversionReport`, and a history that cannot be converted at all
-raises :class:`SessionCompatibilityError`. The Gemini part helpers are re-exported from
+and reported in a `ConversionReport`, and a history that cannot be converted at all
+raises `SessionCompatibilityError`. The Gemini part helpers are re-exported from
 the Google adapter.
 """
 
@@ -76,7 +76,7 @@ def convert_history(
 
     Raises:
         SessionCompatibilityError: When the history cannot be converted (see
-            :func:`read_history`).
+            `read_history`).
         ValueError: If ``source`` or ``target`` is not a known dialect.
     """
     return _conversion.convert_history(

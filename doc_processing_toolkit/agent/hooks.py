@@ -2,7 +2,7 @@
 
 A hook is an async (or plain sync) callable handed to ``Agent(hooks=...)`` that the
 toolkit awaits at defined points in the tool-calling loop; it receives an
-:class:`AgentStreamEvent` and may return a :class:`HookDirective`. Thin re-exports only;
+`AgentStreamEvent` and may return a `HookDirective`. Thin re-exports only;
 the behaviour lives in ``application/hooks``. See docs/guide/hooks.md.
 """
 

@@ -1,7 +1,7 @@
 """Media policy for persisted sessions: inventory, externalise, strip, re-inline
 (documented import path).
 
-Binds :mod:`doc_processing_toolkit.application.session.media_policy` to the built-in
+Binds `doc_processing_toolkit.application.session.media_policy` to the built-in
 providers' native media shapes (``adapters/providers/native_media.py``).
 """
 
@@ -59,7 +59,7 @@ __all__ = [
 
 def as_media_store(value: Any) -> MediaStore | None:
     """Normalise a media_store argument: None, an object with put/get, or a directory
-    path (a :class:`DirectoryMediaStore`).
+    path (a `DirectoryMediaStore`).
 
     Raises:
         TypeError: If value is none of those.
@@ -73,7 +73,7 @@ def classify_part(part: Any, message_index: int = 0, role: Any = None) -> MediaS
 
 
 def iter_slots(messages: list[Any]) -> Iterator[MediaSlot]:
-    """Yield a :class:`MediaSlot` for every media part in ``messages``."""
+    """Yield a `MediaSlot` for every media part in ``messages``."""
     return _policy.iter_slots(messages, _SHAPES)
 
 

@@ -1,8 +1,8 @@
 """Parameter mapping: Agent parameters -> provider-specific formats (documented import path).
 
-Re-exports :mod:`doc_processing_toolkit.adapters.providers.options` (the functions by
+Re-exports `doc_processing_toolkit.adapters.providers.options` (the functions by
 provider name over each vendor's rules in ``adapters/providers/<vendor>/options.py``, and
-the ParameterMapper / ParameterValidator classes) and adds :func:`detect_provider`,
+the ParameterMapper / ParameterValidator classes) and adds `detect_provider`,
 which asks the process registry (``registry/model_information.json``).
 """
 

@@ -1,6 +1,6 @@
 """AgentSession for managing stateful conversation sessions (documented import path).
 
-Also the per-turn store (:class:`SqliteSessionStore`, the :class:`SessionStore` port) and
+Also the per-turn store (`SqliteSessionStore`, the `SessionStore` port) and
 the Session Management helpers.
 """
 

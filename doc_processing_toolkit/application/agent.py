@@ -1,10 +1,10 @@
 """The Agent facade: constructor, run, run_sync, stream, close.
 
-The constructor validates its arguments into one :class:`AgentSettings` and resolves them
-once against the adapters it is handed (:class:`AgentDeps`: registry row, provider,
+The constructor validates its arguments into one `AgentSettings` and resolves them
+once against the adapters it is handed (`AgentDeps`: registry row, provider,
 profile, tools, cap); each run goes to the one
-:class:`~doc_processing_toolkit.application.run.loop.RunLoop` with run settings derived
-from those settings, and its outcome becomes an :class:`AgentResult`. ``run()`` raises on
+`RunLoop` with run settings derived
+from those settings, and its outcome becomes an `AgentResult`. ``run()`` raises on
 failure; ``stream()`` never raises: a failed run yields ``error`` and then ``complete``.
 """
 
@@ -448,7 +448,7 @@ class Agent:
 
         A failed run yields ``error`` then ``complete``; ``complete`` comes exactly once.
         Closing the generator early cancels the run and records what it had spent on
-        :attr:`last_abandoned_stream`.
+        `last_abandoned_stream`.
         """
         events = self._stream_with_history(
             message,
@@ -477,7 +477,7 @@ class Agent:
         compaction: CompactionScope | None = None,
         truncated_results: TruncatedResultStore | None = None,
     ) -> AsyncGenerator[AgentStreamEvent, None]:
-        """:meth:`stream` after ``history`` (a session's turn); ``on_result`` receives the
+        """`stream` after ``history`` (a session's turn); ``on_result`` receives the
         run's result before ``complete`` is yielded."""
         self.last_abandoned_stream = None
 
@@ -576,7 +576,7 @@ class Agent:
 
     @classmethod
     def from_config_string(cls, yaml_content: str, **overrides: Any) -> Self:
-        """Create an Agent from a YAML string (overrides as in :meth:`from_config`)."""
+        """Create an Agent from a YAML string (overrides as in `from_config`)."""
         return agent_from_string(cls, yaml_content, overrides)
 
     def to_config(self) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 Each method validates its keyword as the constructor does (the same checks, the same
 messages, the NotImplementedError for features not built yet), records it and returns the
-builder; :meth:`AgentBuilder.build` calls the agent class it was made for
+builder; `AgentBuilder.build` calls the agent class it was made for
 (``Agent.builder()`` passes ``Agent``) with them, so the result is the Agent the direct
 constructor call builds. The builder knows the Agent only as that callable, so ``agent.py``
 imports this module and never the other way round.
@@ -40,7 +40,7 @@ class AgentBuilder(Generic[AgentT]):
 
     def __init__(self, agent_class: Callable[..., AgentT]) -> None:
         """Args:
-        agent_class: What :meth:`build` calls (``Agent``, or a subclass of it).
+        agent_class: What `build` calls (``Agent``, or a subclass of it).
         """
         self._agent_class = agent_class
         self._model: str | None = None

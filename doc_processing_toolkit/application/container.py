@@ -1,7 +1,7 @@
 """The composition root: the one module that wires adapters to the application.
 
 Nothing else imports ``dependency_injector`` or an adapter module from the application.
-``Agent(...)`` uses the process default container (:func:`default_container`); a host
+``Agent(...)`` uses the process default container (`default_container`); a host
 overrides any adapter on it::
 
     from dependency_injector import providers
@@ -13,8 +13,8 @@ overrides any adapter on it::
     container.model_clients.anthropic.reset_override()
 
 or per Agent with ``Agent(..., client=my_client)`` or ``Agent(..., deps=my_deps)``. The
-container hands each Agent a typed :class:`~doc_processing_toolkit.application.deps.AgentDeps`
-(:func:`default_deps`); nothing below it looks the container up. Third-party providers register a
+container hands each Agent a typed `AgentDeps`
+(`default_deps`); nothing below it looks the container up. Third-party providers register a
 factory ``(**kwargs) -> ModelClient`` under the entry-point group
 ``doc_processing_toolkit.providers``; the entry point's name is the provider name. A
 plug-in's HistoryCodec (so ``AgentResult.messages`` is in its native form) registers a
@@ -232,14 +232,14 @@ def build_batch_client(
     ``GOOGLE_GEMINI_API_KEY``) and the endpoint from ``DPT_<PROVIDER>_BASE_URL`` or the
     SDK's own. A missing key raises ConfigurationError naming the variable at the first
     ``run_batch``, before any network. ``polling`` sets the poll intervals and the timeout
-    (:class:`BatchPolling`; default: 10 s doubling to 5 min, cancelled after 25 h, each
+    (`BatchPolling`; default: 10 s doubling to 5 min, cancelled after 25 h, each
     overridable by ``DPT_BATCH_POLL_INITIAL_S``, ``DPT_BATCH_POLL_MAX_S`` and
     ``DPT_BATCH_TIMEOUT_S``);
     ``row_lookup`` defaults to the container's registry. The client prices nothing
     itself: its responses carry ``served_tier="batch"`` and the ledger bills them at the
     registry row's ``batch`` prices. Override per provider with
     ``container.batch_clients.<provider>.override(...)``; fleets in batch mode get theirs
-    here (:func:`fleet_deps`).
+    here (`fleet_deps`).
     """
     if provider not in container.batch_clients.providers:
         return None
@@ -316,14 +316,14 @@ def default_deps(container: Container | None = None) -> AgentDeps:
 
 
 def directory_archive_sink(directory: str | os.PathLike[str], prefix: str) -> ArchiveSink:
-    """The bundled :class:`DirectoryArchiveSink` of ``directory`` (compaction archives)."""
+    """The bundled `DirectoryArchiveSink` of ``directory`` (compaction archives)."""
     from doc_processing_toolkit.adapters.archive_sinks.directory import DirectoryArchiveSink
 
     return DirectoryArchiveSink(directory, prefix)
 
 
 def directory_media_store(directory: str | os.PathLike[str]) -> MediaStore:
-    """The bundled :class:`DirectoryMediaStore` of ``directory``."""
+    """The bundled `DirectoryMediaStore` of ``directory``."""
     from doc_processing_toolkit.adapters.media_stores.directory import DirectoryMediaStore
 
     return DirectoryMediaStore(directory)
@@ -348,7 +348,7 @@ def build_history_codec(container: Container, provider: str) -> HistoryCodec | N
 def build_provider_profile(container: Container, provider: str) -> ProviderProfile:
     """The provider's profile: a built-in one, a plug-in's (entry-point group
     ``doc_processing_toolkit.provider_profiles``, a zero-argument factory), else a
-    :class:`BaseProfile` with the provider's name (no id convention, media anywhere
+    `BaseProfile` with the provider's name (no id convention, media anywhere
     but in a model turn, nothing salvaged, keywords passed through)."""
     if provider in container.provider_profiles.providers:
         return cast(ProviderProfile, container.provider_profiles(provider))

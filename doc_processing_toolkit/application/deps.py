@@ -4,7 +4,7 @@ The composition root (``application/container.py``) builds one per Agent
 (``container.default_deps()``); the Agent and what it builds read their adapters from it
 and look nothing up. ``Agent(...)`` without ``deps=`` takes the process default, which the
 documented entry point (``doc_processing_toolkit.agent.core``) installs with
-:func:`set_default_deps_factory` — so nothing in the application imports the container.
+`set_default_deps_factory` — so nothing in the application imports the container.
 """
 
 from __future__ import annotations

@@ -1,17 +1,17 @@
 """What an Agent holds open, and how it lets go of it; the errors a failed run raises.
 
-* :class:`AgentResources` owns the logger the toolkit built for an Agent: ``release()``
+* `AgentResources` owns the logger the toolkit built for an Agent: ``release()``
   (called by ``Agent.close()``) closes and removes its handlers (so its log file's
   descriptor is closed) and forgets the logger itself, so no logger is retained per
-  Agent after close. A finalizer warns with a :class:`ResourceWarning` when an Agent
+  Agent after close. A finalizer warns with a `ResourceWarning` when an Agent
   holding open resources (an open log file, connected MCP sessions) is garbage-collected
   unclosed, and closes the handlers then.
-* :func:`register_agent_secrets` registers every secret an Agent's settings hold (its
+* `register_agent_secrets` registers every secret an Agent's settings hold (its
   api key, provider-run MCP ``authorization_token`` and header values) and installs the
   redaction of the provider SDKs', httpx2's and mcp's log records.
-* :func:`failed_run_error` is what ``run()`` raises: the run's error with its cause chain
-  redacted and ``partial_result`` set to the run's partial :class:`AgentResult`;
-  :func:`unstarted_run_error` gives a failure before the first request (a missing key,
+* `failed_run_error` is what ``run()`` raises: the run's error with its cause chain
+  redacted and ``partial_result`` set to the run's partial `AgentResult`;
+  `unstarted_run_error` gives a failure before the first request (a missing key,
   an MCP server that cannot be connected) an empty one: nothing was sent or billed.
 """
 
@@ -166,7 +166,7 @@ class AgentResources:
 
     @property
     def released(self) -> bool:
-        """Whether :meth:`release` ran (or the owner was collected)."""
+        """Whether `release` ran (or the owner was collected)."""
         return not self._finalizer.alive
 
     def release(self) -> None:

@@ -116,7 +116,7 @@ class AgentResult:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> AgentResult:
-        """Rebuild from :meth:`to_dict` output (derived keys and unknown keys are ignored)."""
+        """Rebuild from `to_dict` output (derived keys and unknown keys are ignored)."""
         names = {f.name for f in dataclasses.fields(cls)}
         kwargs = {k: v for k, v in data.items() if k in names and k not in _DERIVED_KEYS}
         metrics = kwargs.get("iteration_metrics") or []

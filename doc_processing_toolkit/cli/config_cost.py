@@ -80,10 +80,20 @@ def _load_reports(path: Path) -> list[DetailedCostReport]:
     reports = []
     for file in files:
         try:
-            reports.append(DetailedCostReport.load(str(file)))
-        except (json.JSONDecodeError, TypeError, KeyError) as exc:
+            data = json.loads(file.read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or not _REPORT_KEYS <= data.keys():
+                missing = ", ".join(sorted(_REPORT_KEYS - set(data)))
+                shape = f"no {missing}" if isinstance(data, dict) else type(data).__name__
+                raise InvalidInputError(f"{file}: not a cost report ({shape})")
+            reports.append(DetailedCostReport.from_dict(data))
+        except (json.JSONDecodeError, UnicodeDecodeError, TypeError, KeyError) as exc:
             raise InvalidInputError(f"{file}: not a cost report ({exc})") from None
     return reports
+
+
+_REPORT_KEYS = {"run_id", "model_name", "iterations", "total_cost"}
+"""Keys every report `DetailedCostReport.save` writes has: a JSON file without them is
+some other file, refused rather than shown as an empty table."""
 
 
 def _cmd_cost(args: argparse.Namespace) -> int:

@@ -160,7 +160,27 @@ def _summary(status: FleetStatus) -> str:
     )
 
 
+def _existing_database(args: argparse.Namespace) -> None:
+    """Refuse to read a fleet whose SQLite file does not exist: opening it would create an
+    empty database and report an empty fleet (Postgres URLs are the server's to judge)."""
+    url = args.database_url
+    if url is None:
+        path = Path.cwd() / f"{args.name}.sqlite"
+    elif url.startswith("sqlite:///"):
+        path = Path(url.removeprefix("sqlite:///"))
+    elif "://" in url:
+        return
+    else:
+        path = Path(url)
+    if not path.is_file():
+        raise MissingFileError(
+            f"no fleet database at {path}: `dpt fleet run` creates it "
+            "(or pass --database-url / --name of an existing fleet)"
+        )
+
+
 def _cmd_status(args: argparse.Namespace) -> int:
+    _existing_database(args)
     fleet = _fleet(args)
     try:
         status = fleet.status()
@@ -181,6 +201,7 @@ def _cmd_status(args: argparse.Namespace) -> int:
 
 
 def _cmd_results(args: argparse.Namespace) -> int:
+    _existing_database(args)
     fleet = _fleet(args)
     try:
         results = fleet.results()

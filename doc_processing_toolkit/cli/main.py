@@ -17,19 +17,18 @@ import asyncio
 import json
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 from doc_processing_toolkit import __version__
 from doc_processing_toolkit.agent import Agent, AgentResult
 from doc_processing_toolkit.cli import fleet as fleet_cli
 from doc_processing_toolkit.cli.config_cost import add_commands
+from doc_processing_toolkit.cli.files import check_input_file
 from doc_processing_toolkit.cli.render import cost_line, held_warnings, stream_run
 from doc_processing_toolkit.cli.tool_files import load_tool_file as _load_tool_file
 from doc_processing_toolkit.domain.errors import (
     ConfigurationError,
     InvalidArgumentTypeError,
-    MissingFileError,
 )
 
 __all__ = ["main"]
@@ -40,8 +39,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     for path in args.tool or []:
         tools.extend(_load_tool_file(path))
     for item in args.file or []:
-        if "://" not in item and not Path(item).exists():
-            raise MissingFileError(f"file not found: {item}")
+        check_input_file(item)
     out = sys.stdout
     # Warnings go to stderr after the answer, never into the middle of it.
     with held_warnings(sys.stderr) as logger:
@@ -50,6 +48,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         final = asyncio.run(
             stream_run(agent, args.message, out if args.stream else None, args.file, progress)
         )
+        if final.get("error_type") == "ConfigurationError":
+            # A missing key or a refused setting, found before anything was sent: the
+            # user's to fix (exit 2), one line, no cost line and no repeated warning.
+            raise ConfigurationError(str(final["error"]).removeprefix("ConfigurationError: "))
     if args.json:
         print(json.dumps(final, indent=2, default=str), file=out)
     else:

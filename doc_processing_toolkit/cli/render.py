@@ -12,6 +12,7 @@ from typing import Any, TextIO
 from doc_processing_toolkit.agent import Agent, AgentResult
 from doc_processing_toolkit.agent.cost import DetailedCostReport
 from doc_processing_toolkit.application.config.log_setup import RedactingFilter
+from doc_processing_toolkit.domain.errors import ConfigurationError
 
 __all__ = [
     "cost_line",
@@ -76,6 +77,7 @@ async def stream_run(
     Errors are not printed here: the caller prints one line.
     """
     final: dict[str, Any] = {}
+    error_type: str | None = None
     at_line_start = True
 
     def show(text: str, *, newline: bool = False) -> None:
@@ -107,8 +109,12 @@ async def stream_run(
                 file=progress,
                 flush=True,
             )
+        elif event.event_type == "error":
+            error_type = meta.get("error_type")
         elif event.event_type == "complete":
-            final = meta
+            final = dict(meta)
+            if error_type and "error_type" not in final:
+                final["error_type"] = error_type
     if out is not None and not at_line_start:
         print(file=out)
     return final
@@ -135,6 +141,10 @@ def held_warnings(err: TextIO) -> Iterator[logging.Logger]:
     logger.addHandler(held)
     try:
         yield logger
+    except ConfigurationError as exc:
+        # The caller prints this error once; the run's own "run failed" record repeats it.
+        held.records = [r for r in held.records if str(exc) not in r.getMessage()]
+        raise
     finally:
         logger.removeHandler(held)
         for record in held.records:

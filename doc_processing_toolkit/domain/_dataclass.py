@@ -2,7 +2,7 @@
 
 A frozen dataclass sets each field with ``object.__setattr__(self, name, value)``: a
 generic attribute lookup per field, about twice what setting the slot through its own
-member descriptor costs. :func:`quick_init` gives such a class an ``__init__`` that does
+member descriptor costs. `quick_init` gives such a class an ``__init__`` that does
 the latter, with the very signature, defaults, default factories, ``init=False`` fields
 and ``__post_init__`` the dataclass generated. That is checked when the class is
 decorated: a class it cannot reproduce exactly raises ``InvalidArgumentTypeError`` (a

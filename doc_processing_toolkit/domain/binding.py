@@ -7,10 +7,10 @@ moved, the block fails the check, and the request says what happens then:
 * ``"drop_block"``: the server drops the stale blocks and reports each one in the
   response's ``input_transformations``;
 * ``"error"``: the request fails (a 400 whose ``ProviderError.error_type`` is
-  :data:`PREFIX_BINDING_ERROR_TYPE`);
+  `PREFIX_BINDING_ERROR_TYPE`);
 * ``"off"``: nothing is sent (the model's own default applies, nothing is reported).
 
-The precedence is :func:`resolve_behaviour`'s: a caller's ``thinking={"block_binding":
+The precedence is `resolve_behaviour`'s: a caller's ``thinking={"block_binding":
 ...}``, then the Agent's setting (``strict_prefix_binding`` is ``"error"``), then the
 process-wide environment value, then the model's registry row. Pure: the caller reads the
 environment and the row.
@@ -58,7 +58,7 @@ def check_behaviour(value: Any, name: str) -> str | None:
 
     Raises:
         ConfigurationError: naming ``name`` and the value when it is not one of
-            :data:`BLOCK_BINDING_BEHAVIOURS`.
+            `BLOCK_BINDING_BEHAVIOURS`.
     """
     if value is None or (isinstance(value, str) and value in BLOCK_BINDING_BEHAVIOURS):
         return value

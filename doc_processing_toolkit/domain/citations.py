@@ -1,7 +1,7 @@
 """Citation markers in model text, and their removal (``Agent(remove_citations=True)``).
 
 A model that searches the web or a file store writes citation markup into its answer.
-:func:`strip_citation_markers` removes the markup a reader of the plain answer does not
+`strip_citation_markers` removes the markup a reader of the plain answer does not
 want, in these forms:
 
 * ``【4:0†source】`` - the file-search / browsing markers of OpenAI models;

@@ -46,7 +46,7 @@ The tree::
     │   └── StructuredOutputError (also ValueError)  the output does not match output_schema
     └── NotImplementedError                          a documented feature not built yet
 
-Every exception the library raises derives from :class:`DocProcessingToolkitError`, so one
+Every exception the library raises derives from `DocProcessingToolkitError`, so one
 ``except DocProcessingToolkitError`` catches them all; where the API reference names a
 builtin (``ValueError``, ``TypeError``, ``RuntimeError``, ``FileNotFoundError``), the class
 also derives from it, so ``except ValueError`` keeps working. The exceptions to that rule
@@ -60,7 +60,7 @@ never reach a caller: ``RedactedCause`` (never raised; it stands in for a third-
 exception in a ``__cause__`` chain), the emulator's ``DeliberateDisconnect`` and the CLI's
 ``UsageError`` (a ConfigurationError that ``dpt`` turns into exit code 2).
 
-Every :class:`ProviderError` carries what the retry layer and the ledger need:
+Every `ProviderError` carries what the retry layer and the ledger need:
 ``retryable``, ``retry_after`` (seconds, from retry-after / retry-after-ms),
 ``partial_usage`` (usage reported before the failure, if any), ``before_stream``
 (True when the provider refused the request before any byte streamed, so nothing was

@@ -2,7 +2,7 @@
 hook steers it).
 
 Every observation of a run — stream events and hook points alike — goes through one
-channel as an :class:`AgentStreamEvent`. Hook points are the subset a hook is awaited at.
+channel as an `AgentStreamEvent`. Hook points are the subset a hook is awaited at.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ class AgentStreamEvent:
     """A single event emitted during ``Agent.stream()`` (and delivered to hooks)."""
 
     event_type: EventType
-    """One of :data:`EventType`."""
+    """One of `EventType`."""
     content: Any = None
     """The text chunk for deltas, the message for ``error``; None otherwise."""
     metadata: dict[str, Any] | None = None

@@ -56,7 +56,7 @@ class FleetQueues:
     worker_concurrency: int = 8
     """Jobs one worker runs at once."""
     lanes: dict[str, RateLimit] = field(default_factory=dict)
-    """lane name (see :func:`lane_name`) -> its rate limit."""
+    """lane name (see `lane_name`) -> its rate limit."""
     poll_seconds: float = 0.05
     """How often a worker looks for queued jobs and permits."""
 
@@ -164,7 +164,7 @@ class FleetStatus:
 
 
 def status_of(records: list[JobRecord]) -> FleetStatus:
-    """The :class:`FleetStatus` of ``records``."""
+    """The `FleetStatus` of ``records``."""
     counts = {"queued": 0, "running": 0, "done": 0, "failed": 0}
     spend = 0.0
     for record in records:

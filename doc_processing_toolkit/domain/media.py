@@ -1,12 +1,12 @@
 """Which media a target dialect (and model row) can take when a history crosses providers.
 
 Pure tables and predicates used by
-:func:`doc_processing_toolkit.domain.history.filtering.cross_provider`:
+`doc_processing_toolkit.domain.history.filtering.cross_provider`:
 a media part either crosses as it is, or is replaced by a text placeholder and reported.
 What one dialect's wire format carries is not decided here: it comes in as an
-:class:`AcceptsMedia` (a provider profile's ``accepts_media``). Also the lenient decoders
+`AcceptsMedia` (a provider profile's ``accepts_media``). Also the lenient decoders
 (base64 in any spelling, ``data:`` URLs) that reading stored media needs, and the
-:class:`MediaSlot` a saved session's media policy rewrites (with its ``$media:`` markers).
+`MediaSlot` a saved session's media policy rewrites (with its ``$media:`` markers).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 NEUTRAL = "neutral"
-"""The pseudo-dialect of neutral turns (:func:`read_history` / :func:`write_history`)."""
+"""The pseudo-dialect of neutral turns (`read_history` / `write_history`)."""
 
 Position: TypeAlias = Literal["user", "assistant", "tool_result"]
 """Where a media part sits: a user turn, a model turn, or inside a tool result."""
@@ -122,7 +122,7 @@ def media_key(mime_type: str) -> str:
 def accepts_input_type(input_types: Sequence[str], mime_type: str) -> bool:
     """Whether a row's ``input_types`` list this media type.
 
-    The category (:func:`media_key`), the exact type, the ``base64-<mime>`` key and, for
+    The category (`media_key`), the exact type, the ``base64-<mime>`` key and, for
     PDFs and other documents, ``document`` all count.
     """
     key = media_key(mime_type)

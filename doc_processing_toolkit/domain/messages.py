@@ -1,8 +1,8 @@
 """The neutral message IR: what a conversation is, independent of any provider.
 
 Every part is a frozen, slotted dataclass discriminated by ``kind``; one pydantic
-``TypeAdapter`` (:data:`MESSAGES_ADAPTER`) persists a list of messages. Vendor-specific
-data rides only in ``provider_details`` / :class:`ProviderPart`, never in ids, text or
+``TypeAdapter`` (`MESSAGES_ADAPTER`) persists a list of messages. Vendor-specific
+data rides only in ``provider_details`` / `ProviderPart`, never in ids, text or
 arguments, so rendering for the same provider is lossless and rendering for another
 one can drop exactly what cannot cross.
 """
@@ -98,7 +98,7 @@ ContentPart: TypeAlias = Annotated[TextPart | MediaPart, Discriminator("kind")]
 @quick_init
 @dataclass(frozen=True, slots=True)
 class ToolResultPart:
-    """What a tool returned, answering one :class:`ToolCallPart`."""
+    """What a tool returned, answering one `ToolCallPart`."""
 
     call_id: str
     """The id of the call this answers."""
@@ -192,7 +192,7 @@ class Message:
 
 if TYPE_CHECKING:
     MESSAGE_ADAPTER: TypeAdapter[Message]
-    """Validates / serialises one :class:`Message`."""
+    """Validates / serialises one `Message`."""
 
     MESSAGES_ADAPTER: TypeAdapter[list[Message]]
     """The one adapter that persists a conversation (bytes travel as base64 in JSON)."""

@@ -62,7 +62,7 @@ class ModelInfo(BaseModel):
     model: str
     """The canonical model name."""
     provider: str
-    """One of :data:`PROVIDERS`, or a plug-in's name."""
+    """One of `PROVIDERS`, or a plug-in's name."""
     context_window_tokens: int | None = None
     max_output_tokens: int | None = None
     input_types: tuple[str, ...] = ("text",)

@@ -1,8 +1,8 @@
 """One request to a model and what comes back: ModelRequest, stream deltas, ModelResponse.
 
-A :class:`~doc_processing_toolkit.ports.model_client.ModelClient` turns a
-:class:`ModelRequest` into an async stream of :data:`StreamDelta` values that ends
-with exactly one :class:`ModelResponse`. Nothing here knows a provider's wire format.
+A `ModelClient` turns a
+`ModelRequest` into an async stream of `StreamDelta` values that ends
+with exactly one `ModelResponse`. Nothing here knows a provider's wire format.
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ class ModelRequest:
     that hand files to code execution in the user turn ignore it)."""
     block_binding: str | None = None
     """How replayed reasoning bound to a conversation prefix that moved is treated:
-    "drop_block", "error", "off", or None (nothing sent); see :mod:`..binding`.
+    "drop_block", "error", "off", or None (nothing sent); see `binding`.
     Providers without bound reasoning ignore it."""
     rebind: bool = False
     """A prefix-binding refusal was re-sent in this run: stale bound reasoning is dropped
@@ -199,7 +199,7 @@ class ModelResponse:
     """Built-in tools with evidence they ran in this response ("remote_mcp" included)."""
     usage_by_model: tuple[tuple[str, Usage], ...] = ()
     """The billed usage per model when a server-side fallback ran several models for
-    this one request (a declined attempt included); empty: all of it is :attr:`model`'s."""
+    this one request (a declined attempt included); empty: all of it is `model`'s."""
     metadata: dict[str, Any] = field(default_factory=dict)
     """Provider facts the run surfaces on the result (container_id, input_transformations,
     distinct_urls, ...), keyed by AgentResult field name."""

@@ -1,8 +1,8 @@
 """The versioned session envelope (schema v3): what ``AgentSession.to_dict`` writes.
 
 Pure models and their validation: an envelope read back from disk or from another party
-is data, so :func:`parse_envelope` checks every key before anything is built from it and
-raises one :class:`MalformedEnvelopeError` naming the key and what is wrong. Older
+is data, so `parse_envelope` checks every key before anything is built from it and
+raises one `MalformedEnvelopeError` naming the key and what is wrong. Older
 envelopes are migrated (version 1 has no ``schema_version``; version 2 adds the prefix
 fingerprint); a newer one loads with its unknown keys ignored (the caller warns).
 """
@@ -126,7 +126,7 @@ _MAX_INT_BITS = 4096
 
 def decode_json_text(text: str | bytes, *, source: str, key: str = "<envelope>") -> Any:
     """``text`` (or UTF-8 ``bytes``) decoded as JSON, every failure a
-    :class:`MalformedEnvelopeError` naming ``source`` (a file, a store row) and ``key``.
+    `MalformedEnvelopeError` naming ``source`` (a file, a store row) and ``key``.
 
     Raises:
         MalformedEnvelopeError: not UTF-8, not JSON, nested too deeply, or a number
@@ -152,7 +152,7 @@ def check_json_values(value: Any, key: str = "<envelope>", *, source: str | None
 
     Raises:
         MalformedEnvelopeError: naming the key path of the first value nested deeper than
-            :data:`MAX_ENVELOPE_DEPTH`, a NaN or infinite float, an absurdly wide int, or
+            `MAX_ENVELOPE_DEPTH`, a NaN or infinite float, an absurdly wide int, or
             an object key that is not a string.
     """
     stack: list[tuple[Any, str, int]] = [(value, key, 0)]

@@ -21,7 +21,7 @@ class BatchClient(Protocol):
     ``run_batch`` submits every request of ``requests`` (keyed by a caller-chosen custom
     id, unique within the batch) as one batch through the provider's official SDK, polls
     it with backoff until it has ended, and returns each id's outcome. A request the
-    provider failed is a :class:`~doc_processing_toolkit.domain.errors.ProviderError` in
+    provider failed is a `ProviderError` in
     the mapping, not a raised error; ``run_batch`` raises only when the batch as a whole
     could not be created or read. Responses carry ``served_tier="batch"`` so the ledger
     prices them with the row's batch prices. A client never retries a request itself.

@@ -1,11 +1,11 @@
 """CodeExecutionFiles: a provider's Files API as its code execution sees it.
 
 A model client whose provider runs code next to files implements this port besides
-:class:`~doc_processing_toolkit.ports.model_client.ModelClient`: ``run(tool_files=...)``
-uploads go through :meth:`CodeExecutionFiles.upload_tool_file`, and the files the code
+`ModelClient`: ``run(tool_files=...)``
+uploads go through `CodeExecutionFiles.upload_tool_file`, and the files the code
 execution wrote (the ``code_execution_files`` entries of a response's ``metadata``:
 ``{"file_id", "filename"?, "container_id"?}``) come back through
-:meth:`CodeExecutionFiles.download_output_file`. A client without it (Fireworks, a
+`CodeExecutionFiles.download_output_file`. A client without it (Fireworks, a
 plug-in, ``FakeModel``) has ``tool_files`` filtered out with a log line.
 """
 
@@ -49,7 +49,7 @@ class OutputFile:
 class CodeExecutionFiles(Protocol):
     """Uploads for, and downloads from, a provider's code execution.
 
-    Both methods raise a :class:`~doc_processing_toolkit.domain.errors.ProviderError`
+    Both methods raise a `ProviderError`
     on failure and never retry.
     """
 

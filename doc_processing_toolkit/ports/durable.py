@@ -21,7 +21,7 @@ T = TypeVar("T")
 
 @runtime_checkable
 class DurableSteps(Protocol):
-    """The checkpoints of the job that is running (handed to its :data:`JobRunner`)."""
+    """The checkpoints of the job that is running (handed to its `JobRunner`)."""
 
     async def step(self, name: str, fn: Callable[[], Awaitable[T]]) -> T:
         """Run ``fn`` as the job's next step, or return the checkpointed output of that
@@ -32,7 +32,7 @@ class DurableSteps(Protocol):
 
     async def rate_permit(self, lane: str) -> None:
         """Wait for a start slot on the rate-limited ``lane`` (one of the queues'
-        :attr:`FleetQueues.lanes`), shared by every worker of the fleet. Checkpointed: a
+        `FleetQueues.lanes`), shared by every worker of the fleet. Checkpointed: a
         resumed job does not wait again for a permit it already had."""
         ...
 

@@ -14,10 +14,10 @@ __all__ = ["ModelClient"]
 class ModelClient(Protocol):
     """Streams one model request.
 
-    ``stream`` yields :data:`~doc_processing_toolkit.domain.requests.StreamDelta` values
+    ``stream`` yields `StreamDelta` values
     as they arrive and ends with exactly one
-    :class:`~doc_processing_toolkit.domain.requests.ModelResponse`. Failures raise a
-    :class:`~doc_processing_toolkit.domain.errors.ProviderError`. A client never retries
+    `ModelResponse`. Failures raise a
+    `ProviderError`. A client never retries
     (the application's retry layer is the only one) and never loops over tool calls.
     """
 

@@ -20,7 +20,7 @@ class NativeMediaShapes(Protocol):
     """Recognises and rewrites media parts of stored provider-native messages (pure)."""
 
     def classify(self, part: Any, message_index: int = 0, role: Any = None) -> MediaSlot | None:
-        """``part`` as a :class:`MediaSlot` (None when it carries no media)."""
+        """``part`` as a `MediaSlot` (None when it carries no media)."""
         ...
 
     def with_payload(self, slot: MediaSlot, payload: str) -> dict[str, Any]:

@@ -3,10 +3,10 @@
 Each provider adapter ships one (``adapters/providers/<vendor>/profile.py``); a plug-in
 registers its own under the entry-point group ``doc_processing_toolkit.provider_profiles``.
 The application asks the profile and never branches on a provider's name: option checks
-and warnings (:meth:`ProviderProfile.check_options`), which media each message position
-takes (:meth:`ProviderProfile.accepts_media`), and what a verbatim payload or a reasoning
+and warnings (`ProviderProfile.check_options`), which media each message position
+takes (`ProviderProfile.accepts_media`), and what a verbatim payload or a reasoning
 part of this provider contributes when a history crosses to another provider
-(:meth:`ProviderProfile.salvage`). A profile is pure: it never logs, never does I/O and
+(`ProviderProfile.salvage`). A profile is pure: it never logs, never does I/O and
 never imports an SDK; what the caller must log comes back as warnings.
 """
 
@@ -46,7 +46,7 @@ class ProviderOptions:
 
 @dataclass(frozen=True, slots=True)
 class OptionReport:
-    """What :meth:`ProviderProfile.check_options` found."""
+    """What `ProviderProfile.check_options` found."""
 
     warnings: tuple[str, ...] = ()
     """Messages the caller logs at WARNING, once per Agent."""
@@ -99,7 +99,7 @@ class ProviderProfile(Protocol):
         """What a part of this provider contributes on another provider.
 
         A ProviderPart: its neutral content and named drops, or None to drop it whole
-        as :attr:`payload_artefact`. A ReasoningPart never crosses: the Salvage names it
+        as `payload_artefact`. A ReasoningPart never crosses: the Salvage names it
         in ``drops`` (``(artefact, detail)``).
         """
         ...

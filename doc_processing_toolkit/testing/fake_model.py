@@ -2,7 +2,7 @@
 
 It is a real adapter: it goes through the real container and the real run loop, it
 streams deltas, reports usage, and raises the toolkit's own ProviderErrors for scripted
-faults. Every request it receives is recorded on :attr:`FakeModel.requests`.
+faults. Every request it receives is recorded on `FakeModel.requests`.
 
 Example::
 

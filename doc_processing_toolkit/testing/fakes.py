@@ -25,7 +25,7 @@ _REF = re.compile(r"^[0-9a-f]{64}(\.[A-Za-z0-9]{1,16})?$")
 
 @dataclass
 class InMemoryMediaStore:
-    """A :class:`~doc_processing_toolkit.ports.media_store.MediaStore` in a dict.
+    """A `MediaStore` in a dict.
 
     References are ``<sha256>.<ext>`` as the directory store names its files; ``put``
     de-duplicates by digest and ``get`` accepts only references of that shape.
@@ -63,7 +63,7 @@ class InMemoryMediaStore:
 
 @dataclass
 class InMemoryArchiveSink:
-    """An :class:`~doc_processing_toolkit.ports.archive_sink.ArchiveSink` in a list.
+    """An `ArchiveSink` in a list.
 
     Each call keeps a deep copy of the payload and returns the locator
     ``<prefix><n>`` (1-based), or raises ``fail_with`` when it is set.
@@ -85,12 +85,12 @@ class InMemoryArchiveSink:
 
 
 class InMemoryBatchClient:
-    """A :class:`~doc_processing_toolkit.ports.batch.BatchClient` that answers each request
+    """A `BatchClient` that answers each request
     of a batch through ``inner`` (a FakeModel, or an adapter against the emulator).
 
     Every response comes back with ``served_tier="batch"`` (so the ledger prices it at the
     row's batch price); a request ``inner`` fails is that id's ProviderError in the
-    outcome, as a provider's batch reports it. :attr:`batches` keeps every submission.
+    outcome, as a provider's batch reports it. `batches` keeps every submission.
     """
 
     def __init__(self, inner: ModelClient) -> None:

@@ -1,6 +1,6 @@
 """A minimal PDF writer for tests and examples: real multi-page PDFs, no dependency.
 
-:func:`text_pdf` lays lines of text out on Letter pages in Helvetica and writes a
+`text_pdf` lays lines of text out on Letter pages in Helvetica and writes a
 conforming PDF 1.4 file (catalog, page tree, one content stream per page, a cross-
 reference table with exact byte offsets), so any PDF reader - and every provider that
 takes PDFs - can open it. It is meant for generating test documents such as invoices,

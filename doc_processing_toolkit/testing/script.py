@@ -1,4 +1,4 @@
-"""Scripted model behaviour shared by :class:`FakeModel` and :class:`ProviderEmulator`.
+"""Scripted model behaviour shared by `FakeModel` and `ProviderEmulator`.
 
 A script is a list of steps, consumed one per model request (a fault step consumes one
 request too). The same steps drive the in-process fake and every wire dialect of the
@@ -170,7 +170,7 @@ def prefix_binding_fault(path: str = "messages.1.content.0", changed: str = "mes
 
 
 def reply(text: str = "", **kwargs: Any) -> Reply:
-    """Shorthand for :class:`Reply`."""
+    """Shorthand for `Reply`."""
     return Reply(text=text, **kwargs)
 
 

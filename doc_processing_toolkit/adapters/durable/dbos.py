@@ -3,10 +3,10 @@
 * A job is the DBOS workflow ``dpt_fleet_job`` whose workflow id is the job id, queued on
   the fleet's DBOS queue (``worker_concurrency`` = the fleet's concurrency). Enqueueing an
   id DBOS already holds attaches to that workflow, so a job runs once.
-* :meth:`DurableSteps.step` is ``DBOS.run_step_async``: the output (pickled) is stored
+* `DurableSteps.step` is ``DBOS.run_step_async``: the output (pickled) is stored
   in the system database when the step completes, and a recovered workflow gets it back
   instead of running the step again.
-* :meth:`DurableSteps.rate_permit` enqueues the tiny workflow ``dpt_fleet_permit`` on
+* `DurableSteps.rate_permit` enqueues the tiny workflow ``dpt_fleet_permit`` on
   the provider's lane, a DBOS queue with ``limiter={"limit": n, "period": s}``, and waits
   for it: DBOS starts at most n of them in any s-second window across every worker.
 * The system database is a SQLite file (WAL, ``synchronous=NORMAL``: a killed process

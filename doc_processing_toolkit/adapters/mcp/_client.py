@@ -1,17 +1,17 @@
 """What every session over an MCP ``ClientSession`` shares.
 
-* :func:`list_all_tools` follows ``tools/list`` pagination (``next_cursor``) to the end;
-* :func:`call_client_tool` runs one call under a timeout and turns every failure — a
+* `list_all_tools` follows ``tools/list`` pagination (``next_cursor``) to the end;
+* `call_client_tool` runs one call under a timeout and turns every failure — a
   protocol error, a dropped connection, a crashed server, a timeout — into an error
-  :class:`ToolOutcome` instead of an exception;
-* :class:`ConnectionOwner` holds the transport and ``ClientSession`` context managers
+  `ToolOutcome` instead of an exception;
+* `ConnectionOwner` holds the transport and ``ClientSession`` context managers
   open in one dedicated background task, from ``connect()`` to ``aclose()``. anyio cancel
   scopes belong to the task that entered them, so the task that opens the transports is
   the one that closes them, whichever task calls ``aclose()``. It also knows when the
-  connection is lost (:attr:`ConnectionOwner.lost`): the background task ended, a call
+  connection is lost (`ConnectionOwner.lost`): the background task ended, a call
   failed because the connection closed, or the session's dispatcher saw the transport end
   (a crashed stdio server closes its stdout);
-* :func:`reconnect_owner` and :func:`list_tools_reconnecting` are what a session does to
+* `reconnect_owner` and `list_tools_reconnecting` are what a session does to
   reopen a lost connection: on the next run, and once within a run for ``tools/list``,
   which is idempotent (a tool call is never repeated).
 """
@@ -158,11 +158,11 @@ async def call_client_tool(
 
 
 class ConnectionOwner:
-    """Runs ``opener`` in a background task and keeps what it opened until :meth:`close`.
+    """Runs ``opener`` in a background task and keeps what it opened until `close`.
 
     ``opener(stack)`` enters the transport and session context managers on ``stack`` and
     returns the ready session. The background task enters them, signals readiness, waits
-    for :meth:`close`, then unwinds the stack itself.
+    for `close`, then unwinds the stack itself.
     """
 
     def __init__(self, label: str) -> None:
@@ -177,7 +177,7 @@ class ConnectionOwner:
 
     @property
     def session(self) -> Any:
-        """The open session (None before :meth:`open` or after :meth:`close`)."""
+        """The open session (None before `open` or after `close`)."""
         return self._session
 
     def open_here(self) -> bool:
@@ -197,7 +197,7 @@ class ConnectionOwner:
     @property
     def lost(self) -> bool:
         """Whether a connection opened on the running loop is gone: its task ended, a call
-        found it closed (:meth:`mark_lost`), or the session's dispatcher saw the transport
+        found it closed (`mark_lost`), or the session's dispatcher saw the transport
         end (best effort: the mcp SDK's ``ClientSession`` keeps that flag private)."""
         task = self._task
         if task is None or not self.open_on_running_loop() or not self._ready.is_set():

@@ -2,9 +2,9 @@
 
 A remote server's URL may carry a token in its query string; logs and error messages
 quote only ``scheme://host[:port]/path``. The mcp SDK and httpx2 log the full request
-URL at DEBUG/INFO through the standard library, so :func:`guard_sdk_loggers` puts a
+URL at DEBUG/INFO through the standard library, so `guard_sdk_loggers` puts a
 filter on those loggers that passes every record through the toolkit's
-:func:`~doc_processing_toolkit._logging.redact` (registered secrets masked).
+`redact` (registered secrets masked).
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def scrub(text: str, url: str | None = None) -> str:
 
 
 class _RedactingFilter(logging.Filter):
-    """Rewrites a record's message through :func:`redact` (never drops a record)."""
+    """Rewrites a record's message through `redact` (never drops a record)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:

@@ -39,7 +39,7 @@ _TRANSPORTS = ("streamable_http", "sse")
 def validate_allowed_tools(value: Any, server: str) -> tuple[str, ...] | None:
     """``allowed_tools`` as a tuple of names, or None when absent (every tool exposed).
 
-    The one rule is :func:`~doc_processing_toolkit.domain.tools.allowed.allowed_tool_names`.
+    The one rule is `allowed_tool_names`.
 
     Raises:
         TypeError: ``value`` is a bare string (it would read as a set of characters), not a

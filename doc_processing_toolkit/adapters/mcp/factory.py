@@ -1,7 +1,7 @@
 """One entry point from a tool input (formats 4, 5, 6, 8, 9) to its MCP session.
 
-:func:`mcp_session_for` validates the input, builds the session and, when the input
-carries ``allowed_tools``, wraps it in :class:`AllowedToolsSession`. It starts nothing:
+`mcp_session_for` validates the input, builds the session and, when the input
+carries ``allowed_tools``, wraps it in `AllowedToolsSession`. It starts nothing:
 ``connect()`` does. Every error a bad config can raise is raised here, so calling it
 when the Agent is built makes ``Agent(...)`` fail on a bad config.
 """
@@ -50,7 +50,7 @@ def mcp_session_for(value: Any) -> ManagedToolSession:
     and ``{"session": ..., "name": ...}``.
 
     Raises:
-        ValueError / TypeError: the config is invalid (see :mod:`.config`).
+        ValueError / TypeError: the config is invalid (see `config`).
     """
     if not isinstance(value, Mapping):
         if server_kind(value) == "none":

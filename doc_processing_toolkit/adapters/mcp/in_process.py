@@ -3,7 +3,7 @@
 Takes the mcp SDK's ``mcp.server.mcpserver.MCPServer`` (mcp 2.x, the successor of the
 SDK-bundled FastMCP) or a standalone ``fastmcp`` ``FastMCP`` (fastmcp 3/4), bare or from
 ``{"type": "fastmcp", "server": ..., "allowed_tools": [...]}`` (the filter itself is
-:class:`~doc_processing_toolkit.adapters.mcp.filtered.AllowedToolsSession`). Tools are
+`AllowedToolsSession`). Tools are
 listed and called through the server's public async ``list_tools()`` / ``call_tool()``.
 
 How the two switches map onto today's SDKs (see ``docs/design/mcp.md``):
@@ -99,7 +99,7 @@ def error_text(name: str, exc: BaseException) -> str:
 
 
 class InProcessMCPSession:
-    """A :class:`~doc_processing_toolkit.ports.tool_session.ManagedToolSession` over an
+    """A `ManagedToolSession` over an
     in-process MCP server object."""
 
     def __init__(
@@ -131,7 +131,7 @@ class InProcessMCPSession:
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> InProcessMCPSession:
         """Build from ``{"type": "fastmcp", "server": ..., "name"?}`` (allowed_tools is
-        applied by :class:`~doc_processing_toolkit.adapters.mcp.filtered.AllowedToolsSession`).
+        applied by `AllowedToolsSession`).
 
         Raises:
             ValueError: no ``server``.

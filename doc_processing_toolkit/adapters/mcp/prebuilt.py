@@ -19,7 +19,7 @@ __all__ = ["PrebuiltSession"]
 
 
 class PrebuiltSession:
-    """A :class:`~doc_processing_toolkit.ports.tool_session.ManagedToolSession` over a
+    """A `ManagedToolSession` over a
     session the user owns: ``connect()`` and ``aclose()`` do nothing to it."""
 
     def __init__(
@@ -38,7 +38,7 @@ class PrebuiltSession:
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> PrebuiltSession:
         """Build from ``{"session": ..., "name": ...}`` (allowed_tools is applied by
-        :class:`~doc_processing_toolkit.adapters.mcp.filtered.AllowedToolsSession`)."""
+        `AllowedToolsSession`)."""
         checked = validate_prebuilt_config(config)
         return cls(checked["session"], name=checked["name"])
 

@@ -6,7 +6,7 @@ default) or SSE with the mcp SDK's ``streamable_http_client`` / ``sse_client`` a
 
 Credentials (``headers``, ``authorization_token`` -> ``Authorization: Bearer ...``,
 ``auth``) are set on the httpx2 client, so the very first ``initialize`` carries them.
-Each is registered with :func:`~doc_processing_toolkit._logging.register_secret`; logs,
+Each is registered with `register_secret`; logs,
 errors and ``repr`` quote only the redacted ``scheme://host[:port]/path``.
 
 A connection refused with HTTP 401 raises exactly ``RuntimeError: Failed to connect to
@@ -49,7 +49,7 @@ _AUTH_REASONS = {401: "Unauthorized", 403: "Forbidden"}
 
 
 class RemoteMCPClientSession:
-    """A :class:`~doc_processing_toolkit.ports.tool_session.ManagedToolSession` over HTTP."""
+    """A `ManagedToolSession` over HTTP."""
 
     def __init__(
         self,
@@ -63,7 +63,7 @@ class RemoteMCPClientSession:
         timeout: float = REMOTE_TIMEOUT_S,
         sse_read_timeout: float = REMOTE_SSE_READ_S,
     ) -> None:
-        """Validate the endpoint and credentials; nothing connects until :meth:`connect`.
+        """Validate the endpoint and credentials; nothing connects until `connect`.
 
         Raises:
             ValueError: url not absolute http/https, or embedding credentials.
@@ -98,7 +98,7 @@ class RemoteMCPClientSession:
     def from_config(cls, config: Mapping[str, Any]) -> RemoteMCPClientSession:
         """Build from an ``mcp_remote_client`` dict (``server_url`` accepted for ``url``;
         allowed_tools is applied by
-        :class:`~doc_processing_toolkit.adapters.mcp.filtered.AllowedToolsSession`)."""
+        `AllowedToolsSession`)."""
         checked = validate_remote_config(config)
         return cls(
             url=checked["url"],

@@ -1,9 +1,9 @@
 """MCP results and tool listings as toolkit values.
 
-:func:`outcome_from_call_result` turns an MCP ``CallToolResult`` (or fastmcp's
-``ToolResult``, or the plain dict form of either) into a :class:`ToolOutcome`:
+`outcome_from_call_result` turns an MCP ``CallToolResult`` (or fastmcp's
+``ToolResult``, or the plain dict form of either) into a `ToolOutcome`:
 
-* text -> :class:`TextPart`; image and audio -> :class:`MediaPart` with the decoded bytes;
+* text -> `TextPart`; image and audio -> `MediaPart` with the decoded bytes;
   an embedded resource -> its text, or its blob as a ``MediaPart``; a resource link -> a
   text line naming it;
 * ``data`` follows ``utils.tool_result_data``: a dict result gives the dict (the
@@ -169,7 +169,7 @@ def _wrapped_value(structured: Mapping[str, Any], blocks: list[Any], items: list
 
 
 def outcome_from_call_result(result: Any) -> ToolOutcome:
-    """Convert an MCP call result into a :class:`ToolOutcome` (see the module docstring)."""
+    """Convert an MCP call result into a `ToolOutcome` (see the module docstring)."""
     blocks = list(_get(result, "content") or [])
     structured = _get(result, "structured_content", "structuredContent")
     is_error = bool(_get(result, "is_error", "isError"))
@@ -203,7 +203,7 @@ def outcome_from_call_result(result: Any) -> ToolOutcome:
 
 
 def spec_from_mcp_tool(tool: Any, server_name: str) -> ToolSpec:
-    """A :class:`ToolSpec` for an MCP ``Tool`` (mcp types, fastmcp tools, or dicts)."""
+    """A `ToolSpec` for an MCP ``Tool`` (mcp types, fastmcp tools, or dicts)."""
     schema = _get(tool, "input_schema", "inputSchema", "parameters")
     if not isinstance(schema, Mapping):
         schema = _dump(schema) if schema is not None else {}

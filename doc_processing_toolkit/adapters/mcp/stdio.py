@@ -37,13 +37,13 @@ __all__ = ["DEFAULT_CALL_TIMEOUT", "DEFAULT_CONNECT_TIMEOUT", "StdioMCPSession"]
 log = get_logger(__name__)
 
 DEFAULT_CALL_TIMEOUT = STDIO_CALL_S
-"""Seconds one tool call may take before it becomes an error result (see :mod:`.timeouts`)."""
+"""Seconds one tool call may take before it becomes an error result (see `timeouts`)."""
 DEFAULT_CONNECT_TIMEOUT = STDIO_CONNECT_S
-"""Seconds the server may take to start and answer ``initialize`` (see :mod:`.timeouts`)."""
+"""Seconds the server may take to start and answer ``initialize`` (see `timeouts`)."""
 
 
 class StdioMCPSession:
-    """A :class:`~doc_processing_toolkit.ports.tool_session.ManagedToolSession` over stdio."""
+    """A `ManagedToolSession` over stdio."""
 
     def __init__(
         self,
@@ -56,7 +56,7 @@ class StdioMCPSession:
         call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
         connect_timeout: float | None = DEFAULT_CONNECT_TIMEOUT,
     ) -> None:
-        """Describe the server process; nothing starts until :meth:`connect`.
+        """Describe the server process; nothing starts until `connect`.
 
         Raises:
             ValueError: an env value is None or of an unsupported type.
@@ -74,7 +74,7 @@ class StdioMCPSession:
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> StdioMCPSession:
         """Build from an ``mcp_script`` / ``mcp_command`` dict (validated; allowed_tools is
-        applied by :class:`~doc_processing_toolkit.adapters.mcp.filtered.AllowedToolsSession`).
+        applied by `AllowedToolsSession`).
         """
         checked = validate_stdio_config(config)
         limits = stdio_timeouts(checked["timeout"])

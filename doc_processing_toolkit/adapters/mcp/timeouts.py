@@ -4,14 +4,14 @@ The tool formats that hold an MCP session in this process read their limits from
 and nowhere else (a server entry's ``timeout`` / ``sse_read_timeout`` keys set them):
 
 * ``mcp_script`` / ``mcp_command`` (stdio): start + ``initialize`` within
-  :data:`STDIO_CONNECT_S`; one tool call within the entry's ``timeout`` (default
-  :data:`STDIO_CALL_S`).
-* ``mcp_remote_client``: ``timeout`` (default :data:`REMOTE_TIMEOUT_S`) bounds the HTTP
-  connect and each MCP request; connecting within 2 x ``timeout`` + :data:`REMOTE_MARGIN_S`;
-  one tool call within ``timeout`` + :data:`REMOTE_MARGIN_S`; an event stream may stay
-  quiet for ``sse_read_timeout`` (default :data:`REMOTE_SSE_READ_S`).
+  `STDIO_CONNECT_S`; one tool call within the entry's ``timeout`` (default
+  `STDIO_CALL_S`).
+* ``mcp_remote_client``: ``timeout`` (default `REMOTE_TIMEOUT_S`) bounds the HTTP
+  connect and each MCP request; connecting within 2 x ``timeout`` + `REMOTE_MARGIN_S`;
+  one tool call within ``timeout`` + `REMOTE_MARGIN_S`; an event stream may stay
+  quiet for ``sse_read_timeout`` (default `REMOTE_SSE_READ_S`).
 * a pre-built ``ClientSession``: the caller opened it; one call within
-  :data:`PREBUILT_CALL_S`.
+  `PREBUILT_CALL_S`.
 * an in-process ``MCPServer``: no limit (its tools run in this process, like a ``@tool``
   function without ``tool_timeout``).
 

@@ -3,7 +3,7 @@
 the marks every batch response carries.
 
 A batch client (``<vendor>/batch.py``) creates one provider batch from many
-:class:`~doc_processing_toolkit.domain.requests.ModelRequest` values, waits here for it
+`ModelRequest` values, waits here for it
 to end, and maps each result with the same code the interactive client uses. It holds
 the vendor's interactive ModelClient for the SDK client, the key, the endpoint, the
 request mapping and the error texts, so a batch request goes out exactly as an
@@ -53,7 +53,7 @@ _ENV = {
     "max_interval": "DPT_BATCH_POLL_MAX_S",
     "timeout": "DPT_BATCH_TIMEOUT_S",
 }
-"""BatchPolling fields -> the variables :meth:`BatchPolling.from_env` reads."""
+"""BatchPolling fields -> the variables `BatchPolling.from_env` reads."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +65,7 @@ class BatchPolling:
     seconds (None: no limit) the batch is cancelled and polled ``cancel_grace`` seconds
     more for the cancellation to end, so what completed is still returned (the rest comes
     back as errors); a batch that does not end even then raises
-    :class:`~doc_processing_toolkit.domain.errors.ProviderTimeoutError`.
+    `ProviderTimeoutError`.
     """
 
     initial_interval: float = 10.0
@@ -134,7 +134,7 @@ async def wait_for_end(
     provider: str,
     batch_id: str,
 ) -> BatchEnd[_T]:
-    """Poll ``retrieve`` until ``ended`` says the batch ended (see :class:`BatchPolling`).
+    """Poll ``retrieve`` until ``ended`` says the batch ended (see `BatchPolling`).
 
     A task cancelled while it waits cancels the provider batch (shielded) before the
     cancellation goes on: nothing keeps running, and being billed, unseen.
@@ -238,7 +238,7 @@ _C = TypeVar("_C")
 class SdkBatchClient(Generic[_C]):
     """What every vendor's batch client shares: it owns one of the vendor's interactive
     clients (``client_class``: same key lookup, base URL, timeouts and SDK client cache,
-    whose mapping and parsing the batch reuses) and a :class:`BatchPolling`."""
+    whose mapping and parsing the batch reuses) and a `BatchPolling`."""
 
     client_class: Callable[..., _C]
     """The vendor's interactive ModelClient class."""

@@ -1,12 +1,12 @@
 """What every provider adapter shares: endpoint redaction, retry-after parsing, the
-per-event-loop cache of SDK clients, :class:`SdkModelClient` (the SDK-client plumbing each
+per-event-loop cache of SDK clients, `SdkModelClient` (the SDK-client plumbing each
 provider's ModelClient subclasses: constructor state, endpoint resolution and logging, own
 and shared SDK clients, ``aclose``, error-text redaction, the errors of a failed request)
-and :class:`StreamProgress` (one event stream in flight).
+and `StreamProgress` (one event stream in flight).
 
 SDK clients (httpx2 connection pools) are bound to the event loop that first used them, so
 they are cached per (event loop, key). ``asyncio.run`` closes its loop when it returns:
-:func:`release_loop_clients` closes every client bound to the running loop, across all
+`release_loop_clients` closes every client bound to the running loop, across all
 adapters, and ``Agent.run_sync`` calls it before its private loop ends — so no client is
 left to be closed (and to complain) on a dead loop.
 """
@@ -187,7 +187,7 @@ class LoopClientCache:
             return client
 
     def _forget_loop(self) -> Callable[[weakref.ref[Any]], None]:
-        """The callback that drops :attr:`_last` when its loop is collected (so a client
+        """The callback that drops `_last` when its loop is collected (so a client
         of a finished ``run_sync`` loop is not kept alive by it)."""
         cache = weakref.ref(self)
 
@@ -276,7 +276,7 @@ def import_sdk(module: str, *, provider: str, sdk: str, extra: str) -> Any:
 
 
 class WireExtras(Protocol):
-    """What :class:`SdkModelClient` reads from a provider's mapped request."""
+    """What `SdkModelClient` reads from a provider's mapped request."""
 
     @property
     def extra_body(self) -> Mapping[str, Any]:
@@ -300,7 +300,7 @@ class WireExtras(Protocol):
 
 
 class EventAssembler(Protocol):
-    """What :class:`StreamProgress` needs of a provider's stream assembler."""
+    """What `StreamProgress` needs of a provider's stream assembler."""
 
     def feed(self, event: Mapping[str, Any]) -> Sequence[StreamDelta]:
         """The deltas one wire event completes."""
@@ -326,7 +326,7 @@ class StreamProgress:
 
     def feed(self, event: Mapping[str, Any]) -> Sequence[StreamDelta]:
         """The deltas of one event, the API's dict (read off the raw stream: no SDK model
-        is built per event, see :mod:`._sse`)."""
+        is built per event, see `_sse`)."""
         deltas = self.assembler.feed(event)
         if deltas:
             self.emitted = True
@@ -355,13 +355,13 @@ class SdkModelClient:
 
     Holds the constructor state (``api_key`` registered as a secret, ``base_url``,
     ``timeout``, ``default_headers``, ``row_lookup``) and this instance's own SDK clients
-    (for an explicit ``api_key``; :meth:`aclose` closes them). Resolves the endpoint:
-    ``base_url`` argument > :attr:`DPT_BASE_URL_ENV` > :meth:`_fallback_endpoint` (by
-    default the SDK's own :attr:`SDK_BASE_URL_ENV`, else the SDK's default), and logs it
-    once per endpoint. Helpers for the subclass: :meth:`_own_or_shared_client`,
-    :meth:`_row`, the mapping's log lines (:meth:`_log_warnings`, :meth:`_log_mapping`),
-    :meth:`_call_options`, :meth:`_redact`, and for the ``anthropic`` / ``openai`` SDKs
-    :meth:`_open_stream` and :meth:`_api_status_error`. Log events go to the logger of the
+    (for an explicit ``api_key``; `aclose` closes them). Resolves the endpoint:
+    ``base_url`` argument > `DPT_BASE_URL_ENV` > `_fallback_endpoint` (by
+    default the SDK's own `SDK_BASE_URL_ENV`, else the SDK's default), and logs it
+    once per endpoint. Helpers for the subclass: `_own_or_shared_client`,
+    `_row`, the mapping's log lines (`_log_warnings`, `_log_mapping`),
+    `_call_options`, `_redact`, and for the ``anthropic`` / ``openai`` SDKs
+    `_open_stream` and `_api_status_error`. Log events go to the logger of the
     provider client's module. The subclass sets the class attributes, builds its SDK
     clients and streams.
     """
@@ -454,7 +454,7 @@ class SdkModelClient:
         )
 
     def _require_api_key(self) -> str:
-        """The key this client sends: its own, else the first of :attr:`API_KEY_ENVS` set.
+        """The key this client sends: its own, else the first of `API_KEY_ENVS` set.
 
         Raises:
             ConfigurationError: when there is none, naming the variables, before any
@@ -552,7 +552,7 @@ class SdkModelClient:
     def _guard(
         self, events: Any, interrupted: Callable[..., ProviderError], *, lazy_request: bool = False
     ) -> GuardedEvents:
-        """``events`` with the idle timer and parse errors mapped (see :mod:`._guard`)."""
+        """``events`` with the idle timer and parse errors mapped (see `_guard`)."""
         response = getattr(events, "response", None)  # an anthropic / openai SDK stream
         return GuardedEvents(
             events,
@@ -577,7 +577,7 @@ class SdkModelClient:
     ) -> Any:
         """Await ``call``, the request that opens a stream through an ``anthropic`` or
         ``openai`` SDK: an HTTP error status raises ``status_error(exc)``, a timeout or a
-        failed connection :meth:`_request_failed` (all before the stream)."""
+        failed connection `_request_failed` (all before the stream)."""
         try:
             return await call
         except sdk.APIStatusError as exc:

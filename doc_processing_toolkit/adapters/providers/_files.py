@@ -1,8 +1,8 @@
 """What the Files API code of the Stainless SDKs (anthropic, openai) shares.
 
-:func:`files_call` awaits one Files API call and translates the SDK's exceptions into
+`files_call` awaits one Files API call and translates the SDK's exceptions into
 the toolkit's (``raise ... from exc``), with the endpoint redacted from the text.
-:func:`sdk_file` is the ``(filename, bytes, mime)`` tuple both SDKs upload.
+`sdk_file` is the ``(filename, bytes, mime)`` tuple both SDKs upload.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ __all__ = ["FilesErrorMapper", "files_call", "sdk_file"]
 
 
 class FilesErrorMapper(Protocol):
-    """The error plumbing of an :class:`~._common.SdkModelClient`."""
+    """The error plumbing of an `SdkModelClient`."""
 
     provider: str
 

@@ -1,19 +1,19 @@
 """What guards every provider stream: the idle timer, parse errors, and the SDK timeouts.
 
-:class:`GuardedEvents` wraps the event iterator an SDK hands back. Each ``__anext__`` is
+`GuardedEvents` wraps the event iterator an SDK hands back. Each ``__anext__`` is
 bounded by ``stream_idle_timeout``: the SDKs drop pings and keep-alive comments before
 they yield, so only content events reset the timer, and a stream that stalls (with or
-without keep-alives) fails as :class:`StreamIdleTimeoutError` within the bound. Where the
+without keep-alives) fails as `StreamIdleTimeoutError` within the bound. Where the
 stream's HTTP response is at hand (the ``anthropic`` / ``openai`` SDK streams), a
 watchdog timer closes it when the bound passes, so the SDK's pending read fails inside its
 own generators and they unwind on their own (google-genai's response is handed over by
-the :func:`remember_response` hook on its HTTP client); the read is cancelled only when
+the `remember_response` hook on its HTTP client); the read is cancelled only when
 there is no response to close (google-genai over aiohttp) or the close does not end it. A line
 the SDK cannot parse (``json.JSONDecodeError``, Gemini's ``UnknownApiResponseError``, a
 chunk that fails the SDK's pydantic model — all ``ValueError``) becomes a
-:class:`StreamInterruptedError` carrying the usage reported so far, so the retry layer
+`StreamInterruptedError` carrying the usage reported so far, so the retry layer
 retries it while no delta reached the caller. The cause kept on either error is a
-redacted summary of the SDK exception (:func:`~doc_processing_toolkit._redaction.redacted_summary`).
+redacted summary of the SDK exception (`redacted_summary`).
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def sdk_timeout(request_timeout: float | None, connect_timeout: float | None) ->
 
 
 _IDLE = object()
-"""What :meth:`GuardedEvents._watched` returns when the idle timer fired."""
+"""What `GuardedEvents._watched` returns when the idle timer fired."""
 
 
 class GuardedEvents:
@@ -122,7 +122,7 @@ class GuardedEvents:
         self._handle: asyncio.TimerHandle | None = None
         """The stream's watchdog timer, while armed."""
         self._grace: asyncio.TimerHandle | None = None
-        """Cancels the read should the close not end it within :data:`CLOSE_GRACE_S`."""
+        """Cancels the read should the close not end it within `CLOSE_GRACE_S`."""
         self._since: float | None = None
         """``time.monotonic()`` when the pending ``__anext__`` started waiting (None: none)."""
         self._reader: asyncio.Task[Any] | None = None
@@ -173,7 +173,7 @@ class GuardedEvents:
 
     async def _first_event(self) -> Any:
         """The first event; a response the SDK's HTTP client reports meanwhile
-        (:func:`remember_response`) becomes the one the watchdog closes."""
+        (`remember_response`) becomes the one the watchdog closes."""
         if self._close is not None:
             return await self._it.__anext__()
         slot: list[Any] = []
@@ -189,7 +189,7 @@ class GuardedEvents:
         """The next event, watched by the stream's timer, which closes the HTTP response
         when none comes within ``idle`` seconds: the SDK's read then fails inside its own
         generator, which unwinds normally (nothing cancels it mid-step). Should the close
-        not end the read within :data:`CLOSE_GRACE_S`, the read is cancelled after all."""
+        not end the read within `CLOSE_GRACE_S`, the read is cancelled after all."""
         self._since = time.monotonic()
         if self._handle is None:
             self._reader = asyncio.current_task()
@@ -277,7 +277,7 @@ _RESPONSE_SLOT: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVa
 
 async def remember_response(response: Any) -> None:
     """An ``httpx2`` response event hook: hands the response of a lazily sent streaming
-    request (google-genai sends it on the first ``__anext__``) to the :class:`GuardedEvents`
+    request (google-genai sends it on the first ``__anext__``) to the `GuardedEvents`
     awaiting it, so its watchdog can close it."""
     slot = _RESPONSE_SLOT.get()
     if slot is not None and not slot:

@@ -2,7 +2,7 @@
 
 A verbatim payload is read leniently before anything is dropped: arguments as a dict or a
 JSON string, media as a ``data:`` URL or a plain URL, any value as text. Pure and neutral;
-the base64 decoders themselves are in :mod:`doc_processing_toolkit.domain.media`.
+the base64 decoders themselves are in `doc_processing_toolkit.domain.media`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What every vendor's option rules share (``adapters/providers/<vendor>/options.py``).
 
-A vendor's rules are one :class:`VendorOptions` object: how the Agent's neutral
+A vendor's rules are one `VendorOptions` object: how the Agent's neutral
 ``thinking=`` becomes its wire value, which built-in (provider-run) tools it runs and
 their wire entries, the shape of its provider-run MCP servers and the ``allowed_tools``
 forms it takes, its documented provider keywords with their bounds, and its documented
@@ -104,7 +104,7 @@ class ThinkingTransform:
     """What a provider request carries for the Agent's ``thinking=`` setting.
 
     ``value`` is the provider-specific value and ``param`` the request keyword it goes
-    under; :meth:`as_params` gives both as a dict ready to merge into the call kwargs.
+    under; `as_params` gives both as a dict ready to merge into the call kwargs.
     """
 
     provider: str
@@ -130,7 +130,7 @@ class ThinkingTransform:
 
 @dataclass(frozen=True, slots=True)
 class BuiltInToolsWire:
-    """What :meth:`VendorOptions.map_built_in_tools` produced for one provider."""
+    """What `VendorOptions.map_built_in_tools` produced for one provider."""
 
     tools: tuple[dict[str, Any], ...] = ()
     """Wire tool entries, appended to the request's tools."""
@@ -157,7 +157,7 @@ class RemoteMCPWire:
 
 
 def effort_rank(effort: str) -> int:
-    """The position of ``effort`` in :data:`EFFORT_ORDER` (-1 when unknown)."""
+    """The position of ``effort`` in `EFFORT_ORDER` (-1 when unknown)."""
     try:
         return EFFORT_ORDER.index(effort)
     except ValueError:
@@ -187,7 +187,7 @@ def requested_effort(
     """The effort an effort-keyed provider reasons at, and the warnings to log.
 
     ``{"effort": ...}`` is taken as given; an off value (``disabled``) is not one on
-    ``label`` and reasons at :data:`DEFAULT_EFFORT`, with a warning ending in ``hint``.
+    ``label`` and reasons at `DEFAULT_EFFORT`, with a warning ending in ``hint``.
     """
     warnings = ignored_thinking_keys(config, known, provider)
     given = config.get("effort")
@@ -259,7 +259,7 @@ def server_names(value: Any, label: str, expected: str = "a list of tool names")
     """A provider-run server's ``allowed_tools`` names (a set in sorted order).
 
     Raises:
-        TypeError: as :func:`~doc_processing_toolkit.domain.tools.allowed.allowed_tool_names`.
+        TypeError: as `allowed_tool_names`.
     """
     names = allowed_tool_names(value, f"MCP server {label!r}", sets=True, expected=expected)
     return list(names or ())
@@ -379,8 +379,8 @@ class VendorOptions:
     """One provider's option rules; this base is a plug-in's (nothing provider-run).
 
     A vendor subclass sets the class attributes and overrides the hooks
-    (:meth:`thinking_value`, :meth:`built_in_tool`, :meth:`check_kwargs`,
-    :meth:`check_allowed_tools`, :meth:`remote_mcp_servers`, :meth:`remote_mcp_wire`).
+    (`thinking_value`, `built_in_tool`, `check_kwargs`,
+    `check_allowed_tools`, `remote_mcp_servers`, `remote_mcp_wire`).
     Instances are stateless and shared.
     """
 
@@ -415,7 +415,7 @@ class VendorOptions:
         """The neutral ``thinking=`` dict as this provider's wire value.
 
         None sends nothing; a row that cannot think sends nothing (with a warning unless
-        the value turns thinking off); anything else is the vendor's :meth:`thinking_value`.
+        the value turns thinking off); anything else is the vendor's `thinking_value`.
 
         Raises:
             TypeError: if ``thinking`` is not a mapping.
@@ -516,7 +516,7 @@ class VendorOptions:
         """The construction-time check; returns the warnings to log.
 
         Raises:
-            ValueError: as :meth:`map_built_in_tools`, and when the row says built-in and
+            ValueError: as `map_built_in_tools`, and when the row says built-in and
                 custom tools cannot be combined and both are given.
         """
         wire = self.map_built_in_tools(built_in_tools, row)

@@ -7,17 +7,17 @@ the Anthropic and OpenAI SDKs keep 100 by default), that is ~100 polls per event
 of CPU per call on the 2-core bench machine: the google-genai SDK given a pool of 100
 made 0.71-0.81x the calls/s of its default pool of 20.
 
-:class:`ShardedTransport` keeps the 100 idle connections in :data:`SHARDS` pools of 20
+`ShardedTransport` keeps the 100 idle connections in `SHARDS` pools of 20
 (httpx's own default size), and sends each request to the pool with the fewest requests
 in flight (the first on a tie, so sequential calls reuse one connection). A poll then
 scans at most 20 connections. It is an ordinary ``httpx2`` transport, handed to each SDK
 through its documented client option: ``http_client=DefaultAsyncHttpxClient(transport=)``
-(anthropic, openai; :func:`sdk_http_client`) and ``async_client_args["transport"]``
+(anthropic, openai; `sdk_http_client`) and ``async_client_args["transport"]``
 (google-genai). TLS verification is the context the adapter gives the SDK, and the
-Anthropic SDK's TCP keep-alive socket options are kept (:func:`tcp_keepalive_options`).
+Anthropic SDK's TCP keep-alive socket options are kept (`tcp_keepalive_options`).
 
 httpx does not read ``HTTP(S)_PROXY`` / ``ALL_PROXY`` for a client given its own
-transport, so when the environment names a proxy (:func:`environment_proxy`) the SDK
+transport, so when the environment names a proxy (`environment_proxy`) the SDK
 keeps its default transport and pool, and its proxy handling, exactly.
 """
 
@@ -73,7 +73,7 @@ class _Released(httpx2.AsyncByteStream):
 
 
 class ShardedTransport(httpx2.AsyncBaseTransport):
-    """:data:`SHARDS` ``AsyncHTTPTransport`` pools; each request goes to the least busy."""
+    """`SHARDS` ``AsyncHTTPTransport`` pools; each request goes to the least busy."""
 
     def __init__(
         self,
@@ -157,7 +157,7 @@ def sdk_http_client(
     sdk: Any, verify: Any, socket_options: list[tuple[int, int, int | bool]] | None = None
 ) -> Any:
     """The ``anthropic`` / ``openai`` SDK's own async httpx client (its timeouts, limits and
-    redirects), verifying with ``verify``, over a :class:`ShardedTransport`; under an
+    redirects), verifying with ``verify``, over a `ShardedTransport`; under an
     environment proxy, the SDK's client as it makes it."""
     if environment_proxy():
         return sdk.DefaultAsyncHttpxClient(verify=verify)

@@ -1,10 +1,10 @@
 """The shared part of every provider profile (see ``ports/provider_profile.py``).
 
-:class:`BaseProfile` checks what every provider shares (provider keywords against the
+`BaseProfile` checks what every provider shares (provider keywords against the
 documented ones, the service tier against the row, built-in tools, provider-run MCP
-servers) by asking its :attr:`~BaseProfile.options`, the vendor's rules
+servers) by asking its `options`, the vendor's rules
 (``adapters/providers/<vendor>/options.py``); a vendor profile subclasses it and sets
-its facts. A plug-in provider without a profile of its own gets a :class:`BaseProfile`
+its facts. A plug-in provider without a profile of its own gets a `BaseProfile`
 with its name: no id convention, media anywhere but in a model turn, nothing salvaged,
 file references left as they are, keywords passed through (only those the Agent supplies
 itself warn), no built-in tools, no provider-run MCP.

@@ -6,19 +6,19 @@ the client CPU the adapters could cut. The Anthropic SDK's own decoder (``SSEDec
 behind ``AsyncStream.raw_events``) costs as much again: two async generators, a
 ``decode`` call per line and an object per event.
 
-:class:`SseDecoder` splits the response's bytes (``httpx2.Response.aiter_bytes``, public)
+`SseDecoder` splits the response's bytes (``httpx2.Response.aiter_bytes``, public)
 into events as the SSE specification and the SDKs' decoder do (``\n``, ``\r\n`` and
 ``\r`` line ends; comments and ``id`` / ``retry`` fields skipped; the ``data`` lines of
 one event joined by ``\n``), one split per chunk and one decode per event. The Anthropic
 adapter's ``RawEvents`` reads through it.
 
-:class:`OpenAIRawEvents` (OpenAI Responses, Fireworks) reads the response line by line
+`OpenAIRawEvents` (OpenAI Responses, Fireworks) reads the response line by line
 (``httpx2.Response.aiter_lines``) and decodes the events as the SDK's decoder does. It
 raises what the SDK's stream raises: ``APIError`` for an in-band ``{"error": ...}``,
 ``APITimeoutError`` / ``APIConnectionError`` for a read that timed out or broke, and
 ``json.JSONDecodeError`` (a ``ValueError``, mapped by the stream guard) for a line that is
 not JSON. ``[DONE]`` ends the stream; on HTTP/1.1 the rest of the body is read first, so
-the connection can be reused. (A bytes reader over :class:`SseDecoder` failed a Fireworks
+the connection can be reused. (A bytes reader over `SseDecoder` failed a Fireworks
 reliability test, ``async generator already executing``, and was not kept.)
 
 The request, its headers, auth, the status check and the errors before the stream are
@@ -69,7 +69,7 @@ def _parse_lines(text: str) -> SseEvent | None:
 
 
 class SseDecoder:
-    """Splits a stream of byte chunks into :data:`SseEvent` values, chunk by chunk."""
+    """Splits a stream of byte chunks into `SseEvent` values, chunk by chunk."""
 
     __slots__ = ("_held_cr", "_pending")
 

@@ -3,7 +3,7 @@
 A stored session keeps media the way each provider's API took it: base64 inside an
 Anthropic ``source``, a data URL inside an OpenAI or Fireworks part, ``inline_data`` inside
 a Gemini part, a Files API ``file_data`` URI for what Gemini took by upload, and the base64
-result of an OpenAI image generation call. :class:`ProviderMediaShapes` recognises them by
+result of an OpenAI image generation call. `ProviderMediaShapes` recognises them by
 structure (never by asking which provider saved them) and rewrites a slot's payload or
 replaces the part by a text placeholder in the same dialect.
 """
@@ -137,7 +137,7 @@ def _placeholder(slot: MediaSlot, label: str) -> dict[str, Any]:
 
 
 class ProviderMediaShapes:
-    """The :class:`~doc_processing_toolkit.ports.native_media.NativeMediaShapes` of the four
+    """The `NativeMediaShapes` of the four
     built-in providers' wire formats."""
 
     def classify(self, part: Any, message_index: int = 0, role: Any = None) -> MediaSlot | None:

@@ -1,12 +1,12 @@
 """The documented parameter-mapping functions, by provider name, over each vendor's rules.
 
 Each provider's rules live in its adapter (``adapters/providers/<vendor>/options.py``, a
-:class:`~doc_processing_toolkit.adapters.providers._options.VendorOptions`); the
+`VendorOptions`); the
 neutral pieces in ``domain/tools/built_in.py`` and ``adapters/providers/_options.py``.
 This module keeps the documented functions that take a ``provider`` argument
-(:func:`transform_thinking_param`, :func:`map_built_in_tools`,
-:func:`transform_mcp_remote_servers`, :func:`check_provider_kwargs`, ...) and the
-ParameterMapper / ParameterValidator classes: :data:`OPTIONS` maps a provider name to
+(`transform_thinking_param`, `map_built_in_tools`,
+`transform_mcp_remote_servers`, `check_provider_kwargs`, ...) and the
+ParameterMapper / ParameterValidator classes: `OPTIONS` maps a provider name to
 its rules. The documented import path is ``doc_processing_toolkit.agent.parameter_mapping``.
 """
 
@@ -126,7 +126,7 @@ def transform_thinking_param(
             ``default_reasoning_effort``.
 
     Returns:
-        A :class:`ThinkingTransform` (value, keyword, interleaved flag, betas, warnings).
+        A `ThinkingTransform` (value, keyword, interleaved flag, betas, warnings).
 
     Raises:
         TypeError: if ``thinking`` is not a mapping.
@@ -160,7 +160,7 @@ def check_built_in_tools(
     """The Agent's construction-time check; returns the warnings to log.
 
     Raises:
-        ValueError: as :func:`map_built_in_tools`, and when the row says built-in and
+        ValueError: as `map_built_in_tools`, and when the row says built-in and
             custom tools cannot be combined (``supports_concurrent_built_in_and_custom_tools``
             false) and both are given.
     """
@@ -192,7 +192,7 @@ def transform_mcp_remote_servers(
     """Transform remote MCP server configs to the provider's format.
 
     Anthropic: the ``mcp_servers`` entries (the toolsets come from
-    :func:`anthropic_mcp_connector`). OpenAI / Fireworks: ``{"type": "mcp"}`` tool entries.
+    `anthropic_mcp_connector`). OpenAI / Fireworks: ``{"type": "mcp"}`` tool entries.
 
     Raises:
         ValueError: if the provider has no provider-run MCP (Google), or Fireworks is

@@ -3,14 +3,14 @@
 The file maps provider -> model name -> row (see ``registry/model_information.schema.json``
 and ``docs/design/registry.md``). Keys starting with ``_`` are metadata at every level
 and never resolve as models. The file is read once, on first use, and the parsed rows
-are kept for the life of the instance; :func:`default_registry` shares one instance per
+are kept for the life of the instance; `default_registry` shares one instance per
 process.
 
-Resolution order for :meth:`JsonFileRegistry.row`: the exact key, then an alias, then a
+Resolution order for `JsonFileRegistry.row`: the exact key, then an alias, then a
 case-insensitive match, then the name without a dated snapshot suffix
 (``claude-sonnet-4-5-20250929`` -> ``claude-sonnet-4-5``), then the name without a
 ``provider/`` prefix (``anthropic/claude-sonnet-4-5``, ``models/gemini-2.5-flash``).
-A name no row resolves is unknown: :meth:`JsonFileRegistry.detect_provider` raises
+A name no row resolves is unknown: `JsonFileRegistry.detect_provider` raises
 ValueError with the closest names ("did you mean").
 
 User rows: the file named by ``DPT_REGISTRY_FILE`` (read by the default registry) and the
@@ -18,8 +18,8 @@ sources given as ``overlays`` (``Agent(registry=...)``: a file path, a mapping i
 file's shape, or rows) are merged over the packaged file, later over earlier: a row under
 the same provider and key replaces the packaged one, a new key adds a row. Every user row
 is checked against ``model_information.schema.json`` (with ``jsonschema`` when it is
-installed, else by its property names) and parsed as a :class:`ModelInfo`; a bad row
-raises :class:`RegistryFileError` naming its source and key.
+installed, else by its property names) and parsed as a `ModelInfo`; a bad row
+raises `RegistryFileError` naming its source and key.
 """
 
 from __future__ import annotations
@@ -132,14 +132,14 @@ class _Index:
 
 
 class JsonFileRegistry:
-    """A :class:`~doc_processing_toolkit.ports.registry.ModelRegistry` over a JSON file.
+    """A `ModelRegistry` over a JSON file.
 
     Args:
         path: The registry file; None reads the packaged file (see
-            :func:`default_registry_path`).
+            `default_registry_path`).
 
     The file is parsed on first use, so constructing a registry does no I/O; a malformed
-    file raises :class:`RegistryFileError` (naming the file and the bad key) from that
+    file raises `RegistryFileError` (naming the file and the bad key) from that
     first call.
     """
 
@@ -152,7 +152,7 @@ class JsonFileRegistry:
     ) -> None:
         """Args:
         path: The registry file; None reads the packaged file.
-        overlays: User rows merged over the file, in order (see :data:`RegistrySource`).
+        overlays: User rows merged over the file, in order (see `RegistrySource`).
         environment: Merge the file named by ``DPT_REGISTRY_FILE`` first (default: only
             when reading the packaged file, ``path`` None).
         """
@@ -253,7 +253,7 @@ class JsonFileRegistry:
 
 
 class LayeredRegistry:
-    """User rows over any :class:`~doc_processing_toolkit.ports.registry.ModelRegistry`
+    """User rows over any `ModelRegistry`
     (a host's own catalogue, a plug-in's StaticRegistry): a name the rows resolve is
     theirs, every other name is the base registry's."""
 

@@ -8,12 +8,12 @@ mid-turn leaves the last committed turn: SQLite's journal rolls the open transac
 Writers are checked optimistically, inside the write's own transaction: an append must
 start where the stored history ends, and every write must find the session at the
 revision this store object last read or wrote. Another process (or another store object)
-that committed in between makes the write raise :class:`SessionConflictError` and write
+that committed in between makes the write raise `SessionConflictError` and write
 nothing, so two writers on one ``session_id`` never interleave their turns.
 
 Every SQLite failure (a full disk, a file that is not a database, a corrupt page) is a
-:class:`SessionStoreError` naming the file and the session; a stored row that does not
-decode is a :class:`MalformedEnvelopeError` naming the file, the session and the row.
+`SessionStoreError` naming the file and the session; a stored row that does not
+decode is a `MalformedEnvelopeError` naming the file, the session and the row.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def _dumps(value: Any) -> str:
 
 
 class SqliteSessionStore:
-    """A :class:`~doc_processing_toolkit.ports.session_store.SessionStore` in SQLite."""
+    """A `SessionStore` in SQLite."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         """Open (or create) the store.
@@ -259,7 +259,7 @@ class SqliteSessionStore:
         """The envelope after the last committed turn, or None for an unknown session.
 
         The session's next write through this store object must find the store at the
-        revision read here (see :class:`SessionConflictError`).
+        revision read here (see `SessionConflictError`).
 
         Raises:
             SessionStoreError: the file cannot be read (corrupt, truncated).

@@ -1,4 +1,4 @@
-"""LocalFunctionSession: ``@tool`` functions served as a :class:`ToolSession`.
+"""LocalFunctionSession: ``@tool`` functions served as a `ToolSession`.
 
 Arguments are validated and coerced against the signature (one pydantic
 ``TypeAdapter`` per parameter, lax mode, as ``validate_call`` does), so ``"5"`` reaches
@@ -58,7 +58,7 @@ class _LocalTool:
 
 
 class LocalFunctionSession:
-    """A :class:`~doc_processing_toolkit.ports.tool_session.ToolSession` of ``@tool`` functions."""
+    """A `ToolSession` of ``@tool`` functions."""
 
     def __init__(self, functions: Sequence[Callable[..., Any]], name: str = "local-functions"):
         """Register ``functions``.
@@ -232,7 +232,7 @@ def _json_outcome(value: Any) -> ToolOutcome:
 
 
 def outcome_from_return(value: Any) -> ToolOutcome:
-    """Convert what a tool function returned into a :class:`ToolOutcome`.
+    """Convert what a tool function returned into a `ToolOutcome`.
 
     ``str`` -> a text item; a ``TextPart`` / ``MediaPart`` (or a list/tuple holding any)
     passes through, other items converted one by one; image bytes -> a ``MediaPart``;

@@ -2,7 +2,7 @@
 
 The Agent adds one to a run's tools when ``truncated_result_read_chars`` is set, from
 the first request, so the tool list never changes mid-run. It reads from the run's (or
-the session's) :class:`~doc_processing_toolkit.domain.tools.truncated.TruncatedResultStore`,
+the session's) `TruncatedResultStore`,
 which the run loop's size cap fills.
 """
 
@@ -48,7 +48,7 @@ READ_TRUNCATED_RESULT_SPEC = ToolSpec(
 
 
 class TruncatedResultSession:
-    """A :class:`~doc_processing_toolkit.ports.tool_session.ManagedToolSession` serving
+    """A `ManagedToolSession` serving
     ``read_truncated_result`` over a store (connect and aclose are no-ops)."""
 
     def __init__(self, store: TruncatedResultStore) -> None:

@@ -1,7 +1,7 @@
 """Running a synchronous tool function on a worker thread, with one hop.
 
 On asyncio the call goes to this module's pool of worker threads. The pool is a queue
-and at most :data:`MAX_WORKERS` threads (anyio's default capacity), made as calls need
+and at most `MAX_WORKERS` threads (anyio's default capacity), made as calls need
 them and kept. The caller waits on an asyncio future, which the worker completes through
 ``loop.call_soon_threadsafe``. Each call runs in a copy of the caller's context, as
 ``anyio.to_thread.run_sync`` does.

@@ -3,7 +3,7 @@
 Shared by Level 1 (a session's history before its first request) and Level 2 (between
 tool rounds inside a run). The strategies are the pure functions of
 ``domain/compaction``; what needs the world — the summarisation request and the archive —
-comes in through :class:`CompactionContext`.
+comes in through `CompactionContext`.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class CompactionContext:
 
 @dataclass
 class Compacted:
-    """The outcome of :func:`compact`."""
+    """The outcome of `compact`."""
 
     messages: list[Message] | None
     """The compacted list (None: nothing was changed)."""

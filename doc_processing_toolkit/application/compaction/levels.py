@@ -1,6 +1,6 @@
 """The documented entry points: the Level-2 and Level-1 checks on a message list.
 
-The run loop uses :class:`~.run_hook.RunCompactor`, which shares the engine; these two
+The run loop uses `RunCompactor`, which shares the engine; these two
 functions serve a host that keeps its own message list. ``messages`` may be
 provider-native dicts (parsed and rendered with the provider's HistoryCodec, and changed
 in place) or neutral IR messages. The summarisation request goes through ``client``
@@ -113,7 +113,7 @@ async def check_and_perform_pre_call_compaction(
     """Level 1 (pre-call) compaction check and execution, on a session's history.
 
     ``history`` ends on the pending user turn, which is kept verbatim after the recap.
-    Arguments as :func:`check_and_perform_compaction` (``estimated_tokens``: the estimate
+    Arguments as `check_and_perform_compaction` (``estimated_tokens``: the estimate
     of the whole context: system prompt, history and prompt).
     """
     return await _check(

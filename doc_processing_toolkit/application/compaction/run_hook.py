@@ -8,7 +8,7 @@
 
 Summaries are requests of the run: announced by request_start, retried by the one retry
 layer, costed on the run's ledger with purpose ``compaction_summary``. The session learns
-the compacted history through its :class:`CompactionScope`.
+the compacted history through its `CompactionScope`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """An Agent's compaction settings, checked once at construction.
 
-:func:`check_compaction_settings` runs the pure key checks plus the two that need the
+`check_compaction_settings` runs the pure key checks plus the two that need the
 world: ``summary_prompt_file`` must exist and ``summary_max_tokens`` must fit the
-summary model's output cap in the registry. :func:`resolve_context_window` is the one
+summary model's output cap in the registry. `resolve_context_window` is the one
 place a model's context window is read for compaction (warn-and-floor on a miss).
 """
 

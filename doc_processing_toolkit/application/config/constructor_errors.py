@@ -2,7 +2,7 @@
 
 YAML validation checks each key's shape; the Agent constructor then checks what only it
 can (a tool file exists, a built-in tool is offered by the model's provider, ...). When
-it refuses a value loaded from YAML, :func:`constructor_error` names the key path that
+it refuses a value loaded from YAML, `constructor_error` names the key path that
 holds it, and the file and line, in the same form as every other configuration error:
 ``built_in_tools.frobnicate: unknown built-in tool 'frobnicate'; ... (agent.yaml:7)``.
 

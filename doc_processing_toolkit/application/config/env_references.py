@@ -1,8 +1,8 @@
 """Values read from ``${ENV}`` go back out as the reference, never as the value.
 
 A YAML file's ``${NAME}`` is replaced by the environment's value when it is loaded
-(:func:`~.yaml_loader.interpolate_env`); the loader records, for each such value, the text
-the file had. :func:`as_written` puts that text back wherever the value appears in data
+(`interpolate_env`); the loader records, for each such value, the text
+the file had. `as_written` puts that text back wherever the value appears in data
 going out (``Agent.to_config()``, ``dpt config check``): a token in an ``mcp_command``'s
 args, a URL's query, a nested provider keyword, the instructions, a ``base_url`` path.
 A variable's value embedded in some other string (at least 6 characters, as a registered
@@ -11,7 +11,7 @@ so loading the result back gives the same strings (mapping keys, which are never
 interpolated, are not escaped).
 
 The references of an Agent built by ``from_config`` are kept here, by the Agent, for its
-``to_config()`` (:func:`remember`, :func:`references_of`); nothing else keeps them.
+``to_config()`` (`remember`, `references_of`); nothing else keeps them.
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ def remember(owner: Any, references: EnvReferences) -> None:
 
 
 def references_of(owner: Any) -> EnvReferences | None:
-    """The references :func:`remember` kept for ``owner``, if any."""
+    """The references `remember` kept for ``owner``, if any."""
     try:
         return _BY_OWNER.get(owner)
     except TypeError:  # pragma: no cover - unhashable

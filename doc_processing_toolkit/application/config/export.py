@@ -3,7 +3,7 @@
 Everything that is plain data is emitted as given; what is not (callables, live objects,
 env values that may hold keys) is listed under ``unserialisable`` — never silently dropped,
 never emitted. A value the Agent's YAML file read from ``${ENV}`` is written as the
-``${NAME}`` reference (:mod:`.env_references`). No secret is ever part of the result.
+``${NAME}`` reference (`env_references`). No secret is ever part of the result.
 """
 
 from __future__ import annotations

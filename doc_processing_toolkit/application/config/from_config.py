@@ -247,7 +247,7 @@ def agent_from_string(
 def agent_from_file(
     factory: Callable[..., T], config_path: str | os.PathLike[str], overrides: Mapping[str, Any]
 ) -> T:
-    """As :func:`agent_from_string`, for a file.
+    """As `agent_from_string`, for a file.
 
     Raises:
         FileNotFoundError: the file does not exist.
@@ -290,7 +290,7 @@ def _read(config_path: str | os.PathLike[str]) -> str:
 def agent_kwargs_from_file(
     config_path: str | os.PathLike[str], overrides: Mapping[str, Any]
 ) -> dict[str, Any]:
-    """As :func:`agent_kwargs_from_string`, for a file.
+    """As `agent_kwargs_from_string`, for a file.
 
     Raises:
         FileNotFoundError: the file does not exist.

@@ -8,7 +8,7 @@
   ``AGENT_LOG_LEVEL`` overrides ``log_level``.
 * While an Agent runs, library records are forwarded to that Agent's logger (a context
   variable says which Agent is running), so one file holds the whole run.
-* Every handler the toolkit builds carries :class:`RedactingFilter`: registered secrets
+* Every handler the toolkit builds carries `RedactingFilter`: registered secrets
   (API keys, bearer tokens) are replaced by ``***`` in the message and its arguments,
   whatever the level.
 """
@@ -208,7 +208,7 @@ def logger_for_agent(
     log_to_file: bool = True,
 ) -> tuple[logging.Logger, str | None]:
     """The Agent's logger and its file: the one the caller ``supplied`` (library records
-    forwarded to it, no file), else a fresh per-Agent logger (:func:`build_agent_logger`)."""
+    forwarded to it, no file), else a fresh per-Agent logger (`build_agent_logger`)."""
     if supplied is not None:
         install_forwarding()
         return supplied, None

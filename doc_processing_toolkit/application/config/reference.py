@@ -52,7 +52,7 @@ Args:
         path (compatible with output_schema), and are visible to hooks and tools_used.
         Optional keys: headers, auth (an httpx.Auth, e.g. an OAuth provider), timeout,
         sse_read_timeout, allowed_tools. The session is opened once per event loop and
-        reused until :meth:close. Default: None.
+        reused until `close`. Default: None.
     api_key (Optional[str]): Optional API key override for this Agent's provider. When
         supplied, this key is used instead of the provider's environment variable
         (ANTHROPIC_API_KEY, OPENAI_API_KEY, GOOGLE_GEMINI_API_KEY, FIREWORKS_API_KEY) and
@@ -171,7 +171,7 @@ Args:
         the tier that actually SERVED each request: a request served at another tier is
         billed at the tier that ran and sets AgentResult.tier_downgraded. Default: None.
     hooks (Optional[Any]): Optional hooks object or callable for real-time steering (see
-        :mod:doc_processing_toolkit.agent.hooks). Awaited at run/iteration boundaries and
+        `doc_processing_toolkit.agent.hooks`). Awaited at run/iteration boundaries and
         around every tool call; may veto tool calls (skip_tool), inject user-role messages
         at turn boundaries (inject_message), pause (resume via agent.run_handle.resume()),
         or abort (raises AgentAborted). Coexists with stream_callback: the callback is a
@@ -237,14 +237,14 @@ Args:
     anthropic_block_binding (Optional[str]): How the API should treat a replayed
         thinking block whose conversation prefix no longer matches. "drop_block" has the
         server drop the stale blocks and report them in
-        :attr:AgentResult.input_transformations; "error" fails the request; "off" sends
+        `AgentResult.input_transformations`; "error" fails the request; "off" sends
         nothing. None (the default) defers to DPT_ANTHROPIC_BLOCK_BINDING and then to the
         model's registry row. Four rows carry the registry flag (claude-fable-5-1,
         claude-opus-5-5, claude-sonnet-5-5, claude-haiku-5-5) and send "drop_block" plus the
         beta on every thinking request by default; on any other extended-thinking row
         "drop_block" is the opt-in that makes a model-binding drop (history produced by a
         model the serving one cannot read) visible in
-        :attr:AgentResult.model_binding_mismatches. This setting has no effect on that drop
+        `AgentResult.model_binding_mismatches`. This setting has no effect on that drop
         itself: an unreadable block is always dropped. A caller-supplied
         thinking={"block_binding": ...} always wins. Anthropic-only. Default: None.
     strict_prefix_binding (bool): Sugar for anthropic_block_binding="error". Turn it on
@@ -388,8 +388,6 @@ Args:
 Raises:
     ValueError: If model is invalid or parameters are out of range (the message names
         the parameter and what is wrong with its value).
-    NotImplementedError: For a parameter whose feature is not built in this release,
-        set to anything but its default.
 """
 
 _RUN_ARGS = """Args:
@@ -512,7 +510,7 @@ AGENT_METHOD_SECTIONS = {
     "from_config": FROM_CONFIG_DOC_SECTIONS,
     "from_config_string": FROM_CONFIG_STRING_DOC_SECTIONS,
 }
-"""The sections each ``Agent`` method's docstring gets (:func:`document_methods`)."""
+"""The sections each ``Agent`` method's docstring gets (`document_methods`)."""
 
 SESSION_METHOD_SECTIONS = {
     "run": RUN_DOC_SECTIONS,

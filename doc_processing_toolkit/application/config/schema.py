@@ -1,7 +1,7 @@
-"""The YAML file's shape, declared once: :data:`CONFIG_FIELDS` drives both the validator
-(:mod:`.yaml_validation`) and the JSON Schema editors use (:func:`config_json_schema`).
+"""The YAML file's shape, declared once: `CONFIG_FIELDS` drives both the validator
+(`yaml_validation`) and the JSON Schema editors use (`config_json_schema`).
 
-Every key is a constructor parameter of the Agent (see :class:`~.settings.AgentSettings`),
+Every key is a constructor parameter of the Agent (see `AgentSettings`),
 grouped as the YAML file groups them: ``constraints`` (max_iterations, max_tokens,
 temperature), ``logging`` (level, file, to_file) and ``provider_overrides`` (the extra
 provider keywords); every other parameter that is data is a top-level key of its own name.

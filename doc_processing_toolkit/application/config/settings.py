@@ -1,8 +1,8 @@
 """AgentSettings: the one typed source of an Agent's settings.
 
-The constructor validates its arguments into one (:func:`~.validation.validate_settings`);
+The constructor validates its arguments into one (`validate_settings`);
 the run loop's settings are derived from it (``run.settings.derive_run_settings``),
-``to_config()`` reads it (:mod:`.export`) and ``from_config()`` will build it. Values are
+``to_config()`` reads it (`export`) and ``from_config()`` will build it. Values are
 kept as the caller spelled them (``tool_choice="any"``, ``prompt_caching=True``) so that
 ``to_config()`` gives them back unchanged; the normalised forms the run needs are
 properties.
@@ -65,7 +65,7 @@ class AgentSettings:
     log_file: str | None = None
     log_to_file: bool = True
     tool_choice: Any = "auto"
-    """As given; :attr:`resolved_tool_choice` is the normalised form."""
+    """As given; `resolved_tool_choice` is the normalised form."""
     code_execution_output_dir: str | None = None
     service_tier: str | None = None
     """As requested; the provider profile decides what is sent."""
@@ -75,7 +75,7 @@ class AgentSettings:
     tool_result_preview_chars: int = DEFAULT_TOOL_RESULT_PREVIEW_CHARS
     truncated_result_read_chars: int | None = None
     prompt_caching: Any | None = None
-    """As given (True or a ttl dict); :attr:`prompt_caching_config` is the normalised form."""
+    """As given (True or a ttl dict); `prompt_caching_config` is the normalised form."""
     anthropic_block_binding: str | None = None
     strict_prefix_binding: bool = False
     prefix_audit: bool = False

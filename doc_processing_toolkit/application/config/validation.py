@@ -1,7 +1,7 @@
 """Validation of the Agent's constructor arguments, and the parameters not built yet.
 
-:func:`validate_settings` turns the arguments, gathered in an
-:class:`~.settings.AgentSettings`, into validated settings. Every check names the
+`validate_settings` turns the arguments, gathered in an
+`AgentSettings`, into validated settings. Every check names the
 parameter and what is wrong with the value. A parameter whose feature a later release
 builds raises ``NotImplementedError`` naming it when it is set to anything but its
 default — it never silently does nothing.
@@ -183,7 +183,7 @@ def check_arguments(arguments: dict[str, Any]) -> None:
     the same message.
 
     Raises:
-        ValueError, TypeError, NotImplementedError: as :func:`validate_settings`.
+        ValueError, TypeError, NotImplementedError: as `validate_settings`.
     """
     values = dict(arguments)
     if "tools" in values:

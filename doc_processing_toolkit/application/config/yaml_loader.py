@@ -1,7 +1,7 @@
 """Loading an Agent's configuration from YAML: parse, interpolate ``${ENV}``, validate.
 
-:func:`load_config` and :func:`load_config_from_string` return the validated dict;
-:class:`AgentConfig` wraps one with attribute access. pyyaml is imported inside the
+`load_config` and `load_config_from_string` return the validated dict;
+`AgentConfig` wraps one with attribute access. pyyaml is imported inside the
 parser, so importing the package does not import it.
 
 Interpolation: ``${NAME}`` is replaced by the environment variable NAME, and
@@ -83,7 +83,7 @@ def _bomb_error(source: str, mark: Any, problem: str) -> ConfigParseError:
 
 def _check_events(events: Iterable[Any], source: str) -> None:
     """Refuse, from the event stream alone, a document nested deeper than
-    :data:`MAX_DEPTH` or whose aliases expand to more than :data:`MAX_ALIAS_NODES` extra
+    `MAX_DEPTH` or whose aliases expand to more than `MAX_ALIAS_NODES` extra
     nodes, or refer to the node they sit in; linear in the text.
 
     An alias stands for its anchor's whole expanded node, so a document expands to the
@@ -147,7 +147,7 @@ def _check_events(events: Iterable[Any], source: str) -> None:
 
 
 def _check_bounds(text: str, source: str) -> None:
-    """:func:`_check_events` over libyaml's event stream when pyyaml has it (fast, C), else
+    """`_check_events` over libyaml's event stream when pyyaml has it (fast, C), else
     over pyyaml's own.
 
     Raises:
@@ -177,7 +177,7 @@ _LOADER: Any = None
 
 
 def _bounded_loader() -> Any:
-    """pyyaml's SafeLoader composing at most :data:`MAX_DEPTH` levels (its composer recurses:
+    """pyyaml's SafeLoader composing at most `MAX_DEPTH` levels (its composer recurses:
     a deeper document would end in a RecursionError)."""
     global _LOADER
     if _LOADER is None:
@@ -205,8 +205,8 @@ def _bounded_loader() -> Any:
 def parse_yaml(text: str, source: str) -> tuple[Any, SourceMap]:
     """Parse ``text`` with pyyaml's safe loader; return the data and where each key sits.
 
-    Nesting is bounded by :data:`MAX_DEPTH` and alias expansion by
-    :data:`MAX_ALIAS_NODES`: a "billion laughs" file fails at once instead of expanding.
+    Nesting is bounded by `MAX_DEPTH` and alias expansion by
+    `MAX_ALIAS_NODES`: a "billion laughs" file fails at once instead of expanding.
 
     Raises:
         ConfigParseError: the YAML is malformed, nested too deep or an alias bomb (naming
@@ -470,7 +470,7 @@ class AgentConfig:
         return cls(load_config(file_path))
 
     def merge(self, overrides: dict[str, Any]) -> AgentConfig:
-        """A new config with ``overrides`` merged on top (see :func:`merge_configs`)."""
+        """A new config with ``overrides`` merged on top (see `merge_configs`)."""
         return AgentConfig(merge_configs(self._data, overrides))
 
     def to_dict(self) -> dict[str, Any]:

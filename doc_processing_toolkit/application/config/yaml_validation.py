@@ -1,6 +1,6 @@
-"""Validation of a configuration dict (YAML plus overrides) against :data:`CONFIG_FIELDS`.
+"""Validation of a configuration dict (YAML plus overrides) against `CONFIG_FIELDS`.
 
-Every problem is a :class:`ConfigValidationError` whose message names the key path
+Every problem is a `ConfigValidationError` whose message names the key path
 (``tools[2].allowed_tools``), what is wrong with the value and, when the dict came from
 a file, where: ``agent.yaml:14``. A value under a secret key (api_key, headers, env,
 tokens) or one that came from ``${ENV}`` interpolation is never echoed.
@@ -240,7 +240,7 @@ def validate_config(
     """Validate an agent configuration dictionary; return it with defaults applied.
 
     Checks the required ``model``, the model name against the registry (when
-    ``registry_check`` is given; :func:`~.yaml_loader.load_config` passes the default
+    ``registry_check`` is given; `load_config` passes the default
     one), every value's type and range, unknown keys, and contradicting combinations.
 
     Raises:
@@ -263,7 +263,7 @@ def config_problems(
     sources: SourceMap | None = None,
     registry_check: RegistryCheck | None = None,
 ) -> list[ConfigValidationError]:
-    """Every problem :func:`validate_config` would raise the first of, in file order (a
+    """Every problem `validate_config` would raise the first of, in file order (a
     value that is wrong is reported once; what sits under it is not checked further)."""
     problems: list[ConfigValidationError] = []
     checker = _Checker(sources, problems)

@@ -1,6 +1,6 @@
 """Building the DetailedCostReport of one run, and writing it.
 
-One :class:`IterationMetrics` per API request, in order, each carrying the failed-and-
+One `IterationMetrics` per API request, in order, each carrying the failed-and-
 retried attempts that preceded it (their tokens and cost are part of the entry's, and
 listed in ``retry_details``). A run that failed mid-stream after its last priced request
 gets one more entry, ``purpose="stream_partial"``, with the spend the failure reported

@@ -1,8 +1,8 @@
 """DetailedCostReport: per-request costs, token breakdowns and run totals of an agent run,
 serialisable to JSON (``cost_report_<run_id>.json``).
 
-:class:`IterationMetrics` is one entry per API request (a round's first request and its
-follow-up share an ``iteration_number`` and differ in ``purpose``); :class:`ToolCallMetrics`
+`IterationMetrics` is one entry per API request (a round's first request and its
+follow-up share an ``iteration_number`` and differ in ``purpose``); `ToolCallMetrics`
 is one tool call.
 """
 
@@ -96,7 +96,7 @@ class ToolCallMetrics:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ToolCallMetrics:
-        """Rebuild from :meth:`to_dict` output; unknown keys are ignored."""
+        """Rebuild from `to_dict` output; unknown keys are ignored."""
         return cls(**_known_fields(cls, data))
 
 
@@ -155,7 +155,7 @@ class IterationMetrics:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> IterationMetrics:
-        """Rebuild from :meth:`to_dict` output; unknown keys are ignored."""
+        """Rebuild from `to_dict` output; unknown keys are ignored."""
         known = _known_fields(cls, data)
         known["tool_calls"] = [
             ToolCallMetrics.from_dict(call) for call in data.get("tool_calls") or []
@@ -221,7 +221,7 @@ class DetailedCostReport:
     start_time: str | None = None
     """When the run started."""
     end_time: str | None = None
-    """When the run completed (set by :meth:`finalize`)."""
+    """When the run completed (set by `finalize`)."""
     total_retry_cost: float = 0.0
     """USD of the failed-and-retried attempts only (part of total_cost)."""
     total_retry_input_tokens: int = 0
@@ -361,7 +361,7 @@ class DetailedCostReport:
 
     def to_dict(self) -> dict[str, Any]:
         """Every attribute, plus total_cost_inclusive (== total_cost) and the derived
-        service_tier_served / priority_request_count (ignored by :meth:`from_dict`)."""
+        service_tier_served / priority_request_count (ignored by `from_dict`)."""
         data = asdict(self)
         data["total_cost_inclusive"] = self.total_cost
         served, priority = summarize_served_tiers(self.request_cost_records)
@@ -371,7 +371,7 @@ class DetailedCostReport:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DetailedCostReport:
-        """Create a report from a dictionary (as produced by :meth:`to_dict`).
+        """Create a report from a dictionary (as produced by `to_dict`).
 
         Derived and unknown keys are ignored; a report written before versioning loads as
         schema_version 1.
@@ -409,7 +409,7 @@ class DetailedCostReport:
 
     @classmethod
     def load(cls, file_path: str) -> DetailedCostReport:
-        """Load a report from a JSON file written by :meth:`save`."""
+        """Load a report from a JSON file written by `save`."""
         try:
             with open(file_path, encoding="utf-8") as handle:
                 return cls.from_dict(json.load(handle))

@@ -22,7 +22,7 @@ SYNTHESISED_KEY = "synthesised_from_run_totals"
 
 
 def mark_structured_records(records: list[dict[str, Any]], attempts: RetryAccumulator) -> None:
-    """Stamp :data:`SYNTHESISED_KEY` on every record of a successful structured run."""
+    """Stamp `SYNTHESISED_KEY` on every record of a successful structured run."""
     single = len(records) == 1 and not attempts.attempts
     for record in records:
         record[SYNTHESISED_KEY] = single

@@ -1,6 +1,6 @@
 """The one warning about a model with no known price.
 
-An Agent holds one :class:`UnpricedModelWarning` and hands it to every run, so a model the
+An Agent holds one `UnpricedModelWarning` and hands it to every run, so a model the
 registry cannot price is warned about once per Agent, at the first request it leaves
 unpriced — not once per run.
 """

@@ -1,11 +1,11 @@
 """Batch mode: the next model request of every running job goes out in one provider batch.
 
-A :class:`RoundBatcher` serves one provider on one worker. Every job that runs joins it;
+A `RoundBatcher` serves one provider on one worker. Every job that runs joins it;
 each job's request waits in the batcher (``send``) until every joined job is waiting (the
 round is complete) and nothing has changed for ``settle_seconds``, or until the first
 request of the round has waited ``window_seconds``. Then one
-:meth:`~doc_processing_toolkit.ports.batch.BatchClient.run_batch` carries them all, and
-each job gets its own :class:`ModelResponse` back (priced at the row's batch price: the
+`run_batch` carries them all, and
+each job gets its own `ModelResponse` back (priced at the row's batch price: the
 responses say ``served_tier="batch"``) or its own ProviderError, which the run loop's
 retry layer handles as for any request. The run loop does not know it was batched.
 """

@@ -22,7 +22,7 @@ of failing the job.
 
 ``mode="batch"``: each provider's requests of one round (the next request of every
 running job) go out as one provider batch through the provider's
-:class:`~doc_processing_toolkit.ports.batch.BatchClient`, which the fleet obtains from
+`BatchClient`, which the fleet obtains from
 ``FleetDeps.batch_clients(provider, **client_kwargs)`` (the composition root's
 ``build_batch_client``; ``client_kwargs`` are the probe Agent's ``api_key`` and
 ``base_url`` when it has them). A provider without one (the function returns None) runs
@@ -116,7 +116,7 @@ class Fleet:
         """Args:
         agent_factory: Builds one job's Agent (called for every job, in every worker).
             None: a fleet that only submits and reads (``dpt fleet status``); it cannot
-            :meth:`run`.
+            `run`.
         database_url: The engine's database: None for a SQLite file ``<name>.sqlite`` in
             the working directory, a path or ``sqlite:///...`` URL, or a
             ``postgresql://`` URL that several workers share.

@@ -1,14 +1,14 @@
 """A fleet job's model client: every request a checkpointed step behind a rate permit.
 
-:class:`JobModelClient` is what the run loop of a fleet job talks to (installed through
-the run scope, see :mod:`~doc_processing_toolkit.application.run.step_scope`). Each
+`JobModelClient` is what the run loop of a fleet job talks to (installed through
+the run scope, see `step_scope`). Each
 attempt at a request is: a permit on the provider's lane (the fleet-wide rate limit,
 when one is set), then one durable step that sends the request and returns its
-:class:`ModelResponse`. A resumed job gets completed steps back from the checkpoint, so a
+`ModelResponse`. A resumed job gets completed steps back from the checkpoint, so a
 completed request is never sent again and its usage (hence its cost) is the recorded one.
 
-A 429 does not fail the job: the step returns a :class:`Throttled` marker, the worker's
-:class:`ProviderGate` pauses every send to that provider (exponential, or the server's
+A 429 does not fail the job: the step returns a `Throttled` marker, the worker's
+`ProviderGate` pauses every send to that provider (exponential, or the server's
 ``retry-after``), and the request tries again with a fresh permit. So a rate-limit storm
 slows the fleet down instead of failing jobs; only a storm longer than
 ``storm_seconds`` for one request ends in the RateLimitError.

@@ -2,11 +2,11 @@
 
 One mechanism, through the neutral IR: the source provider's HistoryCodec parses the
 stored messages, its profile resolves file references it can (a Files API URI through a
-media lookup), :func:`doc_processing_toolkit.domain.history.filtering.cross_provider` keeps
+media lookup), `doc_processing_toolkit.domain.history.filtering.cross_provider` keeps
 what the target can take under the rules the two profiles give (recording every drop and
-re-key in a :class:`ConversionReport`), and the target's codec renders the result.
-:func:`read_history` / :func:`write_history` expose the same filter over plain neutral
-turns (:mod:`.turns`). Codecs and profiles are handed in as :class:`~.dialects.Dialects`
+re-key in a `ConversionReport`), and the target's codec renders the result.
+`read_history` / `write_history` expose the same filter over plain neutral
+turns (`turns`). Codecs and profiles are handed in as `Dialects`
 (``agent.history_conversion`` binds the process container's), so a plug-in provider takes
 part like a built-in one. Nothing here touches a provider or the network.
 """
@@ -177,7 +177,7 @@ def read_history(
     dialects: Dialects,
     media_lookup: MediaLookup | None = None,
 ) -> list[dict[str, Any]]:
-    """Read a stored history into neutral turns (shapes: :mod:`.turns`).
+    """Read a stored history into neutral turns (shapes: `turns`).
 
     Every tool round is closed and every result matches a call; what a neutral turn cannot
     hold (reasoning, provider-run traffic, media without bytes or URL, media in a model

@@ -2,8 +2,8 @@
 
 The history room never looks a codec or a profile up itself: whoever calls it (the
 documented ``agent.history_conversion`` binds the process container) passes a
-:class:`Dialects`. What the pure crossing needs of a profile is turned into a
-:class:`~doc_processing_toolkit.domain.history.rules.DialectRules` by :func:`rules_of`.
+`Dialects`. What the pure crossing needs of a profile is turned into a
+`DialectRules` by `rules_of`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Neutral turns: the plain-dict form of a history that belongs to no provider.
 
-The shapes (what :func:`read_history` returns and :func:`write_history` takes)::
+The shapes (what `read_history` returns and `write_history` takes)::
 
     {"role": "user", "index": 0, "parts": [
         {"type": "text", "text": "..."},

@@ -1,14 +1,14 @@
 """The hooks room: the control channel a host steers a run through.
 
-* :class:`~.runner.HookRunner` — one per run; awaits the user's hook at each hook point of
+* `HookRunner` — one per run; awaits the user's hook at each hook point of
   the run loop's EventChannel, contains what it raises, and enforces its directive
   (veto, queued injection, pause, abort) at safe points;
-* :class:`~.handle.RunHandle` — ``Agent.run_handle``: pause / resume / abort / inject from
+* `RunHandle` — ``Agent.run_handle``: pause / resume / abort / inject from
   any thread, wake-ups marshalled onto the run's loop;
-* :class:`~.confirm.ConfirmAfterNToolCalls` — the built-in "continue?" hook;
-* :class:`~.request_start.RequestStartEmitter` — the opt-in request_start event;
-* :func:`~.messages.build_injected_user_message`,
-  :func:`~.messages.stream_callback_accepts_metadata`.
+* `ConfirmAfterNToolCalls` — the built-in "continue?" hook;
+* `RequestStartEmitter` — the opt-in request_start event;
+* `build_injected_user_message`,
+  `stream_callback_accepts_metadata`.
 
 What does not belong here: the loop itself (``application/run``), the event vocabulary
 and HookDirective (``domain/events.py``), AgentAborted (``domain/errors.py``).

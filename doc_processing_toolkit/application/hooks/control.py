@@ -1,8 +1,8 @@
 """The hook channel of one run, as the Agent wires it: handle, runner, request_start.
 
-:class:`RunControl` builds the per-run pieces and folds what they recorded into the
+`RunControl` builds the per-run pieces and folds what they recorded into the
 result (``injected_messages``, ``undelivered_injections``, an AgentAborted's partial
-spend). :class:`RunHandles` is what ``Agent.run_handle`` reads: each active run's
+spend). `RunHandles` is what ``Agent.run_handle`` reads: each active run's
 handle, the calling run's own first (a ContextVar), else the newest active run's.
 """
 

@@ -39,8 +39,8 @@ _ENDED = _EndedQueue()
 class RunHandle:
     """Handle for controlling a running (possibly paused) agent run.
 
-    Exposed as ``Agent.run_handle`` for the duration of a run. :meth:`resume`,
-    :meth:`abort` and :meth:`inject` may be called from any thread.
+    Exposed as ``Agent.run_handle`` for the duration of a run. `resume`,
+    `abort` and `inject` may be called from any thread.
     """
 
     def __init__(self) -> None:
@@ -62,7 +62,7 @@ class RunHandle:
             self._wake = None  # made at the first pause (most runs never pause)
 
     def release(self) -> None:
-        """The run has ended: drop the run's loop and queue (a later :meth:`inject` is
+        """The run has ended: drop the run's loop and queue (a later `inject` is
         refused as after the end). The handle no longer keeps the run's runner alive, so
         neither waits for the garbage collector."""
         with self._lock:
@@ -73,7 +73,7 @@ class RunHandle:
     # ------------------------------------------------------------------ host side
     @property
     def paused(self) -> bool:
-        """True while the run is paused (from :meth:`pause` until :meth:`resume`)."""
+        """True while the run is paused (from `pause` until `resume`)."""
         with self._lock:
             return self._paused
 
@@ -85,7 +85,7 @@ class RunHandle:
 
     @property
     def abort_requested(self) -> bool:
-        """True once :meth:`abort` was called."""
+        """True once `abort` was called."""
         with self._lock:
             return self._abort_requested
 
@@ -107,7 +107,7 @@ class RunHandle:
     def abort(self, reason: str | None = None) -> None:
         """Request a clean abort at the next safe point (also unblocks a pause; any thread).
 
-        Like :meth:`pause`, this cannot pre-empt a tool that is already executing: that
+        Like `pause`, this cannot pre-empt a tool that is already executing: that
         tool finishes and its result is delivered first. No provider call is cut off
         mid-request and no tool call is left without its result.
         """

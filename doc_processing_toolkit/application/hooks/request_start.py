@@ -2,7 +2,7 @@
 
 One instance per run, built only when ``Agent(emit_request_start=True)``; with the switch
 off no emitter exists and the event stream is unchanged. Views made by
-:meth:`RequestStartEmitter.for_purpose` share one counter, so ``request_index`` is
+`RequestStartEmitter.for_purpose` share one counter, so ``request_index`` is
 monotonic across the whole run (compaction's summarisation calls included).
 """
 
@@ -50,7 +50,7 @@ class RequestStartEmitter:
             model: The model id, echoed on every payload.
             provider: The provider name, echoed on every payload.
             stream_callback: The run's streaming tap, ``cb(event_type, content[, metadata])``
-                (an awaitable it returns is awaited by :meth:`emit`).
+                (an awaitable it returns is awaited by `emit`).
             hooks_runner: The run's hook channel (tool-calling path only).
             retry_accumulator: The run's RetryAccumulator (derives ``attempt``).
             purpose: Default purpose for payloads from this view.

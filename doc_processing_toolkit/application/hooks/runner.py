@@ -1,13 +1,13 @@
 """HookRunner: bridges the run loop to the user's hooks (one instance per run).
 
 The loop emits every hook point through its EventChannel, which hands the event to
-:meth:`HookRunner.dispatch`. The runner awaits the hook, contains what it raises, and
+`HookRunner.dispatch`. The runner awaits the hook, contains what it raises, and
 enforces the directive:
 
 * ``skip_tool`` comes back to the before_tool_call site (the only place a veto means
   anything); anywhere else it is ignored with a WARNING;
-* ``inject_message`` is queued for the next turn boundary (:meth:`drain_injections`);
-* ``pause`` / ``abort`` are requests on the run's :class:`RunHandle`, honoured at the
+* ``inject_message`` is queued for the next turn boundary (`drain_injections`);
+* ``pause`` / ``abort`` are requests on the run's `RunHandle`, honoured at the
   next safe point. Safe points are run_start, iteration_start, request_start and
   iteration_complete (between tool rounds), and before_tool_call (before that tool runs).
   Nothing pre-empts a tool that is already executing: an abort asked for during a tool
@@ -171,7 +171,7 @@ class HookRunner:
 
         Returns the directive ONLY when the caller must act on it locally (skip_tool at a
         before_tool_call site). pause and abort are handled here; inject_message is
-        queued for :meth:`drain_injections` at the next turn boundary.
+        queued for `drain_injections` at the next turn boundary.
 
         Raises:
             AgentAborted: When the hook (or the run handle) requested an abort.
@@ -179,7 +179,7 @@ class HookRunner:
         return await self.dispatch(AgentStreamEvent(event_type, content, metadata))
 
     async def dispatch(self, event: AgentStreamEvent) -> HookDirective | None:
-        """:meth:`emit` for a built event (the EventChannel's entry point)."""
+        """`emit` for a built event (the EventChannel's entry point)."""
         kind = event.event_type
         if kind == "iteration_start" and event.metadata:
             self.partial["iterations"] = int(event.metadata.get("iteration", 0))
@@ -209,7 +209,7 @@ class HookRunner:
         return self._hooks is not None
 
     async def checkpoint(self, kind: str, metadata: dict[str, Any] | None) -> HookDirective | None:
-        """:meth:`dispatch` for a run without a hook, with no event built: the run handle's
+        """`dispatch` for a run without a hook, with no event built: the run handle's
         pause, abort and skip at this point, and the partial iteration count."""
         if kind == "iteration_start" and metadata:
             self.partial["iterations"] = int(metadata.get("iteration", 0))
@@ -291,7 +291,7 @@ class HookRunner:
             return bool(self._queue)
 
     def drain_injections(self) -> list[str]:
-        """Return and clear the queued texts (recorded on :attr:`consumed_injections`)."""
+        """Return and clear the queued texts (recorded on `consumed_injections`)."""
         with self._lock:
             texts, self._queue = self._queue, []
             self.consumed_injections.extend(texts)
@@ -300,7 +300,7 @@ class HookRunner:
     def take_undelivered(self) -> list[str]:
         """Return and clear the texts never shown to the model, and close the queue.
 
-        Does not record into :attr:`consumed_injections`: these texts were never appended
+        Does not record into `consumed_injections`: these texts were never appended
         to any message list.
         """
         with self._lock:

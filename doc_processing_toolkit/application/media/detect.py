@@ -1,9 +1,9 @@
 """Media type detection: magic numbers first, the file extension only as a fallback.
 
-Pure functions over bytes and names (no I/O). :func:`sniff_media_type` reads the
+Pure functions over bytes and names (no I/O). `sniff_media_type` reads the
 signature of images, PDFs, audio, video and the Office Open XML containers;
-:func:`guess_from_name` is the extension table of :mod:`mimetypes` with the few types it
-lacks; :func:`is_youtube_url` / :func:`is_web_url` classify string inputs.
+`guess_from_name` is the extension table of `mimetypes` with the few types it
+lacks; `is_youtube_url` / `is_web_url` classify string inputs.
 """
 
 from __future__ import annotations

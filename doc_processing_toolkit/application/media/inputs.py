@@ -1,6 +1,6 @@
-"""File inputs -> :class:`MediaPart`: what ``run(files=...)`` and MediaTransformer accept.
+"""File inputs -> `MediaPart`: what ``run(files=...)`` and MediaTransformer accept.
 
-One input is a path (``str`` or :class:`pathlib.Path`), an http(s) URL, a YouTube URL,
+One input is a path (``str`` or `pathlib.Path`), an http(s) URL, a YouTube URL,
 raw ``bytes`` (typed by magic number) or one of the documented dicts::
 
     {"type": "base64", "media_type": "image/png", "data": "<base64>"}

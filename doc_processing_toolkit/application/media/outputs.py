@@ -2,8 +2,8 @@
 
 A response names what its code execution wrote in ``metadata["code_execution_files"]``
 (``{"file_id", "filename"?, "container_id"?}``, in order); after the run
-:func:`download_output_files` fetches each one through the client's
-:class:`~doc_processing_toolkit.ports.code_execution_files.CodeExecutionFiles` port and
+`download_output_files` fetches each one through the client's
+`CodeExecutionFiles` port and
 writes it:
 
 * into ``code_execution_output_dir`` when set (shared across runs: a file an earlier run
@@ -48,7 +48,7 @@ _UNSAFE = re.compile(r"[\x00-\x1f\x7f<>:\"|?*]")
 
 @dataclass
 class OutputFiles:
-    """What :func:`download_output_files` wrote."""
+    """What `download_output_files` wrote."""
 
     files_created: list[str] = field(default_factory=list)
     """The paths written (``AgentResult.files_created``)."""

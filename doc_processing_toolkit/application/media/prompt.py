@@ -1,8 +1,8 @@
 """The user turn of a run: the message text and the ``files=`` media, checked.
 
-:func:`build_prompt` turns ``files=`` into media parts (every input checked before
-anything is sent), validates them against the model (:mod:`.validation`) and returns the
-user :class:`Message` — the media first, in the order given, then the text (left out
+`build_prompt` turns ``files=`` into media parts (every input checked before
+anything is sent), validates them against the model (`validation`) and returns the
+user `Message` — the media first, in the order given, then the text (left out
 when empty and there is media) — with the
 ``dropped_parts`` entries for what was left out.
 """
@@ -34,7 +34,7 @@ class Prompt:
     dropped_parts: list[dict[str, Any]] = field(default_factory=list)
     """``AgentResult.dropped_parts`` entries (``index`` is the position in ``files``)."""
     media_indexes: tuple[int, ...] = ()
-    """The ``files`` position of each media part kept in :attr:`message`."""
+    """The ``files`` position of each media part kept in `message`."""
 
 
 def build_prompt(

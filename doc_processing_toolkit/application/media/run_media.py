@@ -1,11 +1,11 @@
 """One run's code-execution media: ``tool_files``, a container to reuse, per-part
 resolutions, and the files code execution wrote.
 
-:class:`RunMedia` is what the Agent holds for one run: built (and every input checked)
+`RunMedia` is what the Agent holds for one run: built (and every input checked)
 before anything is sent, it uploads the tool files and gives the user turn
-(:meth:`RunMedia.user_turn`), the run-settings overrides (:meth:`RunMedia.overrides`:
+(`RunMedia.user_turn`), the run-settings overrides (`RunMedia.overrides`:
 code execution switched on when tool files or a container need it), and after the loop
-writes the output files onto the result (:meth:`RunMedia.finish`).
+writes the output files onto the result (`RunMedia.finish`).
 """
 
 from __future__ import annotations

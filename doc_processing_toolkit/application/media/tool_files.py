@@ -1,14 +1,14 @@
 """``run(tool_files=...)`` and ``anthropic_container_id=``: files and a container for the
 provider's code execution.
 
-:func:`check_tool_files` reads the inputs (the same forms as ``files=``; every bad input
-raises before any request). :func:`upload_tool_files` uploads them through the client's
-:class:`~doc_processing_toolkit.ports.code_execution_files.CodeExecutionFiles` port; a
+`check_tool_files` reads the inputs (the same forms as ``files=``; every bad input
+raises before any request). `upload_tool_files` uploads them through the client's
+`CodeExecutionFiles` port; a
 client without one (Fireworks) has them filtered out with one log line. Each upload gives
 a part for the run's user turn (an Anthropic ``container_upload`` block, a Gemini
 ``file_data`` part) or a file id for the code-execution tool's configuration (OpenAI).
 
-:func:`with_code_execution` turns code execution on for a run that needs it (tool files,
+`with_code_execution` turns code execution on for a run that needs it (tool files,
 or a container to reuse), keeping the Agent's own configuration of the tool.
 """
 

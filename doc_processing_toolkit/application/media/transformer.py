@@ -1,7 +1,7 @@
 """MediaTransformer: file inputs in one provider's wire format (``agent.media``).
 
 What a provider takes is not a table here: it is the union of its registry rows'
-``input_types`` (:func:`~doc_processing_toolkit.domain.media.accepts_input_type`) narrowed
+``input_types`` (`accepts_input_type`) narrowed
 by its profile's ``accepts_media`` (what its wire format carries in a user turn). The wire
 shapes come from the provider's history codec, so a transformed part is exactly what a
 run sends (Anthropic ``image`` / ``document`` blocks, OpenAI ``input_image`` /
@@ -58,7 +58,7 @@ KNOWN_MEDIA_TYPES: tuple[str, ...] = (
     "video/x-msvideo",
     "video/3gpp",
 )
-"""The media types detection names, the candidates :meth:`get_supported_types` filters."""
+"""The media types detection names, the candidates `get_supported_types` filters."""
 
 _OPTIONS = frozenset({"media_type", "filename"})
 
@@ -184,7 +184,7 @@ class MediaTransformer:
     def transform_files(
         self, files: Sequence[str | os.PathLike[str]], provider: str, **kwargs: Any
     ) -> list[dict[str, Any]]:
-        """Alias for :meth:`transform` (``provider`` is ignored: this instance's is used)."""
+        """Alias for `transform` (``provider`` is ignored: this instance's is used)."""
         return self.transform(files, **kwargs)
 
     # ------------------------------------------------------------------ rendering

@@ -1,11 +1,11 @@
 """Prompt media against what the model takes: the row's ``input_types`` and the wire format.
 
-:func:`validate_prompt_media` checks each prompt media part against the registry row's
-``input_types`` (:func:`~doc_processing_toolkit.domain.media.accepts_input_type`) and the
+`validate_prompt_media` checks each prompt media part against the registry row's
+``input_types`` (`accepts_input_type`) and the
 provider profile's ``accepts_media`` (what its wire format carries in a user turn). A part
 that fails is recorded as an ``AgentResult.dropped_parts`` entry; under
 ``on_unsupported_part="drop"`` it is left out with one WARNING, under ``"raise"`` the run is
-refused with :class:`UnsupportedPartError` before any request is sent. With no registry row
+refused with `UnsupportedPartError` before any request is sent. With no registry row
 nothing is dropped for its type (a registry miss never silently drops): one WARNING says
 the parts are sent unchecked.
 """
@@ -59,7 +59,7 @@ def input_type_key(part: MediaPart) -> str:
 
 @dataclass(slots=True)
 class MediaCheck:
-    """What :func:`validate_prompt_media` decided."""
+    """What `validate_prompt_media` decided."""
 
     kept: list[MediaPart] = field(default_factory=list)
     """The parts to send, in order."""

@@ -1,15 +1,15 @@
 """The run's thinking-binding choices: what each request carries, the one re-send, the report.
 
-The loop hands every request through :func:`prepare_request` (the resolved
+The loop hands every request through `prepare_request` (the resolved
 ``block_binding``, the ``prefix_strip_fallback`` boundary, the run's re-send choice, and
-the shadow :class:`~.prefix_audit.PrefixAuditor`) and gives the retry layer
-:func:`rebinder`: a prefix-binding 400 (``ProviderError.error_type ==
+the shadow `PrefixAuditor`) and gives the retry layer
+`rebinder`: a prefix-binding 400 (``ProviderError.error_type ==
 PREFIX_BINDING_ERROR_TYPE``) is logged at WARNING and re-sent once with
 ``ModelRequest.rebind`` set, unless the run asked for ``"error"``. From then on every
 request of the run carries the same choice (``RunOutcome.prefix_binding_retry``).
-:func:`response_facts` annotates the server's ``input_transformations`` with the 1-based
-index of the request that reported them; :func:`serving_row` and
-:func:`attribute_fallback` price a request at the model(s) that served it. Nothing here
+`response_facts` annotates the server's ``input_transformations`` with the 1-based
+index of the request that reported them; `serving_row` and
+`attribute_fallback` price a request at the model(s) that served it. Nothing here
 names a provider: the adapter that
 binds reasoning maps these fields (the others ignore them).
 """
@@ -43,7 +43,7 @@ __all__ = [
 
 
 def request_fields(settings: RunSettings, outcome: RunOutcome) -> dict[str, Any]:
-    """The :class:`ModelRequest` fields of the run's binding choices, as they stand now
+    """The `ModelRequest` fields of the run's binding choices, as they stand now
     (none where reasoning is not bound): the loop builds each request with them."""
     if not settings.bound_reasoning:
         return {}
@@ -59,7 +59,7 @@ def request_fields(settings: RunSettings, outcome: RunOutcome) -> dict[str, Any]
 def prepare_request(
     request: ModelRequest, settings: RunSettings, outcome: RunOutcome, log: Any
 ) -> ModelRequest:
-    """``request`` with the run's binding choices (:func:`request_fields`); copied only
+    """``request`` with the run's binding choices (`request_fields`); copied only
     when one moved since it was built (the re-send after a prefix-binding 400), and
     audited (never altered) when asked."""
     if not settings.bound_reasoning:

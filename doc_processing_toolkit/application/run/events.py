@@ -1,6 +1,6 @@
 """The one event channel of a run.
 
-Every observation — stream events and hook points — goes through :meth:`EventChannel.emit`.
+Every observation — stream events and hook points — goes through `EventChannel.emit`.
 Stream-visible events reach the stream sink (``Agent.stream()`` consumers and the
 ``stream_callback`` tap); hook points reach the hook runner, whose directive comes back
 to the call site. The hooks issue adds directive handling in the runner only.
@@ -38,7 +38,7 @@ class HookDispatcher(Protocol):
         ...
 
     async def checkpoint(self, kind: str, metadata: dict[str, Any] | None) -> HookDirective | None:
-        """What :meth:`dispatch` does for ``kind`` when there is no hook (no event built)."""
+        """What `dispatch` does for ``kind`` when there is no hook (no event built)."""
         ...
 
 

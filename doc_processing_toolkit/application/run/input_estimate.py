@@ -9,7 +9,7 @@ never charged the estimate.
 
 Modes:
 
-* ``"lazy"`` (the default): :func:`local_estimate`, a local approximation - no API call,
+* ``"lazy"`` (the default): `local_estimate`, a local approximation - no API call,
   and on Google no Files API upload.
 * ``True``: the provider's own token-counting API (``count_tokens`` on a client that has
   one; a client without one falls back to the local figure). A count that fails gives 0.
@@ -114,8 +114,8 @@ def local_estimate(request: ModelRequest) -> int:
     """A local approximation of ``request``'s input tokens (no I/O).
 
     Text, tool arguments and tool schemas count one token per
-    :data:`CHARS_PER_TOKEN` characters; an image :data:`IMAGE_TOKENS`; a PDF
-    :data:`PDF_PAGE_TOKENS` per page it declares; other media one token per KB.
+    `CHARS_PER_TOKEN` characters; an image `IMAGE_TOKENS`; a PDF
+    `PDF_PAGE_TOKENS` per page it declares; other media one token per KB.
     """
     chars, media = _messages_estimate(request.messages)
     chars += len(request.system)

@@ -99,7 +99,7 @@ log = get_logger(__name__)
 
 FINAL_RESULT_TOOL = "final_result"
 """The synthetic tool of tool-based structured output (Path B), unless a tool of the
-run already has that name (see :func:`final_result_tool_name`)."""
+run already has that name (see `final_result_tool_name`)."""
 
 
 def final_result_tool_name(taken: Iterable[str]) -> str:

@@ -1,6 +1,6 @@
 """Off-loop provider calls for a streamed run without local tools.
 
-:class:`OffLoopModelClient` makes each provider call on the stream worker: one daemon
+`OffLoopModelClient` makes each provider call on the stream worker: one daemon
 thread per process running its own event loop. The items are handed back to the run's
 loop with ``call_soon_threadsafe``, so the deltas reach the stream as the provider
 generates them even when the host's loop is busy. Closing the stream cancels the
@@ -42,7 +42,7 @@ def offloop_enabled() -> bool:
 
 async def client_for_run(client: ModelClient, tools: ToolSet, *, streamed: bool) -> ModelClient:
     """``client`` itself, or off-loop for a streamed run that has no local tools; inside a
-    :func:`~doc_processing_toolkit.application.run.step_scope.run_scope`, the scope's
+    `run_scope`, the scope's
     client (a fleet job's durable one)."""
     scope = current_scope()
     if scope is not None:

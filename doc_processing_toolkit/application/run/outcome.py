@@ -80,7 +80,7 @@ class RunOutcome:
     current_request: ModelRequest | None = None
     """The latest request sent (its purpose, tier and cache TTL price a failed one)."""
     current_iteration: int = 0
-    """The tool-loop iteration of :attr:`current_request`."""
+    """The tool-loop iteration of `current_request`."""
     request_facts: list[dict[str, Any]] = field(default_factory=list)
     """Per ledger record: ``retries_before`` (retry attempts recorded before it),
     ``duration_ms`` and ``thinking`` - what the detailed cost report needs."""
@@ -89,13 +89,13 @@ class RunOutcome:
     compactions: list[CompactionResult] = field(default_factory=list)
     """The compactions this run made (Level 1 and Level 2), in order."""
     compaction_iterations: list[int] = field(default_factory=list)
-    """The iteration each of :attr:`compactions` happened at (before its request)."""
+    """The iteration each of `compactions` happened at (before its request)."""
     estimated_input_tokens: int = 0
     """The pre-flight input estimate of the latest request (``estimate_input_tokens``):
-    a count the provider gave (True) or 0; see :meth:`input_estimate`."""
+    a count the provider gave (True) or 0; see `input_estimate`."""
     estimate_source: ModelRequest | None = None
     """Under ``estimate_input_tokens="lazy"``: the latest request, whose local estimate
-    :meth:`input_estimate` computes only when a failed request's record needs it (a pure
+    `input_estimate` computes only when a failed request's record needs it (a pure
     function of the request, so a request that succeeds costs no estimate)."""
     prefix_binding_retry: bool = False
     """A prefix-binding 400 was re-sent once; every later request carries the same choice."""

@@ -1,7 +1,7 @@
 """The prefix audit (``prefix_audit=True`` / ``DPT_PREFIX_AUDIT``): shadow mode.
 
 Before each request to a provider that binds replayed reasoning to its conversation
-prefix, :class:`PrefixAuditor` fingerprints the system prompt, the tools (each by name)
+prefix, `PrefixAuditor` fingerprints the system prompt, the tools (each by name)
 and every message, compares them with the previous request this Agent sent, and logs one
 WARNING naming what changed: the system prompt, the tools (added / removed / redefined),
 or the first message that is no longer what the previous request sent. It only reads the
@@ -30,7 +30,7 @@ _TRUE = frozenset({"1", "true", "on", "yes"})
 
 
 def prefix_audit_enabled(setting: bool) -> bool:
-    """The Agent's ``prefix_audit``, or the process-wide :data:`PREFIX_AUDIT_ENV`."""
+    """The Agent's ``prefix_audit``, or the process-wide `PREFIX_AUDIT_ENV`."""
     return bool(setting) or os.environ.get(PREFIX_AUDIT_ENV, "").strip().lower() in _TRUE
 
 

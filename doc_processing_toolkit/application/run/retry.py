@@ -1,4 +1,4 @@
-"""The one retry layer: every provider request goes through :func:`stream_with_retry`.
+"""The one retry layer: every provider request goes through `stream_with_retry`.
 
 SDK retries are off (``max_retries=0`` in every adapter), so a failure is retried here
 exactly once per attempt and every failed attempt is costed once:

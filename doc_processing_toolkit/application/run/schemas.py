@@ -3,9 +3,9 @@
 pydantic builds the schema anew on every ``model_json_schema()`` call: ~0.2 ms of CPU for
 a five-field model, more for nested ones, and a structured run asked for it on every run
 (twice when it had tools too). It is now built once per class (the last 256 classes are
-kept): :func:`output_json_schema` hands out a copy the caller may change,
-:func:`read_only_output_schema` the shared one, and
-:func:`final_result_spec` the one ``final_result`` tool spec of a class, so the strict
+kept): `output_json_schema` hands out a copy the caller may change,
+`read_only_output_schema` the shared one, and
+`final_result_spec` the one ``final_result`` tool spec of a class, so the strict
 budget of its requests is remembered too.
 """
 

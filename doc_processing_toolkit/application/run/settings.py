@@ -1,6 +1,6 @@
 """RunSettings: everything the run loop reads, derived from an Agent's settings.
 
-:func:`derive_run_settings` is the one place an :class:`AgentSettings` (plus what it
+`derive_run_settings` is the one place an `AgentSettings` (plus what it
 resolved to at construction) becomes the loop's settings; the Agent copies no field.
 """
 
@@ -67,7 +67,7 @@ class RunSettings:
     remove_citations: bool = False
     """Strip citation markers from a text answer (``Agent(remove_citations=True)``)."""
     estimate_input_tokens: str | bool = "lazy"
-    """How the pre-flight input estimate is made (see :mod:`.input_estimate`)."""
+    """How the pre-flight input estimate is made (see `input_estimate`)."""
     bound_reasoning: bool = False
     """The provider binds replayed reasoning to its prefix (the binding fields apply)."""
     block_binding: str | None = None
@@ -83,9 +83,9 @@ class RunSettings:
 
 
 class RunSettingsCache:
-    """:func:`derive_run_settings` remembered per Agent: a run whose inputs are those of
+    """`derive_run_settings` remembered per Agent: a run whose inputs are those of
     the previous run (the same frozen settings and resolution, system prompt, schema and
-    environment switches) reuses its :class:`RunSettings` instead of building ~40 fields
+    environment switches) reuses its `RunSettings` instead of building ~40 fields
     again. One entry: an Agent's runs nearly always share them."""
 
     __slots__ = ("_key", "_value")

@@ -1,13 +1,13 @@
 """The run-scoped step wrapper: how a durable job makes a run's requests and tool calls steps.
 
-A :class:`RunScope` is installed for the duration of one run with :func:`run_scope` (a
+A `RunScope` is installed for the duration of one run with `run_scope` (a
 context variable, so concurrent runs on one event loop each see their own). Two places
 read it, and nothing else changes in the run loop:
 
-* :func:`~doc_processing_toolkit.application.run.offloop.client_for_run` hands the loop
+* `client_for_run` hands the loop
   ``scope.model_client(client)`` instead of the Agent's client (the fleet's durable,
   rate-limited or batching client);
-* :meth:`~doc_processing_toolkit.application.tools.tool_set.ToolSet.call` runs each tool
+* `call` runs each tool
   call through ``scope.call_tool`` (a checkpointed step), MCP tools included.
 
 Without a scope (every ordinary run) both are the identity.

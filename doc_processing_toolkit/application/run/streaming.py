@@ -2,7 +2,7 @@
 
 A failed run yields ``error`` and then ``complete``; ``complete`` comes exactly once.
 Closing the generator early cancels the run (waiting at most
-:data:`STREAM_CANCEL_WAIT_SECONDS`) and hands what it had spent to ``on_abandoned``.
+`STREAM_CANCEL_WAIT_SECONDS`) and hands what it had spent to ``on_abandoned``.
 """
 
 from __future__ import annotations

@@ -2,13 +2,13 @@
 
 A provider that binds replayed reasoning to the request prefix (the tools array is part
 of it) sees every change of the tools between a session's turns as a moved prefix. The
-tools are re-derived from the live MCP servers on every run; an :class:`AgentSession`
-holds a :class:`ToolSurfaceGuard` around each of its runs (:func:`guarding`), and
-:func:`frozen_surface` compares the run's tools with the array the session started with:
+tools are re-derived from the live MCP servers on every run; an `AgentSession`
+holds a `ToolSurfaceGuard` around each of its runs (`guarding`), and
+`frozen_surface` compares the run's tools with the array the session started with:
 
 * unchanged: sent as they are;
 * changed: one record lands on the guard's drift list (``event``, ``failed_servers``,
-  ``added``, ``removed``, ``redefined``; :attr:`AgentSession.tool_surface_drift`), one
+  ``added``, ``removed``, ``redefined``; `AgentSession.tool_surface_drift`), one
   WARNING is logged, and the frozen array is sent instead (``event: "frozen"``);
 * changed under ``strict_prefix_binding``: the run fails with a ``StateError`` naming
   what moved (the record says ``event: "refused"``).
@@ -59,7 +59,7 @@ def enter_guard(guard: ToolSurfaceGuard) -> Token[ToolSurfaceGuard | None]:
 
 
 def leave_guard(token: Token[ToolSurfaceGuard | None]) -> None:
-    """Undo :func:`enter_guard` (a generator closed from another context cannot: ignored)."""
+    """Undo `enter_guard` (a generator closed from another context cannot: ignored)."""
     with contextlib.suppress(ValueError):
         _GUARD.reset(token)
 

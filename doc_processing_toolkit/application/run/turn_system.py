@@ -3,8 +3,8 @@
 A session configured with ``session_history_config={"include_system_prompt": False}``
 sends its turns without the Agent's instructions (and without what the tool planner adds to
 them). The session marks its turns here, around each run it starts, the same way it holds
-its frozen tool surface (:mod:`doc_processing_toolkit.application.run.tool_surface`), so the
-Agent's run path needs no extra parameter; :func:`run_system` is read once per run, where
+its frozen tool surface (`doc_processing_toolkit.application.run.tool_surface`), so the
+Agent's run path needs no extra parameter; `run_system` is read once per run, where
 the run's settings are derived.
 """
 
@@ -23,7 +23,7 @@ def omit_system_prompt(omit: bool) -> Token[bool]:
 
 
 def restore_system_prompt(token: Token[bool]) -> None:
-    """Undo :func:`omit_system_prompt`."""
+    """Undo `omit_system_prompt`."""
     _OMIT.reset(token)
 
 

@@ -4,7 +4,7 @@ Restoring or rebinding a session onto another provider converts its history; the
 conversion replaces a media part the target row's ``input_types`` do not list by a
 placeholder and records the drop in its report. That drop is the session's
 ``on_unsupported_part`` decision: under ``"raise"`` the restore fails with
-:class:`UnsupportedPartError` (nothing changed), under ``"drop"`` it is recorded in
+`UnsupportedPartError` (nothing changed), under ``"drop"`` it is recorded in
 ``AgentSession.dropped_parts`` like a same-provider drop.
 """
 

@@ -1,8 +1,8 @@
 """The session envelope on the way out (to_dict / to_json) and its file write.
 
-:func:`build_envelope` applies the save's media policy to a copy of the history and returns
+`build_envelope` applies the save's media policy to a copy of the history and returns
 a detached, JSON-clean version-3 envelope that never holds the system prompt;
-:func:`write_atomic` puts text on disk through a sibling temporary file, fsync and a
+`write_atomic` puts text on disk through a sibling temporary file, fsync and a
 rename, so an interrupted checkpoint never replaces the last good file (and leaves no
 temporary file behind).
 """
@@ -59,7 +59,7 @@ __all__ = [
 
 @dataclass
 class EnvelopeSource:
-    """What a save reads of a session (copies are made by :func:`build_envelope`)."""
+    """What a save reads of a session (copies are made by `build_envelope`)."""
 
     session_id: str
     provider: str
@@ -194,7 +194,7 @@ def build_envelope(
 
 
 def envelope_source(source: str | bytes | os.PathLike[str]) -> str:
-    """How an error names what :func:`read_envelope_json` read."""
+    """How an error names what `read_envelope_json` read."""
     if isinstance(source, bytes):
         return "session JSON bytes"
     if isinstance(source, str) and source.lstrip()[:1] in ("{", "["):

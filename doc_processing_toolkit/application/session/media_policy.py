@@ -4,7 +4,7 @@ A session stores media the way each provider's API took it: base64 inside an Ant
 ``source``, a data URL inside an OpenAI or Fireworks part, ``inline_data`` inside a Gemini
 part, and a Files API ``file_data`` URI for what Gemini took by upload. The shapes are
 recognised by structure (never by asking which provider saved them), so the session can
-inventory them, move their bytes to a :class:`MediaStore` behind ``$media:<ref>`` markers,
+inventory them, move their bytes to a `MediaStore` behind ``$media:<ref>`` markers,
 strip them to text placeholders and put the bytes back on restore. Nothing here touches a
 provider or the network; the store is handed in.
 """
@@ -139,7 +139,7 @@ def _walk(value: Any, index: int, role: Any, shapes: NativeMediaShapes) -> Itera
 
 
 def iter_slots(messages: list[Any], shapes: NativeMediaShapes) -> Iterator[MediaSlot]:
-    """Yield a :class:`MediaSlot` for every media part in ``messages``."""
+    """Yield a `MediaSlot` for every media part in ``messages``."""
     for index, message in enumerate(messages):
         role = message.get("role") if isinstance(message, dict) else None
         yield from _walk(message, index, role, shapes)

@@ -1,6 +1,6 @@
 """A session's provider-native history, read and cut through the provider's codec.
 
-The session stores what the provider's :class:`HistoryCodec` renders (the spec's
+The session stores what the provider's `HistoryCodec` renders (the spec's
 ``session.messages``); a provider without a codec stores the neutral IR's JSON form. The
 legal cut points of a history — where no tool round is open and no result is orphaned —
 are found on the IR and mapped back to native indices, so truncation never rewrites what
@@ -30,9 +30,9 @@ _ATOMS = frozenset({str, int, float, bool, type(None)})
 
 def copy_tree(value: _T) -> _T:
     """A deep copy of JSON-shaped data (dicts, lists and scalars), about three times
-    faster than :func:`copy.deepcopy` on a session's history. Every turn copies the
+    faster than `copy.deepcopy` on a session's history. Every turn copies the
     whole history, so that cost grows with the session. Any other type, a dict or list
-    subclass included, is copied by :func:`copy.deepcopy`. The one difference is that an
+    subclass included, is copied by `copy.deepcopy`. The one difference is that an
     object the data holds twice comes back as two copies, not one shared copy. A
     history never relies on that."""
     return cast(_T, _copy(value))

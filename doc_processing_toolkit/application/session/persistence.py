@@ -1,4 +1,4 @@
-"""The session's save, restore, rebind and truncation (a mixin of :class:`AgentSession`).
+"""The session's save, restore, rebind and truncation (a mixin of `AgentSession`).
 
 Everything here builds its result aside and assigns it at the end, so a malformed
 envelope, an unconvertible history or a refused cut leaves the session as it was.
@@ -230,7 +230,7 @@ class SessionPersistence:
 
     @property
     def persistence_report(self) -> dict[str, Any]:
-        """What :meth:`to_dict` would write, measured (size, counts, media inventory)."""
+        """What `to_dict` would write, measured (size, counts, media inventory)."""
         records = list(media_parts(self._messages, self.agent.deps.native_media))
         size = len(json.dumps(self.to_dict(media="inline"), ensure_ascii=False).encode())
         return {

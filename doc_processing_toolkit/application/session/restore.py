@@ -1,10 +1,10 @@
 """Bringing a stored history to an Agent: dialect detection and cross-provider conversion.
 
-Reuses :mod:`doc_processing_toolkit.application.history.conversion` (the one conversion
+Reuses `doc_processing_toolkit.application.history.conversion` (the one conversion
 mechanism) with the Agent's own codecs and profiles. A history of plain text turns is
 provider-neutral and always crosses; anything else crosses unless
 ``DPT_SESSION_CROSS_PROVIDER_CONVERSION=off``, and an unconvertible one is refused with a
-:class:`SessionCompatibilityError` naming the session, the target and the turn.
+`SessionCompatibilityError` naming the session, the target and the turn.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Each turn hands the stored history (parsed from the provider-native form through
 Agent's codec) to the Agent's one run loop and stores what the turn added, including the
 final assistant reply. A turn commits all at once — messages, run boundary, totals, the
 per-turn store row — or, when it fails, leaves everything but the spend it really billed
-exactly as it was, with :attr:`interrupted_turn` set.
+exactly as it was, with `interrupted_turn` set.
 """
 
 from __future__ import annotations
@@ -168,7 +168,7 @@ class AgentSession(SessionTurns):
 
     @property
     def run_boundaries(self) -> list[dict[str, int]]:
-        """Where each recorded turn's messages sit in :attr:`messages` (a copy)."""
+        """Where each recorded turn's messages sit in `messages` (a copy)."""
         return copy.deepcopy(list(self._metadata.get("run_boundaries", [])))
 
     @property
@@ -477,7 +477,7 @@ class AgentSession(SessionTurns):
     # ------------------------------------------------------------------ restore
     @classmethod
     def from_dict(cls, data: dict[str, Any], agent: Any, *, media_store: Any = None) -> Self:
-        """Restore a session from :meth:`to_dict` output, bound to ``agent``.
+        """Restore a session from `to_dict` output, bound to ``agent``.
 
         Args:
             data (dict): A version-3 envelope (older versions are migrated).
@@ -485,7 +485,7 @@ class AgentSession(SessionTurns):
                 provider's dialect is converted for it (``metadata["converted_from"]``).
             media_store (str | MediaStore | None): A directory path or a MediaStore read
                 for the envelope's ``$media:<ref>`` markers (None: the agent's); a missing
-                blob becomes a placeholder and a :attr:`media_report` entry.
+                blob becomes a placeholder and a `media_report` entry.
                 Default: None.
 
         Returns:
@@ -509,9 +509,9 @@ class AgentSession(SessionTurns):
 
         Args:
             source (str | bytes | os.PathLike): The JSON text or bytes, or the path of a
-                file :meth:`to_json` wrote.
-            agent (Agent): The Agent the session continues on (as in :meth:`from_dict`).
-            media_store (str | MediaStore | None): As in :meth:`from_dict`. Default: None.
+                file `to_json` wrote.
+            agent (Agent): The Agent the session continues on (as in `from_dict`).
+            media_store (str | MediaStore | None): As in `from_dict`. Default: None.
 
         Returns:
             AgentSession: The restored session.

@@ -1,4 +1,4 @@
-"""How a session stores (or banks) one turn (a mixin of :class:`AgentSession`).
+"""How a session stores (or banks) one turn (a mixin of `AgentSession`).
 
 What a completed turn added, after the history config; the all-or-nothing commit of that
 turn (messages, run boundary, totals, the per-turn store row); the record a failed or
@@ -45,11 +45,11 @@ INTERRUPTED_TURN_ENV = "DPT_SESSION_INTERRUPTED_TURN"
 """``off`` disables the interrupted-turn record."""
 
 TurnContext = tuple[Token[ToolSurfaceGuard | None], Token[bool]]
-"""What :meth:`SessionTurns._enter_turn` set, for :meth:`SessionTurns._leave_turn`."""
+"""What `SessionTurns._enter_turn` set, for `SessionTurns._leave_turn`."""
 
 
 class SessionTurns(SessionPersistence):
-    """The turn bookkeeping of :class:`AgentSession`."""
+    """The turn bookkeeping of `AgentSession`."""
 
     _reuse_container: bool
     _late_policy: str

@@ -4,7 +4,7 @@ A Gemini ``file_data`` URI lives 48 hours. A restored session remembers, from th
 envelope's media table (bytes inline up to ``media_max_inline_bytes``, or in the media
 store), what each upload held. Before the first turn after a restore the session asks the
 Agent's client (when it implements
-:class:`~doc_processing_toolkit.ports.remote_media.RemoteMediaFiles`) whether each URI in
+`RemoteMediaFiles`) whether each URI in
 the history is still alive. A dead one is re-uploaded from the kept bytes (media report
 reason ``expired_reuploaded``) or, with nothing to re-upload, becomes a text placeholder
 (``expired_no_bytes``). Everything is built aside; nothing is assigned when a check or an

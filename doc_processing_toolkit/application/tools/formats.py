@@ -1,9 +1,9 @@
 """The nine tool input formats: detection, validation, and ``.py`` files and directories.
 
-:func:`detect_format` names the format of one ``tools=`` entry; :func:`normalize_entry`
+`detect_format` names the format of one ``tools=`` entry; `normalize_entry`
 checks an entry (``allowed_tools`` is a list of names, a path exists, a dict has its
 required keys) and turns it into the config dict a session factory receives;
-:func:`functions_from_path` imports ``.py`` files by path and collects their ``@tool``
+`functions_from_path` imports ``.py`` files by path and collects their ``@tool``
 functions.
 """
 
@@ -88,7 +88,7 @@ class LoadedTool:
     is_async: bool = False
     """Whether the function is async."""
     source_type: str = FUNCTION
-    """Original format type (a :func:`detect_format` name)."""
+    """Original format type (a `detect_format` name)."""
     server_name: str | None = None
     """Name of the MCP server (for MCP tools)."""
     session: Any = None
@@ -161,7 +161,7 @@ def detect_format(tool: Any) -> str:
 def validate_allowed_tools(value: Any, label: str) -> list[str] | None:
     """``allowed_tools`` as a list of names (None when absent).
 
-    The one rule is :func:`~doc_processing_toolkit.domain.tools.allowed.allowed_tool_names`.
+    The one rule is `allowed_tool_names`.
 
     Raises:
         TypeError: a bare string, or anything but a list/tuple of non-empty strings.

@@ -1,6 +1,6 @@
 """MCP session lifecycle: sessions opened once per event loop, rolled back on failure.
 
-:class:`SessionPool` opens the sessions of formats 4, 5, 6, 8 and 9 on the running
+`SessionPool` opens the sessions of formats 4, 5, 6, 8 and 9 on the running
 event loop and lists their tools. A later connect on the same loop reuses them; a
 connect on another loop discards the old ones (closed on their own loop when it still
 runs, else dropped unawaited — a dead loop's context managers cannot be awaited) and
@@ -41,7 +41,7 @@ class ServerConfig:
     """One session-format entry of ``tools=``, as loaded."""
 
     format: str
-    """The :func:`~doc_processing_toolkit.application.tools.formats.detect_format` name."""
+    """The `detect_format` name."""
     config: dict[str, Any]
     """The normalised config the factory receives."""
 

@@ -3,11 +3,11 @@
 ``load()`` detects each entry's format and checks it (a bad entry fails when the Agent
 is built): ``@tool`` functions, ``.py`` files and directories become a local-function
 session at once; the session formats (4, 5, 6, 8, 9) are kept as server configs and
-opened by :meth:`ToolLoader.connect_mcp_servers` once per event loop; provider-run
-servers (format 7) are kept for :meth:`ToolLoader.get_remote_mcp_configs`.
+opened by `ToolLoader.connect_mcp_servers` once per event loop; provider-run
+servers (format 7) are kept for `ToolLoader.get_remote_mcp_configs`.
 
 The loader never imports an adapter: the session classes come in as factories, one
-per format, usually as a :class:`~.wiring.ToolWiring` (:meth:`ToolLoader.from_wiring`);
+per format, usually as a `ToolWiring` (`ToolLoader.from_wiring`);
 ``ToolLoader()`` without arguments takes the process default AgentDeps' wiring.
 """
 
@@ -73,7 +73,7 @@ class ToolLoader:
                 ``mcp_command``, ``client_session``, ``mcp_remote_client``); each takes
                 the entry's config dict and returns an unconnected ManagedToolSession.
             local_session_factory: Builds the session over ``@tool`` functions.
-            config_validators: Optional checks per format, run by :meth:`load`.
+            config_validators: Optional checks per format, run by `load`.
 
         Without arguments the process default AgentDeps' wiring is used.
         """
@@ -111,7 +111,7 @@ class ToolLoader:
 
     # ------------------------------------------------------------------ loading
     def detect_format(self, tool: Any) -> str:
-        """Detect the format of a tool input (see :func:`tool_formats.detect_format`)."""
+        """Detect the format of a tool input (see `tool_formats.detect_format`)."""
         return detect_format(tool)
 
     def load(self, tools: Sequence[Any] | None) -> list[LoadedTool]:
@@ -122,7 +122,7 @@ class ToolLoader:
 
         Returns:
             The ``@tool`` functions (of every function, file and directory entry) as
-            LoadedTools; server tools join after :meth:`connect_mcp_servers`.
+            LoadedTools; server tools join after `connect_mcp_servers`.
 
         Raises:
             TypeError: a format is not recognized, or a bad ``allowed_tools``.
@@ -274,7 +274,7 @@ class ToolLoader:
 
     async def disconnect_mcp_servers(self) -> None:
         """Close the sessions and drop the tools they registered; the configs stay, so
-        the next :meth:`connect_mcp_servers` reconnects."""
+        the next `connect_mcp_servers` reconnects."""
         await self._pool.disconnect()
 
     def limit_local_calls(self, timeout: float | None) -> None:

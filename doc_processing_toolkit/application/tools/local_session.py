@@ -1,8 +1,8 @@
 """LocalFunctionSession: ``@tool`` functions behind the MCP ClientSession interface.
 
 The documented ``agent.loader.LocalFunctionSession``: ``list_tools()`` answers an
-:class:`~.mcp_shapes.MCPToolsResponse` and ``call_tool`` an
-:class:`~.mcp_shapes.MCPCallToolResult`, over the toolkit's own ``@tool`` session (which
+`MCPToolsResponse` and ``call_tool`` an
+`MCPCallToolResult`, over the toolkit's own ``@tool`` session (which
 it is handed as a factory, so this room imports no adapter).
 """
 

@@ -1,6 +1,6 @@
 """Tool definitions in each provider's own shape, and the MCP-compatible result types.
 
-:func:`convert_to_provider_format` is what ``ToolLoader.convert_to_provider_format``
+`convert_to_provider_format` is what ``ToolLoader.convert_to_provider_format``
 returns: plain dicts in the shape each provider's API takes. The adapters build their
 wire requests themselves; this is the documented view of the same conversion for
 callers that talk to a provider directly.

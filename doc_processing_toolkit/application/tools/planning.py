@@ -1,7 +1,7 @@
 """What a run adds around its loaded tools: the skills catalog, the memory instructions,
 the ``read_truncated_result`` tool, and deferred loading behind tool search.
 
-:class:`RunToolPlanner` is held by the Agent; :meth:`RunToolPlanner.plan` runs once per
+`RunToolPlanner` is held by the Agent; `RunToolPlanner.plan` runs once per
 run, after the MCP sessions are connected, and returns the run's ToolSet and system
 prompt.
 

@@ -3,7 +3,7 @@
 The run loop asks a ToolSet for the specs to send and routes each call to the session
 that owns the tool. Names are unique across sessions: a duplicate is a
 ToolDefinitionError naming both sources. The ToolLoader builds a run's set with
-:meth:`ToolSet.from_entries` from the tools it registered when it connected, so a run
+`ToolSet.from_entries` from the tools it registered when it connected, so a run
 does not list every server again.
 """
 
@@ -55,12 +55,12 @@ class ToolSet:
         return copy
 
     def server_of(self, name: str) -> str | None:
-        """The name of the session that serves ``name`` (after :meth:`specs`)."""
+        """The name of the session that serves ``name`` (after `specs`)."""
         session = self._owner.get(name)
         return session.name if session is not None else None
 
     def offers(self, name: str) -> bool:
-        """Whether ``name`` is one of the tools this set offers (after :meth:`specs`);
+        """Whether ``name`` is one of the tools this set offers (after `specs`);
         a tool hidden by ``allowed_tools`` or by the run's planning is not."""
         return name in self._owner
 

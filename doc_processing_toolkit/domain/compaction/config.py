@@ -1,7 +1,7 @@
 """CompactionConfig and the pure parts of resolving it.
 
-:func:`resolve_compaction_config` merges a raw ``compaction_config`` dict with the
-defaults and checks every key, raising a :class:`ConfigurationError` (also a ValueError)
+`resolve_compaction_config` merges a raw ``compaction_config`` dict with the
+defaults and checks every key, raising a `ConfigurationError` (also a ValueError)
 that names the key. Checks that need the registry row (``summary_max_tokens`` against the
 model's output cap) and the file system (``summary_prompt_file``) happen in the
 application when the Agent is built.

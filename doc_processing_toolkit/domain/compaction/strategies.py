@@ -2,15 +2,15 @@
 
 Each returns a new list (or None when it has nothing to remove) and never edits a message
 that carries reasoning or signed provider data: such a turn is kept whole or dropped
-whole. Every result passes :func:`~.structure.legality_problems`:
+whole. Every result passes `legality_problems`:
 
-* :func:`sliding_window` keeps the newest messages, opening the window on a user turn
+* `sliding_window` keeps the newest messages, opening the window on a user turn
   (never inside a tool round) and, when protecting the current turn, never after the
   turn's own question;
-* :func:`tool_result_clearing` replaces old tool results (and optionally their calls'
+* `tool_result_clearing` replaces old tool results (and optionally their calls'
   arguments) with a short marker;
-* :func:`plan_summary` chooses what ``summarize`` folds into a recap and what it keeps
-  verbatim; :func:`splice_summary` puts the recap in front of what is kept.
+* `plan_summary` chooses what ``summarize`` folds into a recap and what it keeps
+  verbatim; `splice_summary` puts the recap in front of what is kept.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ assistant message right before it, every call is answered there, the first messa
 the user side and the last one is not an assistant turn. Those are the rules the four
 wire formats share (tool_result blocks right after their tool_use, function_call_output
 after its function_call, one function_response per function_call, no assistant prefill);
-:func:`legality_problems` names each breach.
+`legality_problems` names each breach.
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
-"""The run's cost ledger: one :class:`CostRecord` per API request, summed.
+"""The run's cost ledger: one `CostRecord` per API request, summed.
 
 A run's token cost is the SUM of its per-request records, each priced on its own
 (served model, served tier, long-context threshold), never one costing of the summed
 tokens. Failed-and-retried attempts are recorded beside the records, in a
-:class:`RetryAccumulator`, and are part of the run's cost and token totals.
+`RetryAccumulator`, and are part of the run's cost and token totals.
 
 This module is the public face of the pricing and retry modules: it re-exports
-:func:`price_request`, :class:`CostRecord`, :class:`RetryAttemptCost` and
-:class:`RetryAccumulator`, and adds the token-source vocabulary and the tier summary.
+`price_request`, `CostRecord`, `RetryAttemptCost` and
+`RetryAccumulator`, and adds the token-source vocabulary and the tier summary.
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def summarize_served_tiers(
 
     Returns ``(service_tier_served, priority_request_count)``. Only records that asked
     for a tier take part in the first: it is their common served tier (a record with no
-    served tier counts as ``"unverifiable"``), :data:`SERVICE_TIER_MIXED` when they
+    served tier counts as ``"unverifiable"``), `SERVICE_TIER_MIXED` when they
     disagree, or None when no record asked for a tier. The count covers every record
     actually served at ``"priority"``.
     """
@@ -142,7 +142,7 @@ def price_attempt(
     cache_ttl: str = "5m",
     estimated: bool = False,
 ) -> RetryAttemptCost:
-    """Price one failed attempt as a :class:`RetryAttemptCost`.
+    """Price one failed attempt as a `RetryAttemptCost`.
 
     Attempts nothing was billed for (``"rejected_before_stream"``, ``"no_charge"``) cost
     0.0 and carry no tokens, whatever ``usage`` says.
@@ -213,7 +213,7 @@ class Ledger:
     @property
     def total_cost(self) -> float:
         """The run's token cost: the sum of every record's and every retried attempt's
-        cost (equal to :attr:`request_cost` when nothing was retried)."""
+        cost (equal to `request_cost` when nothing was retried)."""
         costs = [record.cost for record in self.records]
         if self.retries.attempts:
             costs.extend([attempt.cost for attempt in self.retries.attempts])
@@ -234,7 +234,7 @@ class Ledger:
 
     @property
     def cached_input_tokens(self) -> int:
-        """Cache reads (a subset of :attr:`input_tokens`)."""
+        """Cache reads (a subset of `input_tokens`)."""
         return self._sum("cached_input_tokens") + self.retries.total_cached_input_tokens
 
     @property
@@ -244,7 +244,7 @@ class Ledger:
 
     @property
     def reasoning_tokens(self) -> int:
-        """Reasoning tokens (a subset of :attr:`output_tokens`)."""
+        """Reasoning tokens (a subset of `output_tokens`)."""
         return self._sum("reasoning_tokens") + self.retries.total_reasoning_tokens
 
     @property
@@ -295,7 +295,7 @@ class Ledger:
 
     @property
     def service_tier_served(self) -> str | None:
-        """See :func:`summarize_served_tiers`."""
+        """See `summarize_served_tiers`."""
         return summarize_served_tiers(self.records)[0]
 
     @property

@@ -1,7 +1,7 @@
-"""Pricing one API request: :func:`price_request` turns a :class:`Usage` and a registry row
-into a :class:`CostRecord`.
+"""Pricing one API request: `price_request` turns a `Usage` and a registry row
+into a `CostRecord`.
 
-The rules, on the toolkit's one usage convention (see :class:`Usage`):
+The rules, on the toolkit's one usage convention (see `Usage`):
 
 * cache READS are a subset of input, priced at ``cache_read_per_mtok`` (the input rate
   when the row has none);
@@ -18,9 +18,9 @@ The rules, on the toolkit's one usage convention (see :class:`Usage`):
   cache rates scale with the input rate - which is why a run is costed as the SUM of its
   records, never as one costing of its summed tokens;
 * unknown prices (no row, or input/output price missing) cost 0.0 with
-  ``cost_estimated=True``; the caller logs the one WARNING (see :func:`price_is_unknown`).
+  ``cost_estimated=True``; the caller logs the one WARNING (see `price_is_unknown`).
 
-Arithmetic is done in :class:`~decimal.Decimal` and rounded to float once per record.
+Arithmetic is done in `Decimal` and rounded to float once per record.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def resolve_pricing(row: ModelInfo | None, served_tier: str | None = None) -> Pr
     """The price row a request served at ``served_tier`` is billed at, or None when unknown.
 
     The served tier's own row when the model has one (``row.batch`` for
-    :data:`BATCH_TIER`), the standard row otherwise. None when there is no registry row or
+    `BATCH_TIER`), the standard row otherwise. None when there is no registry row or
     the chosen row lacks an input or output price.
     """
     if row is None:
@@ -231,7 +231,7 @@ class CostRecord:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CostRecord:
-        """Rebuild a record from :meth:`to_dict` output (unknown keys go to ``extra``)."""
+        """Rebuild a record from `to_dict` output (unknown keys go to ``extra``)."""
         names = set(cls.__dataclass_fields__) - {"extra"}
         known = {key: value for key, value in data.items() if key in names}
         extra = {key: value for key, value in data.items() if key not in names}
@@ -305,5 +305,5 @@ registry holds, and free of float noise such as ``9.999999999999999e-05``."""
 
 
 def round_usd(amount: float) -> float:
-    """``amount`` rounded to the nano-dollar (see :data:`USD_DIGITS`)."""
+    """``amount`` rounded to the nano-dollar (see `USD_DIGITS`)."""
     return round(float(amount), USD_DIGITS) + 0.0

@@ -1,9 +1,9 @@
 """Retry accounting: the cost of failed-and-retried attempts.
 
 The retry layer's ``before_sleep`` callback records each failed attempt as a
-:class:`RetryAttemptCost` in the request's :class:`RetryAccumulator`; the run-level
+`RetryAttemptCost` in the request's `RetryAccumulator`; the run-level
 ``retry_count`` / ``retry_cost`` / ``retry_input_tokens`` / ``retry_output_tokens`` are
-rolled up from it by :func:`attach_retry_summary`. An attempt the provider rejected before
+rolled up from it by `attach_retry_summary`. An attempt the provider rejected before
 streaming (``"rejected_before_stream"``) or a non-billable error with no stream data
 (``"no_charge"``) costs 0 and contributes no tokens.
 """
@@ -80,7 +80,7 @@ class RetryAttemptCost:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RetryAttemptCost:
-        """Rebuild from :meth:`to_dict` output; unknown keys are ignored."""
+        """Rebuild from `to_dict` output; unknown keys are ignored."""
         names = set(cls.__dataclass_fields__)
         return cls(**{key: value for key, value in data.items() if key in names})
 
@@ -156,7 +156,7 @@ class RetrySummary(NamedTuple):
 
 
 def summarize_retries(accumulator: RetryAccumulator | None) -> RetrySummary:
-    """Roll an accumulator up into :class:`RetrySummary` (zeros for None)."""
+    """Roll an accumulator up into `RetrySummary` (zeros for None)."""
     if accumulator is None:
         return RetrySummary(0, 0.0, 0, 0)
     return RetrySummary(

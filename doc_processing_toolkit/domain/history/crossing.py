@@ -1,10 +1,10 @@
-"""The two passes of a cross-provider conversion (:func:`domain.history.filter_history`).
+"""The two passes of a cross-provider conversion (`domain.history.filter_history`).
 
 Pass 1 drops, per part, what the target cannot take (recording each drop); pass 2 pairs
 every tool call with its result, re-keys ids to the target's convention and refuses a
 history that cannot be paired. What differs per dialect comes in as
-:class:`~doc_processing_toolkit.domain.history.rules.DialectRules`. Internal: use
-:func:`doc_processing_toolkit.domain.history.filtering.cross_provider`.
+`DialectRules`. Internal: use
+`doc_processing_toolkit.domain.history.filtering.cross_provider`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Cross-provider history conversion on the neutral IR: the filter.
 
 A stored history is parsed by its provider's HistoryCodec into IR messages;
-:func:`cross_provider` keeps what the target provider can take and records, in a
-:class:`ConversionReport`, everything it leaves out or rewrites:
+`cross_provider` keeps what the target provider can take and records, in a
+`ConversionReport`, everything it leaves out or rewrites:
 
 * reasoning of another provider (named by the source's rules: ``thinking``, ``thought``,
   ``thought_signature``, ``reasoning``, ``reasoning_content``), including a thought
@@ -17,11 +17,11 @@ A stored history is parsed by its provider's HistoryCodec into IR messages;
 * tool-call ids not in the target's convention (its id prefix, e.g. ``toolu_...`` or
   ``call_...``) or used twice, re-keyed consistently within their round.
 
-What differs per dialect comes in as :class:`DialectRules` (``rules``), filled by the
+What differs per dialect comes in as `DialectRules` (``rules``), filled by the
 application from the providers' profiles; this room names no provider.
 
 A history that cannot be converted at all - an open tool round, a tool call with no
-name, a result that matches no call - raises :class:`SessionCompatibilityError` naming the
+name, a result that matches no call - raises `SessionCompatibilityError` naming the
 turn, and the report is left untouched. Same-provider conversion is the identity.
 """
 
@@ -107,7 +107,7 @@ def filter_history(
     source_rules: DialectRules = DEFAULT_RULES,
     target_rules: DialectRules = DEFAULT_RULES,
 ) -> list[tuple[int, Message]]:
-    """:func:`cross_provider`, each kept message paired with its IR index.
+    """`cross_provider`, each kept message paired with its IR index.
 
     Messages left with no parts are removed, so the indices tell where each one came from.
     """

@@ -1,8 +1,8 @@
 """The record of a cross-provider conversion and the values its rules hand back.
 
-:class:`ConversionReport` collects every dropped artefact and re-keyed id;
-:class:`Salvage` is what a verbatim provider payload (or a reasoning part) contributes
-when it crosses; :data:`Locator` maps an IR position back to the stored message. Shared by
+`ConversionReport` collects every dropped artefact and re-keyed id;
+`Salvage` is what a verbatim provider payload (or a reasoning part) contributes
+when it crosses; `Locator` maps an IR position back to the stored message. Shared by
 the crossing passes (``crossing``), the filter (``filtering``), the dialect rules
 (``rules``) and the provider profiles; imports nothing else of the history room.
 """

@@ -1,9 +1,9 @@
 """What the crossing needs to know about one dialect, as plain values and callables.
 
-The domain knows no provider: the application fills a :class:`DialectRules` from the
+The domain knows no provider: the application fills a `DialectRules` from the
 provider's profile (its id convention, the artefact name of its verbatim payloads, the
 media its wire format carries, its salvage rules) and hands the source's and the target's
-to :func:`doc_processing_toolkit.domain.history.filtering.cross_provider`.
+to `doc_processing_toolkit.domain.history.filtering.cross_provider`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The one ``allowed_tools`` rule: which values name the tools a server exposes.
 
 Every MCP format takes ``allowed_tools``, a list of tool names; no key (or None) exposes
-every tool. :func:`allowed_tool_names` is the one check behind each place that reads
+every tool. `allowed_tool_names` is the one check behind each place that reads
 the key (the ToolLoader's entry check, the MCP session configs and filter, the
 provider-run server checks of the provider adapters): a bare string is refused (it
 would read as a set of characters), so is anything but a list or tuple of non-empty

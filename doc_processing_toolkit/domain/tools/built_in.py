@@ -1,9 +1,9 @@
 """The Agent's ``built_in_tools=`` setting in its neutral form (no provider names).
 
-``built_in_tools=`` maps a neutral name (:data:`BUILT_IN_TOOL_NAMES`) to
+``built_in_tools=`` maps a neutral name (`BUILT_IN_TOOL_NAMES`) to
 ``BuiltInToolConfig(enabled, config)`` or the plain-data form
-``{"enabled": bool, "config": {...}}``; :func:`normalize_built_in_tools` turns every
-entry into a :class:`BuiltInToolConfig`. Each provider adapter's ``options`` module
+``{"enabled": bool, "config": {...}}``; `normalize_built_in_tools` turns every
+entry into a `BuiltInToolConfig`. Each provider adapter's ``options`` module
 turns the normalized entries into its wire tool entries.
 """
 
@@ -34,7 +34,7 @@ class BuiltInToolConfig:
 def normalize_built_in_tools(
     built_in_tools: Mapping[str, Any] | None,
 ) -> dict[str, BuiltInToolConfig]:
-    """Every entry as a :class:`BuiltInToolConfig` (a bool means enabled, no config).
+    """Every entry as a `BuiltInToolConfig` (a bool means enabled, no config).
 
     Raises:
         TypeError: for an entry that is not a BuiltInToolConfig, a dict or a bool.

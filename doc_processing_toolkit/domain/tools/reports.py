@@ -156,7 +156,7 @@ def tool_result_data(result: Any) -> Any:
     alone, several give a list. Media items become ``{"type": "media", "mime_type", ...}``
     (bytes base64-encoded).
 
-    Accepts a :class:`ToolOutcome`, an MCP ``CallToolResult``-shaped object, a dict, a
+    Accepts a `ToolOutcome`, an MCP ``CallToolResult``-shaped object, a dict, a
     string, or a list of items.
     """
     if isinstance(result, ToolOutcome):

@@ -55,7 +55,7 @@ def truncation_marker(shown: int, total: int) -> str:
 def default_cap(context_window_tokens: int | None) -> int:
     """The cap derived from a model's context window (window x 4 x 0.25 characters).
 
-    A row without a window (None or not positive) gets :data:`TOOL_RESULT_CAP_FLOOR_CHARS`.
+    A row without a window (None or not positive) gets `TOOL_RESULT_CAP_FLOOR_CHARS`.
     """
     if context_window_tokens is None or context_window_tokens <= 0:
         return TOOL_RESULT_CAP_FLOOR_CHARS
@@ -65,7 +65,7 @@ def default_cap(context_window_tokens: int | None) -> int:
 
 
 def resolve_cap(max_tool_result_chars: int | None, context_window_tokens: int | None) -> int:
-    """The cap in effect: None -> :func:`default_cap`, 0 -> 0 (off), positive -> itself.
+    """The cap in effect: None -> `default_cap`, 0 -> 0 (off), positive -> itself.
 
     Raises:
         TypeError: the value is not an integer (a bool is refused too).
@@ -106,7 +106,7 @@ class CapOutcome:
     full_text: str = ""
     """When truncated: every text item, one per line, for a later read-back ("" otherwise)."""
     resume_offset: int = 0
-    """When truncated: the offset in :attr:`full_text` where the shown text stops."""
+    """When truncated: the offset in `full_text` where the shown text stops."""
 
 
 def cap_tool_result(
@@ -116,9 +116,9 @@ def cap_tool_result(
 
     Args:
         content: The result's items, in order.
-        cap: The cap from :func:`resolve_cap`.
+        cap: The cap from `resolve_cap`.
         marker: Builds the marker appended to the crossing item from (shown, total);
-            defaults to :func:`truncation_marker`.
+            defaults to `truncation_marker`.
     """
     texts: list[str] = []
     total = 0

@@ -286,7 +286,7 @@ def is_tool(obj: Any) -> bool:
 
 
 def tool_spec_from_function(func: Callable[..., Any]) -> ToolSpec:
-    """The :class:`ToolSpec` of a function (its ``@tool`` metadata, or one built now)."""
+    """The `ToolSpec` of a function (its ``@tool`` metadata, or one built now)."""
     metadata = get_tool_metadata(func) or build_tool_metadata(func)
     return ToolSpec(
         name=metadata["name"],

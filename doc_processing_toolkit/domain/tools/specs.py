@@ -2,7 +2,7 @@
 and the normalised tool_choice.
 
 The JSON schema of a ``@tool`` function is built here from its signature and docstring
-(see :mod:`doc_processing_toolkit.domain.tools.schema`).
+(see `doc_processing_toolkit.domain.tools.schema`).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ ToolChoice: TypeAlias = Literal["auto", "required", "none", "validated"] | Force
 
 
 def normalize_tool_choice(value: Any) -> ToolChoice:
-    """Normalise the user's tool_choice into :data:`ToolChoice`.
+    """Normalise the user's tool_choice into `ToolChoice`.
 
     Accepts ``"auto"``, ``"any"``, ``"required"``, ``"none"``, ``"validated"``, a bare tool
     name, or ``{"type": "tool", "name": str | list[str]}``.
@@ -120,7 +120,7 @@ class ToolOutcome:
     @classmethod
     def invalid_arguments(cls, tool_name: str, raw: str) -> ToolOutcome:
         """The error result for a call whose arguments were not valid JSON (the tool did not
-        run): it says so and quotes the first :data:`INVALID_ARGUMENTS_QUOTE` characters."""
+        run): it says so and quotes the first `INVALID_ARGUMENTS_QUOTE` characters."""
         quoted = raw[:INVALID_ARGUMENTS_QUOTE]
         cut = f" (first {len(quoted)} of {len(raw)} characters)" if raw != quoted else ""
         return cls.error(

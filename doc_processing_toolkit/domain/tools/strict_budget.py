@@ -16,7 +16,7 @@ is referenced. The response schema's share is reserved first; the tools are then
 strict greedily, fewest optional properties first, then fewest unions, then by name, so
 the choice does not depend on the order the tools arrive in. A tool that does not fit is
 still offered, without strict mode, and the caller logs one WARNING naming every such
-tool (:attr:`StrictBudget.non_strict`).
+tool (`StrictBudget.non_strict`).
 
 The decision is a pure function of the specs, so it is remembered per tuple of spec
 objects (by identity; the loader hands every run of an Agent the same ones): a run does
@@ -133,7 +133,7 @@ class StrictBudget:
     non_strict: tuple[str, ...] = ()
     """Tools wanted strict that go out without it, in original order (log one WARNING)."""
     oversized: tuple[str, ...] = ()
-    """The subset of :attr:`non_strict` that exceeds a limit on its own."""
+    """The subset of `non_strict` that exceeds a limit on its own."""
     spent: SchemaCounts = SchemaCounts()
     """What the strict tools and the response schema spend together."""
 

@@ -8,8 +8,8 @@ twice included. The store lives for one run, or for an AgentSession's lifetime; 
 never exported. Released and restored ids stay *retired*: a read of one answers that
 the result is no longer available, and the id is never given to a newer result.
 
-Pure: the run loop fills the store (:func:`cap_with_read_back`), the
-``truncated-results`` session reads it (:meth:`TruncatedResultStore.read`).
+Pure: the run loop fills the store (`cap_with_read_back`), the
+``truncated-results`` session reads it (`TruncatedResultStore.read`).
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ class TruncatedResultStore:
         return f"{provider_id}-{suffix}"
 
     def keep(self, result_id: str, text: str, *, allowance: int, slice_chars: int) -> None:
-        """Keep ``text`` under ``result_id`` (from :meth:`assign_id`).
+        """Keep ``text`` under ``result_id`` (from `assign_id`).
 
         Args:
             allowance: Characters the model may read back (``truncated_result_read_chars``).
@@ -225,7 +225,7 @@ def cap_with_read_back(
     call_id: str | None,
     allowance: int,
 ) -> tuple[CapOutcome, str | None]:
-    """Cap a result as :func:`cap_tool_result` does, keeping a cut result for read-back.
+    """Cap a result as `cap_tool_result` does, keeping a cut result for read-back.
 
     Returns:
         The capped result and the id it is kept under (None when nothing was cut).

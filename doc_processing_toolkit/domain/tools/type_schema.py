@@ -25,7 +25,7 @@ from doc_processing_toolkit.domain.errors import InvalidArgumentTypeError
 __all__ = ["MISSING", "json_default", "normalize_schema", "schema_for_type", "strip_titles"]
 
 MISSING: Any = object()
-"""Returned by :func:`json_default` for a value JSON cannot show."""
+"""Returned by `json_default` for a value JSON cannot show."""
 
 _NONE_TYPE = type(None)
 _PRIMITIVES: dict[Any, str] = {
@@ -150,7 +150,7 @@ def strip_titles(schema: Any) -> Any:
 
 
 def json_default(value: Any) -> Any:
-    """``value`` as JSON data for a schema's ``default``, or :data:`MISSING`."""
+    """``value`` as JSON data for a schema's ``default``, or `MISSING`."""
     if isinstance(value, enum.Enum):
         value = value.value
     if isinstance(value, BaseModel):

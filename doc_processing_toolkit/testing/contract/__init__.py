@@ -1,8 +1,8 @@
 """The public provider contract suite: prove a ModelClient adapter correct.
 
-* :class:`ContractHarness` — what you implement for your adapter (or use
-  :class:`EmulatorHarness` when it talks to the loopback ProviderEmulator);
-* :class:`ProviderContract` — the suite; subclass it in a test module and provide a
+* `ContractHarness` — what you implement for your adapter (or use
+  `EmulatorHarness` when it talks to the loopback ProviderEmulator);
+* `ProviderContract` — the suite; subclass it in a test module and provide a
   ``contract_harness`` fixture;
 * ``pytest_plugins = ["doc_processing_toolkit.testing.contract.plugin"]`` — optional:
   registers the ``provider_contract`` marker on every suite test and explains a missing

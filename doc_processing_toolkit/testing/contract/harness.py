@@ -1,16 +1,16 @@
 """What the provider contract suite drives: the ContractHarness protocol and EmulatorHarness.
 
-A harness stands between the generic suite (:mod:`.suite`) and one provider adapter. It
-loads scripted steps (:class:`~doc_processing_toolkit.testing.script.Reply` /
-:class:`~doc_processing_toolkit.testing.script.Fault`) into whatever backend the adapter
-talks to, builds the adapter's :class:`~doc_processing_toolkit.ports.model_client.ModelClient`
+A harness stands between the generic suite (`suite`) and one provider adapter. It
+loads scripted steps (`Reply` /
+`Fault`) into whatever backend the adapter
+talks to, builds the adapter's `ModelClient`
 against it, and hands back the wire bodies the backend received. Its
-:class:`ContractCapabilities` say what the provider offers, so the suite skips (with a
+`ContractCapabilities` say what the provider offers, so the suite skips (with a
 reason) what does not apply.
 
-:class:`EmulatorHarness` is the harness for any adapter that speaks a dialect of the
-loopback :class:`~doc_processing_toolkit.testing.emulator.ProviderEmulator`; a plug-in
-with its own backend implements :class:`ContractHarness` directly (see
+`EmulatorHarness` is the harness for any adapter that speaks a dialect of the
+loopback `ProviderEmulator`; a plug-in
+with its own backend implements `ContractHarness` directly (see
 ``docs/guide/provider-plugins.md``).
 """
 
@@ -111,7 +111,7 @@ class ContractHarness(Protocol):
         ...
 
     def recorded_requests(self) -> list[dict[str, Any]]:
-        """The wire bodies the backend received since the last :meth:`script`, in order."""
+        """The wire bodies the backend received since the last `script`, in order."""
         ...
 
     def wire_history(self, body: Mapping[str, Any]) -> list[dict[str, Any]] | None:
@@ -128,11 +128,11 @@ def unreachable_url() -> str:
 
 
 class EmulatorHarness:
-    """A :class:`ContractHarness` over the loopback ProviderEmulator.
+    """A `ContractHarness` over the loopback ProviderEmulator.
 
     ``client_factory`` receives the base URL (the emulator's URL plus ``base_path``) and
     returns the adapter's client; the harness starts one emulator and keeps it until
-    :meth:`stop` (use it as a context manager, one per test module)::
+    `stop` (use it as a context manager, one per test module)::
 
         with EmulatorHarness(
             "anthropic",
@@ -157,7 +157,7 @@ class EmulatorHarness:
         history_to_native: Callable[[list[Any]], list[dict[str, Any]]] | None = None,
         routes: Mapping[str, DialectRoute] | None = None,
     ) -> None:
-        """Describe the adapter; nothing starts until :meth:`start`.
+        """Describe the adapter; nothing starts until `start`.
 
         Args:
             provider: The provider name the client reports.
@@ -166,7 +166,7 @@ class EmulatorHarness:
             dialect: The emulator dialect whose requests count (default: ``provider``).
             base_path: Appended to the emulator URL (``"/v1"`` for SDKs that expect it).
             codec: The adapter's HistoryCodec.
-            capabilities: What the provider offers (default: :class:`ContractCapabilities`).
+            capabilities: What the provider offers (default: `ContractCapabilities`).
             history_key: The wire body key holding the message history (None: none).
             history_to_native: Turns the wire history into the codec's native form, when
                 the SDK reshapes what the adapter gave it (google-genai camelCases keys).
@@ -217,7 +217,7 @@ class EmulatorHarness:
 
     @property
     def emulator(self) -> ProviderEmulator:
-        """The running emulator (raises before :meth:`start`)."""
+        """The running emulator (raises before `start`)."""
         if self._emulator is None:
             raise StateError("the harness is not started: call start() or use it in a with")
         return self._emulator
@@ -244,7 +244,7 @@ class EmulatorHarness:
         return self._client_factory(unreachable_url() + self._base_path)
 
     def recorded_requests(self) -> list[dict[str, Any]]:
-        """Bodies of this dialect's requests since the last :meth:`script`."""
+        """Bodies of this dialect's requests since the last `script`."""
         return [r.body for r in self.emulator.requests if r.dialect == self.dialect]
 
     def wire_history(self, body: Mapping[str, Any]) -> list[dict[str, Any]] | None:

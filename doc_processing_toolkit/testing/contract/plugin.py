@@ -3,7 +3,7 @@
 Load it with ``pytest_plugins = ["doc_processing_toolkit.testing.contract.plugin"]`` in
 a test module or the root ``conftest.py``, or with
 ``-p doc_processing_toolkit.testing.contract.plugin``.
-It marks every :class:`~doc_processing_toolkit.testing.contract.suite.ProviderContract`
+It marks every `ProviderContract`
 test ``provider_contract`` (select them with ``-m provider_contract``) and turns a
 missing ``contract_harness`` fixture into a message saying what to write.
 """

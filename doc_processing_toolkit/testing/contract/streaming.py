@@ -79,12 +79,12 @@ def signature_payload() -> str:
 
 
 def contract_row(provider: str, model: str) -> ModelInfo:
-    """A registry row for ``model`` with :data:`CONTRACT_PRICING`."""
+    """A registry row for ``model`` with `CONTRACT_PRICING`."""
     return ModelInfo(model=model, provider=provider, pricing=CONTRACT_PRICING)
 
 
 def expected_cost(input_tokens: int, cached: int, output_tokens: int) -> float:
-    """USD of a request without cache writes at :data:`CONTRACT_PRICING`."""
+    """USD of a request without cache writes at `CONTRACT_PRICING`."""
     pricing = CONTRACT_PRICING
     assert pricing.input_per_mtok is not None and pricing.output_per_mtok is not None
     assert pricing.cache_read_per_mtok is not None
@@ -97,7 +97,7 @@ def expected_cost(input_tokens: int, cached: int, output_tokens: int) -> float:
 
 
 def request_for(model: str, *messages: Message, **kwargs: Any) -> ModelRequest:
-    """A ModelRequest offering :data:`CONTRACT_TOOLS` (one user turn when none is given)."""
+    """A ModelRequest offering `CONTRACT_TOOLS` (one user turn when none is given)."""
     kwargs.setdefault("tools", CONTRACT_TOOLS)
     kwargs.setdefault("max_tokens", 2048)
     return ModelRequest(model=model, messages=messages or (user_text("Hello"),), **kwargs)

@@ -1,8 +1,8 @@
 """The provider contract suite: generic pytest tests every ModelClient adapter must pass.
 
-Subclass :class:`ProviderContract` in a test module (the class name must start with
+Subclass `ProviderContract` in a test module (the class name must start with
 ``Test``) and give it a ``contract_harness`` fixture returning a
-:class:`~doc_processing_toolkit.testing.contract.harness.ContractHarness`::
+`ContractHarness`::
 
     class TestMyProviderContract(ProviderContract):
         @pytest.fixture(scope="class")
@@ -11,8 +11,8 @@ Subclass :class:`ProviderContract` in a test module (the class name must start w
             with MyHarness() as harness:
                 yield harness
 
-The tests are synchronous and run their async bodies with :func:`anyio.run` (backend
-:attr:`ProviderContract.contract_backend`), so they need no async pytest plugin and do
+The tests are synchronous and run their async bodies with `anyio.run` (backend
+`ProviderContract.contract_backend`), so they need no async pytest plugin and do
 not depend on the host's ``anyio_backend`` fixture. Each test scripts the backend first,
 so one harness serves the whole class.
 """
@@ -94,7 +94,7 @@ class ProviderContract:
             pytest.skip(f"{contract_harness.provider}: {reason}")
 
     def run_async(self, body: Callable[[], Awaitable[_T]]) -> _T:
-        """Run ``body`` on a fresh event loop under :attr:`contract_timeout`."""
+        """Run ``body`` on a fresh event loop under `contract_timeout`."""
 
         async def main() -> _T:
             with anyio.fail_after(self.contract_timeout):

@@ -2,13 +2,13 @@
 
 Routes: ``POST /v1/messages/batches`` (``{"requests": [{"custom_id", "params"}]}``),
 ``GET /v1/messages/batches/{id}`` (a status check: see
-:class:`~.batch_store.BatchStore` for the scripted ``in_progress`` -> ``ended``),
+`BatchStore` for the scripted ``in_progress`` -> ``ended``),
 ``POST /v1/messages/batches/{id}/cancel`` and ``GET /v1/messages/batches/{id}/results``
 (JSONL, one ``{"custom_id", "result"}`` line per request).
 
-Each request is answered like ``POST /v1/messages`` without streaming: a :class:`Reply`
-is a ``succeeded`` result whose message is :func:`~.anthropic_wire.message_json` (usage
-``service_tier: "batch"``); a :class:`Fault` an ``errored`` result with the error type
+Each request is answered like ``POST /v1/messages`` without streaming: a `Reply`
+is a ``succeeded`` result whose message is `message_json` (usage
+``service_tier: "batch"``); a `Fault` an ``errored`` result with the error type
 of its status (``overloaded_error`` for a ``stream_error``); a request the real API
 would refuse an ``errored`` ``invalid_request_error`` (no script step consumed). The
 requests of a cancelled batch come back ``canceled``.
@@ -182,4 +182,4 @@ ANTHROPIC_BATCH_ROUTES: dict[str, DialectRoute] = {
     "/v1/messages/batches/{batch_id}/cancel": DialectRoute(DIALECT, handle_cancel),
     "/v1/messages/batches/{batch_id}/results": DialectRoute(DIALECT, handle_results, ("GET",)),
 }
-"""The Message Batches routes (listed in :data:`~.routes.DIALECT_ROUTES`)."""
+"""The Message Batches routes (listed in `DIALECT_ROUTES`)."""

@@ -13,7 +13,7 @@ When such a block is replayed, and the request carries ``thinking.block_binding`
   object) answers the real API's 400, naming the block's path and the first change.
 
 Entries are reported in ``input_transformations`` only to a request carrying the
-:data:`THINKING_BINDING_BETA` header (``block_binding`` without it is itself a 400, as on
+`THINKING_BINDING_BETA` header (``block_binding`` without it is itself a 400, as on
 the API). A request without ``block_binding`` is not checked: the emulated model behaves
 as a row that does not enforce the check. A scripted signature is never checked.
 """

@@ -3,7 +3,7 @@
 Routes: ``POST /v1/messages`` (SSE with ``event:`` lines when ``"stream": true``, else a
 JSON message) and ``POST /v1/messages/count_tokens``. Script steps map as follows:
 
-* :class:`Reply` -> message_start (usage with cache read/creation), a ping, then
+* `Reply` -> message_start (usage with cache read/creation), a ping, then
   content blocks in order: thinking (thinking_delta chunks + signature_delta),
   redacted_thinking, text (chunked per ``chunk_size``, ``delay_between_chunks`` apart),
   tool_use (input_json_delta in pieces); message_delta (stop_reason, output usage),
@@ -18,7 +18,7 @@ JSON message) and ``POST /v1/messages/count_tokens``. Script steps map as follow
 * ``Fault("stream_error")`` -> a 200 stream: message_start, partial text, then
   ``event: error`` (``overloaded_error`` unless ``error_type`` says otherwise).
 * ``Fault("disconnect")`` -> a 200 stream cut after the partial text.
-* thinking binding (:mod:`.anthropic_binding`): generated thinking blocks carry bound
+* thinking binding (`anthropic_binding`): generated thinking blocks carry bound
   signatures; a request carrying ``thinking.block_binding`` is prefix-checked (drops are
   reported in ``message_start``'s ``input_transformations`` with
   ``Reply.input_transformations`` after them, only to a request with the binding beta;
@@ -476,4 +476,4 @@ ANTHROPIC_ROUTES: dict[str, DialectRoute] = {
     "/v1/messages": DialectRoute(DIALECT, handle_messages),
     "/v1/messages/count_tokens": DialectRoute(DIALECT, handle_count_tokens),
 }
-"""The Anthropic routes (listed in :data:`~.routes.DIALECT_ROUTES`)."""
+"""The Anthropic routes (listed in `DIALECT_ROUTES`)."""

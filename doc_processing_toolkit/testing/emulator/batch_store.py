@@ -3,12 +3,12 @@ every request they carried.
 
 Shared by the batch routes of the three dialects (Anthropic Message Batches, the OpenAI
 Batch API, Gemini batch mode). A batch is ``in_progress`` when created and ends on its
-N-th status check (:meth:`BatchStore.script`; default: the first). When it ends, each of
+N-th status check (`BatchStore.script`; default: the first). When it ends, each of
 its requests is answered, in order, by the emulator's responder or its next script step,
 exactly as the interactive endpoint would answer it (a request the real API would refuse
 is answered with that error and consumes no step). A cancelled batch ends on its next check, and its
 requests come back cancelled, consuming no step. Batches outlive
-:meth:`ProviderEmulator.reset`, like uploaded files.
+`ProviderEmulator.reset`, like uploaded files.
 """
 
 from __future__ import annotations

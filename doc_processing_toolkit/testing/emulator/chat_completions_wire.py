@@ -5,7 +5,7 @@ Routes: ``POST /inference/v1/chat/completions`` (Fireworks' path) and
 (``data: {chunk}`` lines, then ``data: [DONE]``); otherwise one ``chat.completion`` JSON.
 Script steps map as follows:
 
-* :class:`Reply` -> a role chunk; the thinking blocks as ``reasoning_content`` deltas (or,
+* `Reply` -> a role chunk; the thinking blocks as ``reasoning_content`` deltas (or,
   with ``Reply.think_tags``, as ``<think>...</think>`` at the start of the content, chunked
   like the text so a tag can be cut across chunks); the text in ``chunk_size`` pieces,
   ``delay_between_chunks`` apart; tool calls by ``index`` (the first piece carries id and
@@ -25,7 +25,7 @@ A request without ``model`` or ``messages``, or whose tool rounds do not pair up
 ``tool`` message answering no call of the assistant turn before it, or a call left
 unanswered), gets a 400 ``invalid_request_error`` without consuming a script step.
 
-Its routes are listed in :data:`~doc_processing_toolkit.testing.emulator.routes.DIALECT_ROUTES`.
+Its routes are listed in `DIALECT_ROUTES`.
 """
 
 from __future__ import annotations
@@ -344,4 +344,4 @@ CHAT_COMPLETIONS_ROUTES: dict[str, DialectRoute] = {
     f"{BASE_PATH}/chat/completions": DialectRoute(DIALECT, handle_chat_completions),
     "/v1/chat/completions": DialectRoute(DIALECT, handle_chat_completions),
 }
-"""The chat-completions routes (listed in :data:`~.routes.DIALECT_ROUTES`)."""
+"""The chat-completions routes (listed in `DIALECT_ROUTES`)."""

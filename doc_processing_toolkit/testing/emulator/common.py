@@ -1,7 +1,7 @@
 """What every wire dialect of the emulator shares: the script, the request log, ids, SSE.
 
-A dialect is a set of routes (:class:`DialectRoute`) whose handlers take an
-:class:`EmulatorCall` and return a starlette response built from the next script step.
+A dialect is a set of routes (`DialectRoute`) whose handlers take an
+`EmulatorCall` and return a starlette response built from the next script step.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ MID_STREAM_TAILS = frozenset({"disconnect", "malformed", "stall", "truncate"})
 async def fault_tail(fault: Fault, keepalive: bytes) -> AsyncIterator[bytes]:
     """How a started 200 stream ends for a mid-stream ``fault`` (after the partial text).
 
-    ``disconnect`` cuts the connection; ``malformed`` sends :data:`MALFORMED_LINE` and
+    ``disconnect`` cuts the connection; ``malformed`` sends `MALFORMED_LINE` and
     ends; ``stall`` sends nothing but ``keepalive`` every ``fault.keepalive_interval``
     seconds (nothing at all when None) for ``fault.stall_seconds``, then cuts the
     connection; ``truncate`` ends cleanly with no terminal event. ``stream_error``
@@ -155,11 +155,11 @@ class EmulatorState:
         """Answers a request from its JSON body before the script is consulted (None from
         it: the script answers). Requests of many concurrent runs get their own reply."""
         self.files = FileStore()
-        """The Files API store (uploads outlive :meth:`reset`)."""
+        """The Files API store (uploads outlive `reset`)."""
         self.skills: dict[str, list[tuple[str, bytes]]] = {}
         """Custom skills created (``POST /v1/skills``): id -> the uploaded files."""
         self.batches = BatchStore()
-        """The provider batches (they outlive :meth:`reset`)."""
+        """The provider batches (they outlive `reset`)."""
 
     def next_step(self, body: dict[str, Any] | None = None) -> ScriptStep | None:
         """The responder's step for ``body``, else consume the next step; the default reply
@@ -191,7 +191,7 @@ class EmulatorState:
             return list(self._requests)
 
     def track(self, path: str, body: AsyncIterable[Any]) -> AsyncIterator[Any]:
-        """Wrap a streaming body so its fate lands in :attr:`streams`."""
+        """Wrap a streaming body so its fate lands in `streams`."""
         record = StreamRecord(path)
         with self._lock:
             self._streams.append(record)
@@ -240,7 +240,7 @@ class EmulatorCall:
     body: dict[str, Any]
     """The decoded JSON body."""
     state: EmulatorState
-    """The shared script (call :meth:`next_step` to consume a step)."""
+    """The shared script (call `next_step` to consume a step)."""
     path_params: dict[str, Any] = field(default_factory=dict)
     """Route parameters (e.g. a Gemini model name)."""
 
@@ -264,7 +264,7 @@ class DialectRoute:
     methods: tuple[str, ...] = ("POST",)
     dialect_of: Callable[[Request], str] | None = None
     """The dialect of one request, for a path several dialects share (the Files APIs);
-    None: always :attr:`dialect`."""
+    None: always `dialect`."""
 
 
 class DeliberateDisconnect(Exception):
@@ -304,7 +304,7 @@ def iso_z(when: datetime) -> str:
 
 
 def epoch_iso_z(stamp: float | None) -> str | None:
-    """A ``time.time()`` stamp as :func:`iso_z` writes it (None stays None)."""
+    """A ``time.time()`` stamp as `iso_z` writes it (None stays None)."""
     return None if stamp is None else iso_z(datetime.fromtimestamp(stamp, UTC))
 
 

@@ -1,11 +1,11 @@
 """The emulator's Files API store: what was uploaded, and the states a poll will see.
 
 Shared by the Files API routes of every dialect: Gemini's resumable uploads, the
-Anthropic / OpenAI multipart uploads (:meth:`FileStore.add`), and the files a scripted
+Anthropic / OpenAI multipart uploads (`FileStore.add`), and the files a scripted
 code execution writes (``origin="generated"``). A test scripts the states the next
-upload goes through (:meth:`FileStore.script_states`, e.g. ``PROCESSING`` then
+upload goes through (`FileStore.script_states`, e.g. ``PROCESSING`` then
 ``ACTIVE``); each state check returns the next one and the last repeats. Uploaded files
-outlive :meth:`ProviderEmulator.reset` (a real provider keeps them too); :meth:`clear`
+outlive `ProviderEmulator.reset` (a real provider keeps them too); `clear`
 forgets them.
 """
 

@@ -4,7 +4,7 @@
   ``FileMetadata`` (``file_...``), OpenAI a ``FileObject`` (``file-...``).
 * ``GET /{version}/files/{id}``: the file's metadata; ``DELETE`` forgets it. Gemini polls
   this path too (``files/<id>``): a request carrying ``x-goog-api-key`` goes to
-  :func:`~.google_files_wire.handle_file`.
+  `handle_file`.
 * ``GET /v1/files/{id}/content``: the bytes (Anthropic ``files.download``; OpenAI
   ``files.content``).
 * ``GET /v1/containers/{container}/files/{id}`` and ``.../content``: OpenAI's container
@@ -12,8 +12,8 @@
 
 Which SDK asked is read from its headers (``anthropic-version``, ``x-goog-api-key``);
 otherwise OpenAI. Every file lives in the emulator's one
-:class:`~.files_store.FileStore`; files a scripted code execution wrote are stored there
-with ``origin="generated"`` (:func:`store_generated`).
+`FileStore`; files a scripted code execution wrote are stored there
+with ``origin="generated"`` (`store_generated`).
 """
 
 from __future__ import annotations
@@ -188,4 +188,4 @@ FILES_ROUTES: dict[str, DialectRoute] = {
         "openai_files", handle_content, ("GET",)
     ),
 }
-"""The shared Files API routes (listed in :data:`~.routes.DIALECT_ROUTES`)."""
+"""The shared Files API routes (listed in `DIALECT_ROUTES`)."""

@@ -4,13 +4,13 @@ shares with the OpenAI Batch API.
 Routes: ``POST /{version}/models/{model}:batchGenerateContent`` (``{"batch":
 {"inputConfig": {"requests": {"requests": [{"request", "metadata"}]}}}}``), and
 ``/{version}/batches/{id}``: a ``GET`` is a status check (see
-:class:`~.batch_store.BatchStore` for the scripted ``BATCH_STATE_RUNNING`` ->
+`BatchStore` for the scripted ``BATCH_STATE_RUNNING`` ->
 ``BATCH_STATE_SUCCEEDED``), a ``POST`` to ``{id}:cancel`` cancels. A request without
 ``x-goog-api-key`` on that path is the OpenAI SDK's (``GET /v1/batches/{id}``) and goes to
-:mod:`~.openai_batch_wire`.
+`openai_batch_wire`.
 
-Each request is answered like ``generateContent``: a :class:`Reply` is an inlined
-response holding the merged (non-streamed) response; a :class:`Fault` an inlined
+Each request is answered like ``generateContent``: a `Reply` is an inlined
+response holding the merged (non-streamed) response; a `Fault` an inlined
 ``error`` (a google.rpc status: gRPC code, message, status name); a request the real API
 would refuse an ``INVALID_ARGUMENT`` error (no script step consumed). Each inlined
 response echoes its request's ``metadata``. The requests of a cancelled batch come back
@@ -176,4 +176,4 @@ GOOGLE_BATCH_ROUTES: dict[str, DialectRoute] = {
         DIALECT, handle_batch, ("GET", "POST"), batches_dialect
     ),
 }
-"""The Gemini batch routes (listed in :data:`~.routes.DIALECT_ROUTES`)."""
+"""The Gemini batch routes (listed in `DIALECT_ROUTES`)."""

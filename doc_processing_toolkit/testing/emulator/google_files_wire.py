@@ -4,7 +4,7 @@
   ``x-goog-upload-url``; the SDK then POSTs the bytes there in chunks (``upload``, the
   last ``upload, finalize``), and the final answer is ``{"file": {...}}``.
 * ``GET /{version}/files/{id}`` returns the file with its next scripted state
-  (``PROCESSING`` -> ``ACTIVE`` / ``FAILED``; see :class:`~.files_store.FileStore`).
+  (``PROCESSING`` -> ``ACTIVE`` / ``FAILED``; see `FileStore`).
 * ``DELETE /{version}/files/{id}`` forgets it.
 
 File URIs use the real Files API host, as the service's do.
@@ -111,6 +111,6 @@ def decode_sha256(value: str) -> str | None:
 GOOGLE_FILES_ROUTES: dict[str, DialectRoute] = {
     "/upload/{version}/files": DialectRoute(DIALECT, handle_upload),
 }
-"""The upload route (listed in :data:`~.routes.DIALECT_ROUTES`). ``/{version}/files/{id}``
-is shared with Anthropic and OpenAI: :mod:`.files_wire` dispatches it to
-:func:`handle_file`."""
+"""The upload route (listed in `DIALECT_ROUTES`). ``/{version}/files/{id}``
+is shared with Anthropic and OpenAI: `files_wire` dispatches it to
+`handle_file`."""

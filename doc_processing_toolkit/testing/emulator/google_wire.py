@@ -10,8 +10,8 @@ mixes camelCase and snake_case keys (``parameters_json_schema``,
 
 Script steps map as follows:
 
-* :class:`Reply` -> chunks in order: thought parts (``{"text", "thought": true}``,
-  chunked) for each :class:`ThinkingBlock` with text, its ``signature`` (the UTF-8 bytes
+* `Reply` -> chunks in order: thought parts (``{"text", "thought": true}``,
+  chunked) for each `ThinkingBlock` with text, its ``signature`` (the UTF-8 bytes
   of the string, base64 on the wire) on the block's last thought chunk; answer text in
   ``{"text": piece}`` parts of ``chunk_size`` characters; every tool call in one chunk of
   ``functionCall`` parts (``ToolCall.id`` None: an id is generated; ``""``: no id, as
@@ -394,4 +394,4 @@ GOOGLE_ROUTES: dict[str, DialectRoute] = {
         ("countTokens", handle_count_tokens),
     )
 }
-"""The Gemini routes (listed in :data:`~.routes.DIALECT_ROUTES`)."""
+"""The Gemini routes (listed in `DIALECT_ROUTES`)."""

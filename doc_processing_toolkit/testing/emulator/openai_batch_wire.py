@@ -2,13 +2,13 @@
 
 The input file is uploaded through the Files API (``POST /v1/files``, purpose ``batch``);
 ``POST /v1/batches`` reads its JSONL lines (``{"custom_id", "method", "url", "body"}``),
-``GET /v1/batches/{id}`` is a status check (see :class:`~.batch_store.BatchStore` for the
+``GET /v1/batches/{id}`` is a status check (see `BatchStore` for the
 scripted ``in_progress`` -> ``completed``), ``POST /v1/batches/{id}/cancel`` cancels.
 When the batch ends its output file (200 lines) and error file (the others) are stored
 in the Files API store, for ``GET /v1/files/{id}/content``.
 
-Each line is answered like ``POST /v1/responses`` without streaming: a :class:`Reply` is a
-200 line whose body is :func:`~.openai_wire.response_json`; a :class:`Fault` a line with
+Each line is answered like ``POST /v1/responses`` without streaming: a `Reply` is a
+200 line whose body is `response_json`; a `Fault` a line with
 its status (500 ``server_error`` for a mid-stream fault) and an OpenAI error body; a body
 the real API would refuse its 400 / 404 (no script step consumed). The lines of a
 cancelled batch come back with ``error.code = "batch_cancelled"``.
@@ -200,4 +200,4 @@ OPENAI_BATCH_ROUTES: dict[str, DialectRoute] = {
     "/v1/batches/{batch_id}/cancel": DialectRoute(DIALECT, handle_cancel),
 }
 """The Batch API routes of its own (``GET /v1/batches/{id}`` shares its path with Gemini's
-``GET /{version}/batches/{name}``: see :mod:`~.google_batch_wire`)."""
+``GET /{version}/batches/{name}``: see `google_batch_wire`)."""

@@ -4,8 +4,8 @@ Route: ``POST /v1/responses`` (the SDK posts to ``{base_url}/responses`` with
 ``base_url = emu.openai_base_url``, i.e. ``emu.url + "/v1"``). ``"stream": true`` answers
 SSE with ``event:`` lines, else one JSON response object. Script steps map as follows:
 
-* :class:`Reply` -> response.created, response.in_progress, then output items in order:
-  one reasoning item per :class:`ThinkingBlock` (summary text streamed as
+* `Reply` -> response.created, response.in_progress, then output items in order:
+  one reasoning item per `ThinkingBlock` (summary text streamed as
   ``response.reasoning_summary_text.delta`` only when the request asked for a summary
   with ``reasoning.summary``; ``encrypted_content`` only when ``include`` lists
   ``reasoning.encrypted_content``: the block's ``signature`` or a generated blob), the
@@ -90,7 +90,7 @@ _ERRORS = {
 
 def openai_base_url(emu: Any) -> str:
     """The value for ``OPENAI_BASE_URL`` / ``OpenAIModelClient(base_url=)`` (same as
-    :attr:`ProviderEmulator.openai_base_url`)."""
+    `ProviderEmulator.openai_base_url`)."""
     return str(emu.openai_base_url)
 
 
@@ -479,4 +479,4 @@ async def handle_responses(call: EmulatorCall) -> Response:
 
 
 OPENAI_ROUTES: dict[str, DialectRoute] = {"/v1/responses": DialectRoute(DIALECT, handle_responses)}
-"""The OpenAI Responses route (listed in :data:`~.routes.DIALECT_ROUTES`)."""
+"""The OpenAI Responses route (listed in `DIALECT_ROUTES`)."""

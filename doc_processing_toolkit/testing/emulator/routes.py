@@ -1,8 +1,8 @@
-"""The emulator's routes: one explicit table, path -> :class:`DialectRoute`.
+"""The emulator's routes: one explicit table, path -> `DialectRoute`.
 
 Every wire dialect the emulator speaks is listed here; nothing registers itself on import.
-A new dialect adds its routes to :data:`DIALECT_ROUTES` (or a test passes ``routes=`` to one
-:class:`~doc_processing_toolkit.testing.emulator.server.ProviderEmulator`).
+A new dialect adds its routes to `DIALECT_ROUTES` (or a test passes ``routes=`` to one
+`ProviderEmulator`).
 """
 
 from __future__ import annotations
@@ -39,5 +39,5 @@ DIALECT_ROUTES: dict[str, DialectRoute] = {
 
 
 def register_dialect_routes(routes: Mapping[str, DialectRoute]) -> None:
-    """Add routes to :data:`DIALECT_ROUTES` (emulators created afterwards serve them)."""
+    """Add routes to `DIALECT_ROUTES` (emulators created afterwards serve them)."""
     DIALECT_ROUTES.update(routes)

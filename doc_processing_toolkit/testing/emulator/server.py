@@ -2,7 +2,7 @@
 
 The server (starlette under uvicorn) runs on 127.0.0.1, on a free port, in a background
 thread with its own event loop, so it serves sync code, ``run_sync``, the CLI and async
-tests alike. Routes come from :data:`DIALECT_ROUTES` (route path -> :class:`DialectRoute`);
+tests alike. Routes come from `DIALECT_ROUTES` (route path -> `DialectRoute`);
 a new wire dialect adds its routes there (or passes ``routes=`` to one emulator).
 
 Example::
@@ -183,14 +183,14 @@ class ProviderEmulator:
 
     @property
     def url(self) -> str:
-        """``http://127.0.0.1:PORT`` (raises before :meth:`start`)."""
+        """``http://127.0.0.1:PORT`` (raises before `start`)."""
         if self._thread is None or self._port is None:
             raise StateError("the provider emulator is not running: call start() first")
         return f"http://127.0.0.1:{self._port}"
 
     @property
     def base_url(self) -> str:
-        """Same as :attr:`url`."""
+        """Same as `url`."""
         return self.url
 
     @property
@@ -261,8 +261,8 @@ class ProviderEmulator:
 
     @property
     def files(self) -> FileStore:
-        """The Files API store: :meth:`FileStore.script_states` scripts the states the next
-        upload is polled through; :attr:`FileStore.uploaded` lists what was uploaded."""
+        """The Files API store: `FileStore.script_states` scripts the states the next
+        upload is polled through; `FileStore.uploaded` lists what was uploaded."""
         return self._state.files
 
     @property
@@ -272,9 +272,9 @@ class ProviderEmulator:
 
     @property
     def batches(self) -> BatchStore:
-        """The provider batches: :meth:`BatchStore.script` scripts how many status checks
-        the next batch stays in progress for; :attr:`BatchStore.batches` lists every batch
-        created and :attr:`BatchStore.request_count` the model requests they carried."""
+        """The provider batches: `BatchStore.script` scripts how many status checks
+        the next batch stays in progress for; `BatchStore.batches` lists every batch
+        created and `BatchStore.request_count` the model requests they carried."""
         return self._state.batches
 
     def reset(self, script: Sequence[ScriptStep] = ()) -> None:

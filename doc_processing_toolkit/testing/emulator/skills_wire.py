@@ -2,7 +2,7 @@
 
 The SDK's ``client.beta.skills.create(files=[...])`` sends a multipart form with one
 ``files[]`` field per file, each named ``<skill directory>/<path>``. The emulator keeps the
-files of each created skill on :attr:`~.common.EmulatorState.skills` (skill id -> list of
+files of each created skill on `skills` (skill id -> list of
 ``(name, bytes)``), so a test asserts what was uploaded, and answers with a ``skill``
 object.
 """
@@ -55,4 +55,4 @@ async def handle_create_skill(call: EmulatorCall) -> Response:
 SKILLS_ROUTES: dict[str, DialectRoute] = {
     "/v1/skills": DialectRoute("anthropic_skills", handle_create_skill),
 }
-"""The Skills API route (listed in :data:`~.routes.DIALECT_ROUTES`)."""
+"""The Skills API route (listed in `DIALECT_ROUTES`)."""

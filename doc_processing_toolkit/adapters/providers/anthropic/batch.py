@@ -1,14 +1,14 @@
 """AnthropicBatchClient: the BatchClient for Anthropic Message Batches (``anthropic`` SDK).
 
-``run_batch`` maps every request exactly as :class:`~.client.AnthropicModelClient` would
+``run_batch`` maps every request exactly as `AnthropicModelClient` would
 (its ``extra_body`` merged into the request's ``params``, the betas of all requests in
 one ``anthropic-beta`` header), creates one batch with ``messages.batches.create``, polls
 ``messages.batches.retrieve`` until ``processing_status`` is ``ended`` (see
-:class:`~doc_processing_toolkit.adapters.providers._batch.BatchPolling`), then reads
+`BatchPolling`), then reads
 ``messages.batches.results`` (JSONL keyed by ``custom_id``). A succeeded result is parsed
-by :func:`~.response.parse_message`; an errored one becomes the error class its type
+by `parse_message`; an errored one becomes the error class its type
 names; a canceled or expired one a retryable
-:class:`~doc_processing_toolkit.domain.errors.ProviderTimeoutError`. A batch that runs
+`ProviderTimeoutError`. A batch that runs
 out of time, or whose task is cancelled, is cancelled with ``messages.batches.cancel``.
 """
 

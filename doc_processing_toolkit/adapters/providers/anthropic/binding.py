@@ -2,12 +2,12 @@
 
 Every signed thinking block is bound to the conversation prefix that produced it (the
 top-level system prompt, the tools array and every message before the block). The run
-resolves how a stale block is treated (:mod:`doc_processing_toolkit.domain.binding`);
+resolves how a stale block is treated (`doc_processing_toolkit.domain.binding`);
 this module puts that choice on the wire:
 
 * ``"drop_block"`` / ``"error"`` on a thinking request: ``thinking.block_binding =
   {"prefix_mismatch_behavior": ...}`` plus ``anthropic-beta:``
-  :data:`THINKING_BINDING_BETA`. ``"off"`` / None send neither. A thinking-off value
+  `THINKING_BINDING_BETA`. ``"off"`` / None send neither. A thinking-off value
   cannot carry the field.
 * a caller's ``thinking["block_binding"]`` is consumed here: never forwarded verbatim.
 * ``ModelRequest.rebind`` (the run re-sent a prefix-binding 400): ``"drop_block"`` with
@@ -20,7 +20,7 @@ The response's ``input_transformations`` (final in ``message_start``; a
 ``message_delta`` carries it only after a mid-stream server-side fallback, and then
 replaces it) is reported only when the request carried the beta: the API reports nothing
 without it. A 400 whose message says the block "is bound to a different conversation"
-is the prefix-binding refusal (:func:`is_prefix_binding_refusal`); a signature that is
+is the prefix-binding refusal (`is_prefix_binding_refusal`); a signature that is
 merely invalid is not, and ``prefix_mismatch_behavior`` cannot help it.
 """
 

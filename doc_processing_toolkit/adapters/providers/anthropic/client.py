@@ -1,13 +1,13 @@
 """AnthropicModelClient: the ModelClient for Anthropic Messages, through the ``anthropic`` SDK.
 
-This module owns the SDK client and its lifecycle; :mod:`.mapping` maps the request,
-:mod:`.stream` turns raw events into deltas. The SDK is imported inside methods, so
+This module owns the SDK client and its lifecycle; `mapping` maps the request,
+`stream` turns raw events into deltas. The SDK is imported inside methods, so
 importing this module (or the package) does not import ``anthropic``.
 
 SDK retries are off (``max_retries=0``): the application's retry layer is the only one.
 SDK clients are shared per process, per event loop and per (environment key, endpoint)
 when no ``api_key`` is given; an explicit ``api_key`` gets its own SDK client, which
-:meth:`AnthropicModelClient.aclose` closes. A client is bound to an event loop because
+`AnthropicModelClient.aclose` closes. A client is bound to an event loop because
 its connection pool is (``run_sync`` runs each call on a fresh loop).
 """
 

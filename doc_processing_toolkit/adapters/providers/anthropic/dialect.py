@@ -1,10 +1,10 @@
-"""Anthropic Messages history <-> the neutral IR (:class:`AnthropicHistoryCodec`).
+"""Anthropic Messages history <-> the neutral IR (`AnthropicHistoryCodec`).
 
 The native shape is ``{"role": "user" | "assistant", "content": str | [block, ...]}``.
 
 Canonical rendering (what the adapter produces, so ``render(parse(x)) == x`` for it):
 
-* a user message holding exactly one :class:`TextPart` renders as a string ``content``;
+* a user message holding exactly one `TextPart` renders as a string ``content``;
   every other message renders a list of blocks (assistant messages always do);
 * an IR ``tool`` message renders as a ``user`` message; a native user message whose
   content is only ``tool_result`` blocks parses back as role ``tool``;
@@ -21,7 +21,7 @@ Canonical rendering (what the adapter produces, so ``render(parse(x)) == x`` for
   gets the text, Anthropic gets the block back byte for byte);
 * any block the IR cannot hold exactly (unknown types, server-tool blocks, non-canonical
   base64, extra keys) is kept verbatim as a
-  :class:`ProviderPart`: a block is only mapped to an IR part when rendering that part
+  `ProviderPart`: a block is only mapped to an IR part when rendering that part
   gives the block back.
 """
 

@@ -6,7 +6,7 @@ the content carries one ``fallback`` block per hop (``from`` / ``to`` models; th
 ``usage.iterations`` holds one entry per attempt, each with its ``model``: ``message``
 entries for a declined hop (billed at that model's rates) and one ``fallback_message``
 entry for the serving attempt. Every entry is billed (see
-:func:`~.mapping.parse_usage`): ``compaction`` entries and an ``advisor_message`` are
+`parse_usage`): ``compaction`` entries and an ``advisor_message`` are
 split out here too, at the model they name (the serving model when they name none).
 """
 

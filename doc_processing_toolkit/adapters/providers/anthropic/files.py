@@ -3,7 +3,7 @@
 * ``tool_files`` uploads: ``client.files.upload`` (``POST /v1/files``); the file reaches
   the code-execution container as a ``container_upload`` block in the run's user turn.
 * Output files: a ``bash_code_execution_tool_result`` (or ``code_execution_tool_result``)
-  names each file code execution wrote by ``file_id`` (:func:`output_file_refs`); the
+  names each file code execution wrote by ``file_id`` (`output_file_refs`); the
   name comes from ``client.files.retrieve_metadata`` and the bytes from
   ``client.files.download`` (``GET /v1/files/{id}/content``).
 """

@@ -1,6 +1,6 @@
 """Pure IR <-> Anthropic wire mapping: request parameters, usage and stop reasons.
 
-Nothing here does I/O, logs, or imports the SDK: :func:`build_request` returns the
+Nothing here does I/O, logs, or imports the SDK: `build_request` returns the
 keyword arguments for ``client.messages.create`` plus the facts the client must log
 (a downgraded tool_choice, what went through ``extra_body``).
 """
@@ -80,7 +80,7 @@ _CODEC = AnthropicHistoryCodec()
 
 
 def resolve_max_tokens(requested: int | None, row_max_output_tokens: int | None) -> int:
-    """The request's cap, else the row's (capped at :data:`MAX_DEFAULT_MAX_TOKENS`), else 8192."""
+    """The request's cap, else the row's (capped at `MAX_DEFAULT_MAX_TOKENS`), else 8192."""
     if requested is not None:
         return requested
     if row_max_output_tokens:
@@ -126,7 +126,7 @@ def map_thinking(
 ) -> dict[str, Any] | None:
     """The Agent's thinking setting as the wire ``thinking`` object (None: not sent).
 
-    Delegates to :meth:`.options.AnthropicOptions.transform_thinking`; use that for the
+    Delegates to `options.AnthropicOptions.transform_thinking`; use that for the
     interleaved flag, the betas and the warnings.
     """
     value = ANTHROPIC_OPTIONS.transform_thinking(thinking, row, effort=effort).value
@@ -182,7 +182,7 @@ def build_request(
     supports_forced_tool_choice: bool = True,
     row: ModelInfo | None = None,
 ) -> WireRequest:
-    """Map a :class:`ModelRequest` to ``messages.create`` keyword arguments (without stream).
+    """Map a `ModelRequest` to ``messages.create`` keyword arguments (without stream).
 
     ``row`` (the model's registry row) decides the thinking-off value and which
     built-in tools the model offers; None maps the request unchecked.
@@ -306,7 +306,7 @@ hops) is billed beside it and left out of the top level."""
 
 
 def parse_usage(usage: Mapping[str, Any] | None) -> Usage:
-    """Wire usage -> the billed :class:`Usage` on the toolkit convention.
+    """Wire usage -> the billed `Usage` on the toolkit convention.
 
     input = input_tokens + cache_read_input_tokens (all prompt tokens but cache writes,
     which Anthropic bills on top); cached = cache reads; cache_write = cache creation.
@@ -342,7 +342,7 @@ def parse_usage(usage: Mapping[str, Any] | None) -> Usage:
 
 
 def _usage_of(usage: Mapping[str, Any]) -> Usage:
-    """One usage object (the top level or one iteration entry) as :class:`Usage`."""
+    """One usage object (the top level or one iteration entry) as `Usage`."""
     cache_read = _int(usage.get("cache_read_input_tokens"))
     cache_write = _int(usage.get("cache_creation_input_tokens"))
     # `type(x) is dict` first: the wire's JSON is dicts, and an ABC check is a Python call.
@@ -374,7 +374,7 @@ def merge_usage(base: Mapping[str, Any] | None, update: Mapping[str, Any] | None
 
 
 def map_stop_reason(reason: str | None) -> StopReason:
-    """A wire stop_reason as the normalised :data:`StopReason` ("other" when unknown)."""
+    """A wire stop_reason as the normalised `StopReason` ("other" when unknown)."""
     if reason is None:
         return "other"
     return _STOP_REASONS.get(reason, "other")

@@ -4,7 +4,7 @@
   ``{"type": "enabled", "budget_tokens": N}``; ``{"type": "adaptive"}`` is kept; an off
   value (``disabled`` / ``between_tools``) becomes what the row's ``thinking_off_type``
   names; unknown keys are kept verbatim. The ``interleaved`` flag is surfaced on the
-  result (with the :data:`INTERLEAVED_THINKING_BETA` header it needs), never sent inside
+  result (with the `INTERLEAVED_THINKING_BETA` header it needs), never sent inside
   the object.
 * built-in tools: ``web_search_20250305``, ``code_execution_20250825`` and
   ``tool_search_tool_regex_20251119`` (``config={"variant": "bm25"}`` for BM25).
@@ -12,7 +12,7 @@
   execution) becomes the request's ``container`` parameter.
 * provider-run MCP: an ``mcp_servers`` entry ``{"type": "url", "url", "name",
   "authorization_token"}`` plus one ``{"type": "mcp_toolset", "mcp_server_name"}`` entry
-  in ``tools``, sent with the :data:`ANTHROPIC_MCP_BETA` header; ``allowed_tools``
+  in ``tools``, sent with the `ANTHROPIC_MCP_BETA` header; ``allowed_tools``
   becomes the toolset's allow-list.
 """
 
@@ -125,7 +125,7 @@ def anthropic_mcp_connector(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Anthropic's ``mcp_servers`` entries and their ``mcp_toolset`` tool entries.
 
-    Send both with the :data:`ANTHROPIC_MCP_BETA` beta header.
+    Send both with the `ANTHROPIC_MCP_BETA` beta header.
 
     Raises:
         ValueError: for a server without label or URL, or headers Anthropic cannot send.
@@ -241,7 +241,7 @@ class AnthropicOptions(VendorOptions):
             server_names(server["allowed_tools"], label)
 
     def remote_mcp_servers(self, servers: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        """The ``mcp_servers`` entries (the toolsets come from :meth:`remote_mcp_wire`)."""
+        """The ``mcp_servers`` entries (the toolsets come from `remote_mcp_wire`)."""
         return anthropic_mcp_connector(servers)[0]
 
     def remote_mcp_wire(self, servers: Sequence[Mapping[str, Any]]) -> RemoteMCPWire:

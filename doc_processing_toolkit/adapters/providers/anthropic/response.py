@@ -1,6 +1,6 @@
-"""A whole (non-streamed) Messages response -> :class:`ModelResponse`.
+"""A whole (non-streamed) Messages response -> `ModelResponse`.
 
-The message is replayed through :class:`~.stream.StreamAssembler` as the events a stream
+The message is replayed through `StreamAssembler` as the events a stream
 of it would have sent, so a batch result and a streamed response are parsed by the same
 code (blocks kept verbatim, usage, stop reason, built-in tool evidence).
 """
@@ -25,7 +25,7 @@ def parse_message(
     request_id: str | None = None,
     structured_output: bool = False,
 ) -> ModelResponse:
-    """The :class:`ModelResponse` of one Messages API ``message`` object (plain data)."""
+    """The `ModelResponse` of one Messages API ``message`` object (plain data)."""
     assembler = StreamAssembler(structured_output=structured_output)
     head = {k: v for k, v in message.items() if k not in ("content", *_DELTA_KEYS)}
     assembler.feed({"type": "message_start", "message": {**head, "content": []}})

@@ -157,7 +157,7 @@ async def resolve_skills(
     """The ``container.skills`` entries for ``refs`` and the ids they name.
 
     Args:
-        refs: From :func:`normalize_skills`.
+        refs: From `normalize_skills`.
         upload: ``await upload(files) -> skill_id`` uploads one directory's files.
         endpoint: Keys the per-process upload cache (one upload per directory content).
     """

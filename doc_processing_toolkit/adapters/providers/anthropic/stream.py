@@ -1,7 +1,7 @@
 """Anthropic raw stream events -> domain deltas and the final assistant message.
 
-:class:`StreamAssembler` is fed the raw events as plain dicts, as the API sent them
-(:class:`RawEvents` reads them off the response the SDK opened, so no per-event SDK model
+`StreamAssembler` is fed the raw events as plain dicts, as the API sent them
+(`RawEvents` reads them off the response the SDK opened, so no per-event SDK model
 is built), and can be driven by hand in tests.
 Blocks are rebuilt exactly as the API sent them (text, tool_use with its accumulated
 ``input_json_delta``, thinking with its ``signature_delta``, redacted thinking, and
@@ -45,7 +45,7 @@ __all__ = ["RawEvents", "StreamAssembler"]
 
 class RawEvents:
     """A stream's server-sent events as the dicts the API sent, read off the response
-    the SDK opened (:class:`~doc_processing_toolkit.adapters.providers._sse.SseDecoder`)
+    the SDK opened (`SseDecoder`)
     instead of the SDK's per-event models: pings, unnamed and empty events are skipped,
     as the SDK skips them, and an ``event: error`` is raised as the SDK raises it
     (``APIStatusError`` with the error body). A line that is not JSON raises
@@ -104,14 +104,14 @@ log = get_logger(__name__)
 
 
 class StreamAssembler:
-    """Accumulates one Messages stream; :meth:`feed` returns the deltas each event yields."""
+    """Accumulates one Messages stream; `feed` returns the deltas each event yields."""
 
     def __init__(
         self, *, structured_output: bool = False, report_transformations: bool = False
     ) -> None:
         """Args:
         report_transformations: The request carried the thinking-binding beta, so the
-            response's ``input_transformations`` is reported (see :mod:`.binding`).
+            response's ``input_transformations`` is reported (see `binding`).
         """
         self._structured_output = structured_output
         self._report_transformations = report_transformations
@@ -120,14 +120,14 @@ class StreamAssembler:
         self._message: dict[str, Any] = {}
         self._usage: dict[str, Any] = {}
         self._parsed: tuple[dict[str, Any], Usage] | None = None
-        """The last :func:`parse_usage` and the usage dict it parsed (each event that
+        """The last `parse_usage` and the usage dict it parsed (each event that
         carries usage makes a new dict, so an unchanged one is parsed once)."""
         self._delta: dict[str, Any] = {}
         self._blocks: dict[int, dict[str, Any]] = {}
         self._json: dict[int, list[str]] = {}
         self._pieces: dict[tuple[int, str], list[str]] = {}
         """Streamed text, thinking and signature pieces by (block, field), joined once into
-        their block (:meth:`content_blocks`): no quadratic copying on long answers."""
+        their block (`content_blocks`): no quadratic copying on long answers."""
         self._invalid: dict[int, str] = {}
         """Tool-call argument texts that were not a JSON object, by block index."""
         self.started = False
@@ -262,7 +262,7 @@ class StreamAssembler:
 
     def message(self, blocks: list[dict[str, Any]] | None = None) -> Message:
         """The assistant message as IR (blocks that the IR cannot hold stay verbatim);
-        ``blocks``: :meth:`content_blocks`, when the caller has them already."""
+        ``blocks``: `content_blocks`, when the caller has them already."""
         parts: list[Part] = []
         names: dict[str, str] = {}
         if blocks is None:
@@ -286,7 +286,7 @@ class StreamAssembler:
         return raw
 
     def response(self, *, requested_model: str, request_id: str | None) -> ModelResponse:
-        """The :class:`ModelResponse` of a completed stream."""
+        """The `ModelResponse` of a completed stream."""
         tier = self._usage.get("service_tier")
         blocks = self.content_blocks()
         invoked, metadata = built_in_evidence(blocks, self._delta, self._message)

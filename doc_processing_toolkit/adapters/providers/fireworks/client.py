@@ -2,12 +2,12 @@
 
 Fireworks serves an OpenAI-compatible chat-completions API, so this adapter drives the
 ``openai`` SDK's ``chat.completions.create(..., stream=True)`` against Fireworks'
-endpoint. This module owns the SDK client and its lifecycle; :mod:`.mapping` maps the
-request, :mod:`.stream` turns chunks into deltas. The SDK is imported inside methods, so
+endpoint. This module owns the SDK client and its lifecycle; `mapping` maps the
+request, `stream` turns chunks into deltas. The SDK is imported inside methods, so
 importing this module (or the package) does not import ``openai``.
 
 Endpoint: the ``base_url`` argument, else ``DPT_FIREWORKS_BASE_URL``, else
-:data:`DEFAULT_BASE_URL`; always passed explicitly, so the OpenAI SDK's own
+`DEFAULT_BASE_URL`; always passed explicitly, so the OpenAI SDK's own
 ``OPENAI_BASE_URL`` never redirects Fireworks traffic. The key is the ``api_key``
 argument, else ``FIREWORKS_API_KEY`` (never ``OPENAI_API_KEY``), and the OpenAI-only
 organisation / project / admin-key settings the SDK reads from the environment are
@@ -16,7 +16,7 @@ cleared, so no OpenAI credential or header reaches Fireworks.
 SDK retries are off (``max_retries=0``): the application's retry layer is the only one.
 SDK clients are shared per process, per event loop and per (key, endpoint) when no
 ``api_key`` is given, in a cache of this module (apart from the OpenAI adapter's); an
-explicit ``api_key`` gets its own SDK client, which :meth:`FireworksModelClient.aclose`
+explicit ``api_key`` gets its own SDK client, which `FireworksModelClient.aclose`
 closes. A client is bound to an event loop because its connection pool is.
 """
 

@@ -1,4 +1,4 @@
-"""Fireworks chat-completions history <-> the neutral IR (:class:`FireworksHistoryCodec`).
+"""Fireworks chat-completions history <-> the neutral IR (`FireworksHistoryCodec`).
 
 The native shape is the OpenAI chat-completions message list Fireworks serves:
 
@@ -12,7 +12,7 @@ The native shape is the OpenAI chat-completions message list Fireworks serves:
 
 Canonical rendering (what the adapter produces, so ``render(parse(x)) == x`` for it):
 
-* a user message holding exactly one :class:`TextPart` renders as a string ``content``;
+* a user message holding exactly one `TextPart` renders as a string ``content``;
 * an assistant message renders its text parts joined (None when it has none), its
   reasoning as ``reasoning_content`` (same-provider replay keeps it there, never as
   ``<think>`` tags) and its calls as ``tool_calls``;
@@ -24,12 +24,12 @@ Canonical rendering (what the adapter produces, so ``render(parse(x)) == x`` for
   text in ``ToolCallPart.provider_details["fireworks"]["arguments_json"]``, and extra call
   keys under ``["fireworks"]["extra"]``, so the call replays byte-identical;
 * a message the IR cannot hold exactly (a system message, an assistant message with list
-  content or unknown keys, ...) is kept whole as a :class:`ProviderPart` whose payload is
+  content or unknown keys, ...) is kept whole as a `ProviderPart` whose payload is
   the native message: a message is only mapped to IR parts when rendering those parts
   gives the message back.
 
 Fireworks takes images only: any other media, reasoning or provider blocks of another
-provider are dropped with a WARNING, and :meth:`FireworksHistoryCodec.render_with_drops`
+provider are dropped with a WARNING, and `FireworksHistoryCodec.render_with_drops`
 says what was dropped so the run can report it.
 """
 
@@ -460,7 +460,7 @@ def arguments_object(raw: str) -> dict[str, Any] | None:
 
 
 def tool_call_part(call: Any) -> ToolCallPart | None:
-    """One native tool call as a :class:`ToolCallPart` (None when it is not one)."""
+    """One native tool call as a `ToolCallPart` (None when it is not one)."""
     if not isinstance(call, dict) or call.get("type") != "function":
         return None
     call_id, function = call.get("id"), call.get("function")

@@ -1,6 +1,6 @@
 """Pure IR <-> Fireworks chat-completions mapping: request parameters, usage, stop reasons.
 
-Nothing here does I/O, logs, or imports the SDK: :func:`build_request` returns the
+Nothing here does I/O, logs, or imports the SDK: `build_request` returns the
 keyword arguments for ``client.chat.completions.create`` plus the facts the client must
 log or report (a forced tool choice on a model that may ignore it, dropped parts,
 thinking warnings, what went through ``extra_body``).
@@ -76,9 +76,9 @@ _CODEC = FireworksHistoryCodec()
 
 @dataclass(frozen=True, slots=True)
 class FireworksWireRequest(WireRequest):
-    """What :func:`build_request` produced for ``client.chat.completions.create``.
+    """What `build_request` produced for ``client.chat.completions.create``.
 
-    The shared :class:`~doc_processing_toolkit.adapters.providers._wire.WireRequest`
+    The shared `WireRequest`
     (``params`` without ``stream``; ``extra_body`` holds the Fireworks-only options) plus
     what this adapter reports about a request.
     """
@@ -136,7 +136,7 @@ def _max_tokens(requested: int | None, row: ModelInfo | None) -> int | None:
 
 
 def build_request(request: ModelRequest, *, row: ModelInfo | None = None) -> FireworksWireRequest:
-    """Map a :class:`ModelRequest` to ``chat.completions.create`` keyword arguments.
+    """Map a `ModelRequest` to ``chat.completions.create`` keyword arguments.
 
     Raises:
         ValueError: for an enabled built-in tool (Fireworks has none), a forced choice of
@@ -251,7 +251,7 @@ def _int(value: Any) -> int:
 
 
 def parse_usage(usage: Mapping[str, Any] | None) -> Usage:
-    """Wire usage -> :class:`Usage` on the toolkit convention.
+    """Wire usage -> `Usage` on the toolkit convention.
 
     input = prompt_tokens (cached tokens included); cached = prompt_tokens_details.
     cached_tokens; output = completion_tokens, of which completion_tokens_details.
@@ -276,7 +276,7 @@ def parse_usage(usage: Mapping[str, Any] | None) -> Usage:
 
 
 def map_stop_reason(reason: str | None, *, has_tool_calls: bool = False) -> StopReason:
-    """A wire finish_reason as the normalised :data:`StopReason` ("other" when unknown).
+    """A wire finish_reason as the normalised `StopReason` ("other" when unknown).
 
     A response that made tool calls but says ``stop`` (some models do) is ``tool_use``.
     """

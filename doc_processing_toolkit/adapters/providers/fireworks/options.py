@@ -86,11 +86,11 @@ class FireworksOptions(VendorOptions):
         )
 
     def check_allowed_tools(self, server: Mapping[str, Any]) -> None:
-        """No ``allowed_tools`` (:func:`refuse_ignored_allowed_tools`)."""
+        """No ``allowed_tools`` (`refuse_ignored_allowed_tools`)."""
         refuse_ignored_allowed_tools(server)
 
     def refuse_ignored_allowed_tools(self, server: Mapping[str, Any]) -> None:
-        """Fireworks ignores ``allowed_tools``: refused (:func:`refuse_ignored_allowed_tools`)."""
+        """Fireworks ignores ``allowed_tools``: refused (`refuse_ignored_allowed_tools`)."""
         refuse_ignored_allowed_tools(server)
 
     def remote_mcp_servers(self, servers: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -1,11 +1,11 @@
 """Fireworks chat-completion chunks -> domain deltas and the final assistant message.
 
-:class:`ChunkAssembler` is fed the chunks as the API sent them, plain dicts (read off the raw
-stream by :class:`~doc_processing_toolkit.adapters.providers._sse.OpenAIRawEvents`), so
+`ChunkAssembler` is fed the chunks as the API sent them, plain dicts (read off the raw
+stream by `OpenAIRawEvents`), so
 it is independent of the SDK's typed models and can be driven by hand in tests. Reasoning
 arrives either as ``delta.reasoning_content`` or as ``<think>...</think>`` at the start of
-``delta.content`` (:class:`ThinkTagSplitter`, which holds back a tag split across chunks);
-both become :class:`ThinkingDelta` values and one ``reasoning_content`` on the message, and
+``delta.content`` (`ThinkTagSplitter`, which holds back a tag split across chunks);
+both become `ThinkingDelta` values and one ``reasoning_content`` on the message, and
 the tags never reach the answer text. Tool calls are accumulated by ``index``. The final
 message is built as a native chat-completions message and parsed with the history codec,
 so it replays byte-identical.
@@ -129,7 +129,7 @@ _HEAD_KEYS = ("id", "model", "created", "service_tier", "system_fingerprint")
 
 
 class ChunkAssembler:
-    """Accumulates one chat-completions stream; :meth:`feed` returns each chunk's deltas."""
+    """Accumulates one chat-completions stream; `feed` returns each chunk's deltas."""
 
     def __init__(self, *, structured_output: bool = False) -> None:
         self._structured_output = structured_output
@@ -278,7 +278,7 @@ class ChunkAssembler:
         request_id: str | None,
         metadata: dict[str, Any] | None = None,
     ) -> ModelResponse:
-        """The :class:`ModelResponse` of a completed stream (``metadata`` rides along)."""
+        """The `ModelResponse` of a completed stream (``metadata`` rides along)."""
         message = self.message()
         tier = self._head.get("service_tier")
         model = self._head.get("model")

@@ -1,14 +1,14 @@
 """GoogleBatchClient: the BatchClient for Gemini API batch mode (``google-genai`` SDK).
 
-``run_batch`` maps every request exactly as :class:`~.client.GoogleModelClient` would
+``run_batch`` maps every request exactly as `GoogleModelClient` would
 (large inline media uploaded through the Files API first), sends them as inlined
 requests (``InlinedRequest(model, contents, config, metadata={"custom_id": id})``) of one
 ``aio.batches.create`` job, polls ``aio.batches.get`` until the job is done (see
-:class:`~doc_processing_toolkit.adapters.providers._batch.BatchPolling`), then reads
-``dest.inlined_responses``: a response is parsed by :func:`~.response.parse_response`,
+`BatchPolling`), then reads
+``dest.inlined_responses``: a response is parsed by `parse_response`,
 an inlined ``error`` becomes the error class of its status, and the requests of a
 cancelled or expired job a retryable
-:class:`~doc_processing_toolkit.domain.errors.ProviderTimeoutError`. Responses are matched
+`ProviderTimeoutError`. Responses are matched
 by the ``metadata`` they echo, else by position (the API keeps the request order). A
 batch job names one model, so every request of a batch must use the same model.
 Per-request ``extra_body`` / headers cannot ride in an inlined request: not sent (one

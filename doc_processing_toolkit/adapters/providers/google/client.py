@@ -1,8 +1,8 @@
 """GoogleModelClient: the ModelClient for the Gemini API, through the ``google-genai`` SDK.
 
-This module owns the SDK client and its lifecycle; :mod:`.mapping` maps the request,
-:mod:`.raw_stream` sends it through the SDK and reads each chunk as a dict, and
-:mod:`.stream` turns the chunks into deltas. The SDK is imported inside methods, so
+This module owns the SDK client and its lifecycle; `mapping` maps the request,
+`raw_stream` sends it through the SDK and reads each chunk as a dict, and
+`stream` turns the chunks into deltas. The SDK is imported inside methods, so
 importing this module (or the package) does not import ``google.genai``.
 
 The API key comes from the ``api_key`` argument, else ``GOOGLE_GEMINI_API_KEY``, else the
@@ -16,7 +16,7 @@ one implicit reconnect its aiohttp transport would make), automatic function cal
 automatic stream continuation off. The application's retry layer is the only one.
 SDK clients are shared per process, per event loop and per (key, endpoint) when no
 ``api_key`` is given; an explicit ``api_key`` gets its own SDK client, which
-:meth:`GoogleModelClient.aclose` closes.
+`GoogleModelClient.aclose` closes.
 """
 
 from __future__ import annotations

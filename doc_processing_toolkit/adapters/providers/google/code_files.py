@@ -2,13 +2,13 @@
 
 * ``tool_files`` uploads: through the Files API (upload, then polled to ACTIVE like any
   large media part); the file reaches code execution as a ``file_data`` part of the run's
-  user turn (:func:`upload_tool_file`). Gemini has no container to name again, so
+  user turn (`upload_tool_file`). Gemini has no container to name again, so
   ``anthropic_container_id`` does not apply.
 * Output files: Gemini returns what its code execution wrote (a chart, a CSV) as
   ``inline_data`` parts of the response, after the ``executable_code`` /
-  ``code_execution_result`` parts that made them. :func:`output_file_refs` names each
+  ``code_execution_result`` parts that made them. `output_file_refs` names each
   such part as a ``code_execution_files`` entry carrying its bytes, so
-  :func:`download_output_file` needs no further request. A part without a
+  `download_output_file` needs no further request. A part without a
   ``display_name`` is called ``code_execution_output_<n>.<ext>``.
 """
 

@@ -1,4 +1,4 @@
-"""Gemini ``contents`` <-> the neutral IR (:class:`GoogleHistoryCodec`).
+"""Gemini ``contents`` <-> the neutral IR (`GoogleHistoryCodec`).
 
 The native shape is ``{"role": "user" | "model", "parts": [part, ...]}``, exactly the
 SDK's own JSON form ``Content.model_dump(mode="json", exclude_none=True)``: snake_case
@@ -32,7 +32,7 @@ Canonical mapping (``render(parse(x)) == x`` for every native history):
 * A user turn whose parts are all ``function_response`` parses as an IR ``tool`` message.
 * Anything else (``executable_code``, ``code_execution_result``, unknown keys, other
   response shapes, base64 not in the canonical URL-safe form) is kept verbatim as a
-  :class:`ProviderPart`: a part maps to IR parts only when rendering them gives it back.
+  `ProviderPart`: a part maps to IR parts only when rendering them gives it back.
 """
 
 from __future__ import annotations

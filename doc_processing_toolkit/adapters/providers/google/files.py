@@ -1,12 +1,12 @@
 """Gemini Files API uploads for media too large to send inline.
 
-A request whose inline media would exceed :data:`INLINE_LIMIT_BYTES` has its largest
+A request whose inline media would exceed `INLINE_LIMIT_BYTES` has its largest
 parts uploaded through google-genai (``client.aio.files.upload``) and polled
 (``client.aio.files.get``) until ``ACTIVE``; the part is then sent as ``file_data`` with
-the file's URI. Polling follows :class:`PollSettings` (``file_active_timeout_s``,
+the file's URI. Polling follows `PollSettings` (``file_active_timeout_s``,
 ``file_poll_interval_s``, ``file_poll_backoff``, each defaulting to its
 ``DPT_GOOGLE_*`` variable, then to 60 s for images and 120 s for other media, 1 s and
-1.0). A ``FAILED`` or timed-out file is a :class:`MediaUploadError` naming the file and
+1.0). A ``FAILED`` or timed-out file is a `MediaUploadError` naming the file and
 its state. The same bytes upload once per process and endpoint (an in-process cache keyed
 by sha256, entries dropped once the file expires); every upload or cache hit of the
 request's new turns becomes one ``media_uploads`` record, in prompt order.
@@ -225,7 +225,7 @@ def usable(file: Any) -> bool:
 
 def _to_upload(messages: list[Message]) -> set[tuple[int, int]]:
     """(message, part) positions of the inline parts to upload, largest first, until the
-    inline remainder fits :data:`INLINE_LIMIT_BYTES`."""
+    inline remainder fits `INLINE_LIMIT_BYTES`."""
     sized = [
         (len(part.data), m, p)
         for m, message in enumerate(messages)

@@ -1,7 +1,7 @@
 """Pure IR <-> Gemini wire mapping: the request config, tool_config, usage, stop reasons,
 served tiers and retry hints.
 
-Nothing here does I/O, logs, or imports the SDK: :func:`build_request` returns the
+Nothing here does I/O, logs, or imports the SDK: `build_request` returns the
 ``generate_content_stream`` arguments (``config`` as a plain dict the SDK validates) plus
 the facts the client must log (the ToolConfig sent, warnings, notes).
 """
@@ -106,7 +106,7 @@ class ToolConfigChoice:
 
 @dataclass(frozen=True, slots=True)
 class GoogleWireRequest:
-    """What :func:`build_request` produced for ``models.generate_content_stream``."""
+    """What `build_request` produced for ``models.generate_content_stream``."""
 
     model: str
     """The model id sent on the wire."""
@@ -192,7 +192,7 @@ def _declaration(spec: ToolSpec) -> dict[str, Any]:
 
 
 def build_request(request: ModelRequest, row: ModelInfo | None = None) -> GoogleWireRequest:
-    """Map a :class:`ModelRequest` to ``generate_content_stream`` arguments.
+    """Map a `ModelRequest` to ``generate_content_stream`` arguments.
 
     The SDK's automatic function calling and automatic continuation are turned off:
     the run loop runs tools, and one request is one HTTP request.
@@ -293,7 +293,7 @@ def _int(value: Any) -> int:
 
 
 def parse_usage(usage: Mapping[str, Any] | None) -> Usage:
-    """``usage_metadata`` -> :class:`Usage` on the toolkit convention.
+    """``usage_metadata`` -> `Usage` on the toolkit convention.
 
     input = prompt_token_count (cached content included) + tool_use_prompt_token_count;
     cached = cached_content_token_count; output = candidates_token_count +
@@ -315,7 +315,7 @@ def parse_usage(usage: Mapping[str, Any] | None) -> Usage:
 def map_stop_reason(
     finish_reason: str | None, *, has_tool_calls: bool, blocked: bool = False
 ) -> StopReason:
-    """A Gemini finish reason as the normalised :data:`StopReason`.
+    """A Gemini finish reason as the normalised `StopReason`.
 
     Gemini ends a function-calling turn with STOP; the calls make it ``tool_use``.
     A blocked prompt (``prompt_feedback.block_reason``, no candidate) is ``content_filter``.

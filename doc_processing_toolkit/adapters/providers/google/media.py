@@ -1,10 +1,10 @@
 """Gemini media in a stored history: Files API references, and the part helpers.
 
 A Gemini history refers to uploaded media by Files API URI, which no other provider can
-fetch. :func:`resolve_file_reference` (what :meth:`GoogleProfile.resolve_file_reference`
+fetch. `resolve_file_reference` (what `GoogleProfile.resolve_file_reference`
 does when a history leaves Google) turns such a reference into bytes through a lookup (a
 session's media table), and a ``file_data`` URI that is an ordinary web URL into a URL.
-:func:`google_part_kind` and :func:`iter_google_parts` classify stored Gemini parts for
+`google_part_kind` and `iter_google_parts` classify stored Gemini parts for
 hosts (the documented helpers of ``agent.history_conversion``).
 """
 

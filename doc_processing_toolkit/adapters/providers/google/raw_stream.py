@@ -9,10 +9,10 @@ every nested model. The adapter then dumped that model back to a dict
 200 us, four times per one-line answer: the largest share of the client CPU the Google
 adapter could cut (``docs/performance.md``, "The eighth pass").
 
-:class:`ChunkStream` sends the request the SDK builds, with the SDK's own parameter model
+`ChunkStream` sends the request the SDK builds, with the SDK's own parameter model
 and converter, through the SDK's API client (``async_request_streamed``: authentication,
 HTTP options, status errors and in-band ``{"error": ...}`` events are the SDK's), then
-applies the SDK's key renames to each chunk and converts it with :func:`dump_chunk`.
+applies the SDK's key renames to each chunk and converts it with `dump_chunk`.
 That conversion follows a table built once per model class from the SDK's own types.
 It gives the dict that validating and dumping gives: the same snake_case keys, unknown
 keys and ``None`` values dropped, ints and floats coerced as pydantic coerces them, and
@@ -25,7 +25,7 @@ with a validator of its own.
 against the SDK.
 
 The functions used here are the SDK's private ones (the same the public method calls,
-pinned by ``uv.lock``). When one is missing, :func:`available` is false and the stream
+pinned by ``uv.lock``). When one is missing, `available` is false and the stream
 falls back to the public ``generate_content_stream`` and ``model_dump``. The SDK is imported
 inside functions, so importing this module does not import ``google.genai``.
 """
@@ -87,7 +87,7 @@ class _SdkWay(Exception):
 
 @functools.cache
 def available() -> bool:
-    """Whether the installed google-genai has every function :class:`ChunkStream` uses."""
+    """Whether the installed google-genai has every function `ChunkStream` uses."""
     try:
         from google.genai import _api_client, _common, models, types
     except ImportError:  # pragma: no cover - exercised only without the extra
@@ -116,7 +116,7 @@ class ChunkStream:
     ``config`` holds ``GenerateContentConfig`` fields. The request is built at once, so a
     contents or config that does not fit the SDK's types raises ``pydantic.ValidationError``
     here. It is sent on the first ``__anext__``, as the SDK's own stream does.
-    :attr:`headers` holds the response headers from the first chunk on.
+    `headers` holds the response headers from the first chunk on.
     """
 
     __slots__ = ("_chunks", "headers")

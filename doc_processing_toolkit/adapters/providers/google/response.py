@@ -1,6 +1,6 @@
-"""A whole (non-streamed) GenerateContentResponse -> :class:`ModelResponse`.
+"""A whole (non-streamed) GenerateContentResponse -> `ModelResponse`.
 
-The response is fed to :class:`~.stream.StreamAssembler` as one chunk (in the SDK's JSON
+The response is fed to `StreamAssembler` as one chunk (in the SDK's JSON
 form: ``model_dump(mode="json", exclude_none=True)``), so a batch result and a streamed
 response are parsed by the same code (parts kept verbatim, call ids, usage, stop reason).
 """
@@ -23,7 +23,7 @@ def parse_response(
     structured_output: bool = False,
     requested_tier: str | None = None,
 ) -> ModelResponse:
-    """The :class:`ModelResponse` of one ``GenerateContentResponse`` (plain data)."""
+    """The `ModelResponse` of one ``GenerateContentResponse`` (plain data)."""
     assembler = StreamAssembler(structured_output=structured_output, requested_tier=requested_tier)
     assembler.feed(body)
     return assembler.response(requested_model=requested_model)

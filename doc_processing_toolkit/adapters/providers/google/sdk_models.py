@@ -15,11 +15,11 @@ answer the fallback always gives, so the SDK builds the same wire dict, which
 ``tests/unit/test_google_sdk_models.py`` checks. Nothing else is changed: fields,
 validation and serialization are the SDK's own. pydantic keeps an instance of a
 subclass as it is when it fills a field of the base type, so the SDK keeps these.
-The adapter's own stream path (:mod:`.raw_stream`) validates the contents as
+The adapter's own stream path (`raw_stream`) validates the contents as
 ``FastContent`` and hands them to the SDK's converter directly. Given to the public
 method, model instances cost more than plain dicts, through the SDK's union checks.
 
-The SDK is imported inside :func:`fast_models`, so importing this module does not
+The SDK is imported inside `fast_models`, so importing this module does not
 import ``google.genai``.
 """
 

@@ -1,13 +1,13 @@
 """Gemini ``streamGenerateContent`` chunks -> domain deltas and the final assistant message.
 
-:class:`StreamAssembler` is fed each chunk as a plain dict in the SDK's JSON form
+`StreamAssembler` is fed each chunk as a plain dict in the SDK's JSON form
 (``chunk.model_dump(mode="json", exclude_none=True)``: snake_case keys, bytes as URL-safe
 base64), so it is independent of the SDK's typed models and can be driven by hand.
 Parts are kept as Gemini sent them, except that consecutive unsigned text parts of the
 same kind (answer text, or thought summary) are joined, as streamed text is: a part that
 carries a ``thought_signature`` is never merged with another, so the signature replays
 byte-identical on the part it arrived on. The parts are then parsed with the same code
-as a stored history (:mod:`.dialect`).
+as a stored history (`dialect`).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ _CODE_KEYS = ("executable_code", "code_execution_result")
 
 
 class StreamAssembler:
-    """Accumulates one Gemini stream; :meth:`feed` returns the deltas each chunk yields."""
+    """Accumulates one Gemini stream; `feed` returns the deltas each chunk yields."""
 
     def __init__(self, *, structured_output: bool = False, requested_tier: str | None = None):
         self._structured_output = structured_output
@@ -220,7 +220,7 @@ class StreamAssembler:
         return metadata
 
     def response(self, *, requested_model: str, request_id: str | None = None) -> ModelResponse:
-        """The :class:`ModelResponse` of a completed stream."""
+        """The `ModelResponse` of a completed stream."""
         message = self.message()
         invoked, urls = self._built_in_evidence()
         served, source = resolve_served_tier(

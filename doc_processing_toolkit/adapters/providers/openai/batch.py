@@ -1,18 +1,18 @@
 """OpenAIBatchClient: the BatchClient for the OpenAI Batch API on ``/v1/responses``.
 
-``run_batch`` maps every request exactly as :class:`~.client.OpenAIModelClient` would
+``run_batch`` maps every request exactly as `OpenAIModelClient` would
 (its ``extra_body`` merged into the body; ``store=False``, so reasoning comes back
 encrypted), writes one JSONL line per request (``{"custom_id", "method": "POST",
 "url": "/v1/responses", "body"}``), uploads it with ``files.create(purpose="batch")``,
 creates the batch with ``batches.create(endpoint="/v1/responses",
 completion_window="24h")``, polls ``batches.retrieve`` until the batch is
 ``completed`` / ``expired`` / ``cancelled`` (see
-:class:`~doc_processing_toolkit.adapters.providers._batch.BatchPolling`), then reads the
+`BatchPolling`), then reads the
 output and error files with ``files.content``. A 200 line is parsed by
-:func:`~.response.parse_response`; another status becomes the error class of that status;
+`parse_response`; another status becomes the error class of that status;
 a line the batch never ran (``batch_expired``, ``batch_cancelled``) a retryable
-:class:`~doc_processing_toolkit.domain.errors.ProviderTimeoutError`. A batch that
-``failed`` validation raises :class:`~doc_processing_toolkit.domain.errors.BadRequestError`
+`ProviderTimeoutError`. A batch that
+``failed`` validation raises `BadRequestError`
 with the reasons. Per-request headers cannot ride in a batch: they are not sent (one
 WARNING).
 """

@@ -1,7 +1,7 @@
 """OpenAIModelClient: the ModelClient for the OpenAI Responses API, through the ``openai`` SDK.
 
-This module owns the SDK client and its lifecycle; :mod:`.mapping` maps the request,
-:mod:`.stream` turns events into deltas. The SDK is imported inside methods, so
+This module owns the SDK client and its lifecycle; `mapping` maps the request,
+`stream` turns events into deltas. The SDK is imported inside methods, so
 importing this module (or the package) does not import ``openai``.
 
 Every request streams (``responses.create(..., stream=True)``) with ``store=False``:
@@ -12,7 +12,7 @@ their ``encrypted_content`` included (requested with
 SDK retries are off (``max_retries=0``): the application's retry layer is the only one.
 SDK clients are shared per process, per event loop and per (environment key, endpoint)
 when no ``api_key`` is given; an explicit ``api_key`` gets its own SDK client, which
-:meth:`OpenAIModelClient.aclose` closes. The endpoint is the ``base_url`` argument, else
+`OpenAIModelClient.aclose` closes. The endpoint is the ``base_url`` argument, else
 ``DPT_OPENAI_BASE_URL``, else the SDK's own ``OPENAI_BASE_URL``, else api.openai.com.
 """
 

@@ -1,4 +1,4 @@
-"""OpenAI Responses input items <-> the neutral IR (:class:`OpenAIHistoryCodec`).
+"""OpenAI Responses input items <-> the neutral IR (`OpenAIHistoryCodec`).
 
 A Responses conversation is a flat list of items. IR messages map to items like this:
 
@@ -15,7 +15,7 @@ A Responses conversation is a flat list of items. IR messages map to items like 
   ``ReasoningPart.provider_details["item"]`` (summary text as ``ReasoningPart.text``), so
   its ``encrypted_content`` replays byte-identical;
 * every other item (``web_search_call``, ``mcp_call``, ``code_interpreter_call``,
-  developer/system messages, unknown types) -> a verbatim :class:`ProviderPart`.
+  developer/system messages, unknown types) -> a verbatim `ProviderPart`.
 
 Parsing groups consecutive items: each user-side message item is one IR user message,
 consecutive ``function_call_output`` items one ``tool`` message, and the assistant-side
@@ -26,7 +26,7 @@ Lossless: an item is mapped to plain IR parts only when rendering them gives the
 back. A message item carrying more than its text (ids, ``status``, ``phase``,
 annotations, an image ``detail``) becomes an *envelope*: a ProviderPart
 ``{"type": "openai.message_envelope", "item": <the item with its texts blanked>,
-"slots": [...]}`` followed by one :class:`TextPart` per text, so the text stays visible
+"slots": [...]}`` followed by one `TextPart` per text, so the text stays visible
 to the IR (and crosses to other providers) while the item renders back byte-identical.
 A tool call that is not plain keeps its whole item in
 ``ToolCallPart.provider_details["openai"]["item"]``.

@@ -4,7 +4,7 @@
   the ids travel in the code_interpreter tool's ``container.file_ids``.
 * Output files: each file the code interpreter wrote is a ``container_file_citation``
   annotation on the message text (``container_id``, ``file_id``, ``filename``;
-  :func:`output_file_refs`); the bytes come from
+  `output_file_refs`); the bytes come from
   ``client.containers.files.content.retrieve`` (``GET /containers/{c}/files/{id}/content``).
 """
 

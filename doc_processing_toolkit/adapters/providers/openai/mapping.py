@@ -1,6 +1,6 @@
 """Pure IR <-> OpenAI Responses wire mapping: request parameters, usage, stop reasons, tiers.
 
-Nothing here does I/O, logs, or imports the SDK: :func:`build_request` returns the
+Nothing here does I/O, logs, or imports the SDK: `build_request` returns the
 keyword arguments for ``client.responses.create`` plus the facts the client must log
 (warnings, a downgraded tool_choice, what went through ``extra_body``).
 """
@@ -234,7 +234,7 @@ def _replayable(items: list[dict[str, Any]], notes: list[str]) -> list[dict[str,
 
 
 def build_request(request: ModelRequest, row: ModelInfo | None = None) -> WireRequest:
-    """Map a :class:`ModelRequest` to ``responses.create`` keyword arguments (without stream)."""
+    """Map a `ModelRequest` to ``responses.create`` keyword arguments (without stream)."""
     notes: list[str] = []
     warnings: list[str] = []
     ignored: list[str] = []
@@ -357,7 +357,7 @@ def _int(value: Any) -> int:
 
 
 def parse_usage(usage: Mapping[str, Any] | None) -> Usage:
-    """Wire usage -> :class:`Usage` on the toolkit convention.
+    """Wire usage -> `Usage` on the toolkit convention.
 
     OpenAI's ``input_tokens`` already holds every prompt token: cache reads
     (``input_tokens_details.cached_tokens``) and cache writes (``.cache_write_tokens``)

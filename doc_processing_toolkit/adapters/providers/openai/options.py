@@ -7,7 +7,7 @@
   "auto"}}`` and ``{"type": "tool_search"}``.
 * provider-run MCP: a ``{"type": "mcp", "server_label", "server_url",
   "require_approval", "headers", "allowed_tools"}`` entry in ``tools``; ``allowed_tools``
-  is sent as given (:func:`openai_allowed_tools`).
+  is sent as given (`openai_allowed_tools`).
 """
 
 from __future__ import annotations

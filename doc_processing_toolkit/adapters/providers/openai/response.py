@@ -1,6 +1,6 @@
-"""A whole (non-streamed) Responses object -> :class:`ModelResponse`.
+"""A whole (non-streamed) Responses object -> `ModelResponse`.
 
-The object is fed to :class:`~.stream.StreamAssembler` as the terminal event a stream of
+The object is fed to `StreamAssembler` as the terminal event a stream of
 it ends with, so a batch result and a streamed response are parsed by the same code
 (output items kept verbatim, usage, stop reason, served tier, built-in tool evidence).
 """
@@ -23,7 +23,7 @@ def parse_response(
     request_id: str | None = None,
     structured_output: bool = False,
 ) -> ModelResponse:
-    """The :class:`ModelResponse` of one Responses API ``response`` object (plain data)."""
+    """The `ModelResponse` of one Responses API ``response`` object (plain data)."""
     assembler = StreamAssembler(structured_output=structured_output)
     assembler.feed({"type": "response.completed", "response": dict(body)})
     return assembler.response(requested_model=requested_model, request_id=request_id)

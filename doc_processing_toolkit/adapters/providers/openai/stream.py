@@ -1,7 +1,7 @@
 """OpenAI Responses stream events -> domain deltas and the final assistant message.
 
-:class:`StreamAssembler` is fed the events as the API sent them, plain dicts (read off the raw
-stream by :class:`~doc_processing_toolkit.adapters.providers._sse.OpenAIRawEvents`), so
+`StreamAssembler` is fed the events as the API sent them, plain dicts (read off the raw
+stream by `OpenAIRawEvents`), so
 it is independent of the SDK's typed models and can be driven by hand in tests. Output
 items are kept exactly as the API sent them in ``response.output_item.done`` (the
 reasoning item with its ``encrypted_content``, function calls with their ids) and then
@@ -9,7 +9,7 @@ parsed with the same code as a stored history, so the message replays byte-ident
 
 Failures inside a 200 stream (an ``error`` event, ``response.failed``) are recorded, not
 raised: the client reads on to the end of the stream, so the failure carries the usage
-the API reported, then raises :meth:`StreamAssembler.failure`.
+the API reported, then raises `StreamAssembler.failure`.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class StreamFailure:
 
 
 class StreamAssembler:
-    """Accumulates one Responses stream; :meth:`feed` returns the deltas each event yields."""
+    """Accumulates one Responses stream; `feed` returns the deltas each event yields."""
 
     def __init__(self, *, structured_output: bool = False) -> None:
         self._structured_output = structured_output
@@ -223,7 +223,7 @@ class StreamAssembler:
         return raw
 
     def response(self, *, requested_model: str, request_id: str | None) -> ModelResponse:
-        """The :class:`ModelResponse` of a completed stream."""
+        """The `ModelResponse` of a completed stream."""
         raw = self.raw()
         tier = served_tier(raw)
         model = raw.get("model")
