@@ -62,6 +62,7 @@ def test_to_config_writes_the_reference_never_the_value() -> None:
     recipe = agent.to_config()
     _no_canary(json.dumps(recipe))
     _no_canary(repr(agent))
+    _no_canary(repr(agent.settings))  # the settings' repr passes through the log redaction
     assert recipe["instructions"] == "Internal reference ${DPT_CANARY}; answer briefly."
     assert recipe["base_url"] == "https://gateway.example.com/${DPT_CANARY}/v1"
     assert recipe["tools"][0]["args"][1] == "--token=${DPT_CANARY}"

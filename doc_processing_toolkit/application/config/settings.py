@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Generic, TypeVar, overload
 
+from doc_processing_toolkit._redaction import redact_text
 from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidArgumentTypeError
 from doc_processing_toolkit.domain.tools.results import DEFAULT_TOOL_RESULT_PREVIEW_CHARS
 from doc_processing_toolkit.domain.tools.specs import ToolChoice, normalize_tool_choice
@@ -38,9 +39,15 @@ DEFAULT_STREAM_IDLE_TIMEOUT = 300.0
 """Seconds a stream may go without a content event (pings and keep-alives do not count)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class AgentSettings:
     """Every constructor setting of an Agent, validated (see the Agent's parameters)."""
+
+    def __repr__(self) -> str:
+        # Values read from ${ENV} by the YAML loader are registered secrets: a repr is
+        # printed and logged, so it passes through the same redaction as the logs.
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self) if f.repr)
+        return redact_text(f"AgentSettings({shown})")
 
     model: str
     """The model name (stripped)."""
