@@ -176,3 +176,19 @@ def test_yaml_takes_a_registry_file(tmp_path: Path) -> None:
     text = yaml.safe_dump({"model": UNKNOWN, "registry": str(path)})
     agent = Agent.from_config_string(text, client=FakeModel([reply("hi")]), log_to_file=False)
     assert agent.provider == "anthropic"
+
+
+def test_to_config_exports_a_registry_file_and_names_rows_given_in_code(tmp_path: Path) -> None:
+    """to_config() "exports the Agent's configuration": a registry file travels with the
+    recipe (it loads back to the same rows); rows given in code are listed as unserialisable,
+    never silently dropped."""
+    path = tmp_path / "rows.json"
+    path.write_text(json.dumps(USER_ROWS), encoding="utf-8")
+    recipe = _agent(registry=path).to_config()
+    assert recipe["registry"] == str(path)
+    again = Agent.from_config_string(
+        yaml.safe_dump(recipe), client=FakeModel([reply("hi")]), log_to_file=False
+    )
+    assert again.provider == "anthropic"
+    in_code = _agent(registry=USER_ROWS).to_config()
+    assert "registry" not in in_code and "registry" in in_code["unserialisable"]

@@ -143,6 +143,10 @@ def export_config(
     if overrides:
         config["provider_overrides"] = overrides
     _export_live_settings(s, config, unserialisable)
+    if isinstance(s.registry, str | os.PathLike):
+        config["registry"] = os.fspath(s.registry)
+    elif s.registry is not None:
+        unserialisable["registry"] = "rows given in code (save them to a JSON file to export)"
     if s.api_key is not None:
         unserialisable["api_key"] = "set (supply it again; never exported)"
     if s.logger is not None:
