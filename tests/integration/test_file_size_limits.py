@@ -59,7 +59,7 @@ def test_a_file_just_over_the_anthropic_request_limit_is_refused(tmp_path: Path)
     big = sparse(tmp_path / "over.pdf", limit + 1)
     model_client = FakeModel([reply("never")])
     agent = Agent("claude-sonnet-5-5", client=model_client, log_to_file=False)
-    with pytest.raises(FileTooLargeError, match="over.pdf"):
+    with pytest.raises(FileTooLargeError, match=r"over\.pdf"):
         agent.run_sync("summarise", files=[big])
     assert model_client.requests == []
 
