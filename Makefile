@@ -55,7 +55,7 @@ test: lint typecheck contracts unit
 
 soak: install
 	DPT_FAULT_STREAMS=2000 DPT_SOAK_AGENTS=3000 DPT_SOAK_RUNS=500 DPT_SOAK_ROUNDS=3 \
-		$(RUN) pytest -s -p no:warnings \
+		$(RUN) pytest -s \
 		tests/integration/test_fault_matrix.py \
 		tests/integration/test_soak_concurrent.py \
 		"tests/unit/test_agent_resources.py::test_many_agents_with_file_logging_leave_no_descriptor_or_logger"
