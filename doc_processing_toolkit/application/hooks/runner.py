@@ -71,8 +71,9 @@ ABORTED_HOOK_GRACE_S = 5.0
 _OFFLOOP_OFF = frozenset({"0", "off", "false", "no"})
 
 
-class _HookCancelled(Exception):
-    """The hook call was cancelled by an abort (or outlasted the grace after one)."""
+_CANCELLED = object()
+"""What :meth:`HookRunner._wait` gives for a hook call an abort cancelled (or one that
+outlasted the grace after an abort)."""
 
 
 def _is_async(target: Any) -> bool:
@@ -183,8 +184,8 @@ class HookRunner:
                 value = await self._wait(_in_thread(target, event), event.event_type)
             if inspect.isawaitable(value):
                 value = await self._wait(value, event.event_type)
-        except _HookCancelled:
-            return None  # the abort is raised at the next safe point
+            if value is _CANCELLED:
+                return None  # the abort is raised at the next safe point
         except AgentAborted as exc:  # a hook may raise the abort itself
             return HookDirective("abort", reason=exc.reason)
         except Exception as exc:
@@ -204,11 +205,8 @@ class HookRunner:
         return None
 
     async def _wait(self, awaitable: Awaitable[Any], event_type: str) -> Any:
-        """Await a hook call that :meth:`RunHandle.abort` can cancel.
-
-        Raises:
-            _HookCancelled: an abort cancelled it, or it outlasted the grace after one.
-        """
+        """Await a hook call that :meth:`RunHandle.abort` can cancel; :data:`_CANCELLED`
+        when an abort cancelled it, or it outlasted the grace after one."""
         future = asyncio.ensure_future(awaitable)
         if not self.handle.track_hook(future):  # an abort is already requested
             done, _ = await asyncio.wait({future}, timeout=ABORTED_HOOK_GRACE_S)
@@ -219,7 +217,7 @@ class HookRunner:
                     hook_event=event_type,
                     grace_s=ABORTED_HOOK_GRACE_S,
                 )
-                raise _HookCancelled
+                return _CANCELLED
             return future.result()
         try:
             return await future
@@ -228,7 +226,7 @@ class HookRunner:
             if task is not None and task.cancelling():
                 raise  # the run itself is cancelled
             self._log.info("a pending hook was cancelled by an abort", hook_event=event_type)
-            raise _HookCancelled from None
+            return _CANCELLED
         finally:
             self.handle.untrack_hook(future)
 
