@@ -19,7 +19,8 @@ help:
 	@echo "make bench  - the performance gate: Agent vs the raw SDKs, import, sessions (< 5 min)"
 	@echo "make bench-smoke - one short round of the bench (CI: proves it runs, times nothing)"
 	@echo "make bench-instructions [PROVIDER=openai] - instructions per call under cachegrind"
-	@echo "make soak   - 2,000 faulted streams and 3,000 Agents created and closed (fds, RSS)"
+	@echo "make soak   - 2,000 faulted streams, 3 rounds x 500 concurrent runs (10% faulted)"
+	@echo "             and 3,000 Agents created and closed (fds, RSS)"
 	@echo "make docs   - the user guide and API reference, built into site/ (mkdocs --strict)"
 	@echo "make postgres - a throwaway Postgres on loopback for the multi-worker fleet test"
 
@@ -55,8 +56,10 @@ unit: install
 test: lint typecheck contracts unit
 
 soak: install
-	DPT_FAULT_STREAMS=2000 DPT_SOAK_AGENTS=3000 $(RUN) pytest -s \
+	DPT_FAULT_STREAMS=2000 DPT_SOAK_AGENTS=3000 DPT_SOAK_RUNS=500 DPT_SOAK_ROUNDS=3 \
+		$(RUN) pytest -s \
 		tests/integration/test_fault_matrix.py \
+		tests/integration/test_soak_concurrent.py \
 		"tests/unit/test_agent_resources.py::test_many_agents_with_file_logging_leave_no_descriptor_or_logger"
 
 bench: install

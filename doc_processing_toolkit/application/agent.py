@@ -292,6 +292,7 @@ class Agent:
             tool_files=tool_files,
             container_id=container_id,
             media_resolutions=media_resolutions,
+            row=res.row,
         )
         control = RunControl.start(s, provider=res.provider, sink=sink)
         channel = EventChannel(sink, control.runner, emit_request_start=s.emit_request_start)

@@ -14,7 +14,8 @@ The tree::
     │   │   ├── ToolDefinitionError                  a tool that cannot be offered
     │   │   └── CompatibilityError                   the model/provider cannot do what was asked
     │   ├── InvalidInputError (also ValueError)      data that cannot be read (a history, a file)
-    │   │   └── MalformedEnvelopeError               a session envelope (domain/session.py)
+    │   │   ├── MalformedEnvelopeError               a session envelope (domain/session.py)
+    │   │   └── FileTooLargeError                    a file over the target's byte limit
     │   ├── InvalidArgumentTypeError (also TypeError)  a value of the wrong type
     │   ├── StateError (also RuntimeError)           not now: a closed session, a busy turn
     │   ├── MissingFileError (also FileNotFoundError)  a named file or blob does not exist
@@ -38,6 +39,7 @@ The tree::
     │   │       └── StreamIdleTimeoutError           no content event in time         [retryable]
     │   ├── ToolExecutionError (also RuntimeError)   a tool failed (ToolLoader.execute_tool)
     │   ├── MCPConnectionError (also RuntimeError)   an MCP server could not be reached or listed
+    │   │   └── MCPTimeoutError (also TimeoutError)  an MCP server did not answer in time
     │   ├── ConfigParseError                         YAML could not be parsed
     │   ├── ConfigValidationError                    configuration is invalid (names the key)
     │   ├── AgentAborted                             a hook aborted the run
@@ -88,9 +90,11 @@ __all__ = [
     "ConfigurationError",
     "ConflictError",
     "DocProcessingToolkitError",
+    "FileTooLargeError",
     "InvalidArgumentTypeError",
     "InvalidInputError",
     "MCPConnectionError",
+    "MCPTimeoutError",
     "MediaUploadError",
     "MissingDependencyError",
     "MissingFileError",
@@ -159,6 +163,18 @@ class CompatibilityError(ConfigurationError):
 class InvalidInputError(DocProcessingToolkitError, ValueError):
     """Data the caller handed over cannot be read: a stored history or session JSON, a
     native provider message, a file dict or bytes of no known media type."""
+
+
+class FileTooLargeError(InvalidInputError):
+    """A file in ``files=`` (or ``tool_files=``) is larger than the target accepts; found
+    from its size on disk before any byte is read. ``path``, ``size`` and ``limit`` (bytes)
+    say which file, how large and the limit."""
+
+    def __init__(self, message: str, *, path: str, size: int, limit: int) -> None:
+        super().__init__(message)
+        self.path = path
+        self.size = size
+        self.limit = limit
 
 
 class InvalidArgumentTypeError(DocProcessingToolkitError, TypeError):
@@ -240,6 +256,11 @@ class MCPConnectionError(DocProcessingToolkitError, RuntimeError):
     def __init__(self, message: str, *, server: str | None = None) -> None:
         super().__init__(message)
         self.server = server
+
+
+class MCPTimeoutError(MCPConnectionError, TimeoutError):
+    """An MCP server did not answer a request (``initialize``, ``tools/list``) within its
+    bound; ``server`` names it. Also a ``TimeoutError``."""
 
 
 class ProviderError(DocProcessingToolkitError):

@@ -83,6 +83,13 @@ class ModelInfo(BaseModel):
     """OpenAI-style: the multiple of uncached input a written token costs."""
     cache_min_prompt_tokens: int | None = None
     """Shortest prefix the provider caches (Anthropic); None: unknown."""
+    max_request_bytes: int | None = None
+    """The largest request body the provider's API takes (bytes); None: unknown."""
+    max_inline_bytes: int | None = None
+    """The most media bytes one request carries inline (bytes); larger media is uploaded
+    through the Files API. None: unknown, or the provider never uploads prompt media."""
+    max_upload_bytes: int | None = None
+    """The largest one file the provider's Files API takes (bytes); None: unknown."""
     supports_tools: bool = True
     supports_thinking: bool = False
     supports_adaptive_thinking: bool = False

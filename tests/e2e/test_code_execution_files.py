@@ -204,3 +204,45 @@ def test_unique_names() -> None:
     taken = {"report.xlsx", "report (2).xlsx"}
     assert unique_name("report.xlsx", taken) == "report (3).xlsx"
     assert unique_name("README", {"README"}) == "README (2)"
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_long_utf8_names_are_capped_by_bytes_and_never_dropped(
+    emulator: ProviderEmulator, provider: str, tmp_path: Path
+) -> None:
+    """A 200-character UTF-8 name is 400 bytes: both files land, within 255 bytes, with the
+    extension and the `` (2)`` suffix kept, and the provider's name on downloaded_files."""
+    long_name = "é" * 200 + ".xlsx"
+    emulator.reset(
+        [
+            reply(
+                "Both workbooks are written.",
+                code_execution_files=(
+                    GeneratedFile(long_name, XLSX, XLSX_MIME),
+                    GeneratedFile(long_name, XLSX_2, XLSX_MIME),
+                ),
+            )
+        ]
+    )
+    out = tmp_path / "out"
+    result = _agent(emulator, provider, code_execution_output_dir=str(out)).run_sync("report")
+    assert len(result.files_created) == 2
+    first, second = (Path(p) for p in result.files_created)
+    assert first.read_bytes() == XLSX and second.read_bytes() == XLSX_2
+    for path in (first, second):
+        assert len(path.name.encode()) <= 255
+        assert path.name.startswith("éé")
+    assert first.name.endswith(".xlsx") and second.name.endswith(" (2).xlsx")
+    assert [d["original_filename"] for d in result.downloaded_files] == [long_name, long_name]
+    assert [d["filename"] for d in result.downloaded_files] == [first.name, second.name]
+
+
+def test_name_caps_count_bytes_and_keep_extension_and_suffix() -> None:
+    name = safe_filename("ü" * 300 + ".csv", "file_1")
+    assert len(name.encode()) <= 255 and name.endswith(".csv")
+    assert unique_name(name, {name}).endswith(" (2).csv")
+    assert len(unique_name(name, {name}).encode()) <= 255
+    no_ext = safe_filename("a" * 300, "file_1")
+    assert unique_name(no_ext, {no_ext}).endswith(" (2)")
+    assert len(unique_name(no_ext, {no_ext}).encode()) <= 255
+    assert safe_filename("x" * 10, "f", max_bytes=8) == "xxxxxxxx"

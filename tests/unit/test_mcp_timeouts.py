@@ -11,9 +11,10 @@ from doc_processing_toolkit.adapters.mcp.stdio import StdioMCPSession
 
 def test_stdio_limits_default_and_follow_the_entry_timeout() -> None:
     assert timeouts.stdio_timeouts(None) == timeouts.MCPTimeouts(
-        connect=timeouts.STDIO_CONNECT_S, call=timeouts.STDIO_CALL_S
+        connect=timeouts.STDIO_CONNECT_S, call=timeouts.STDIO_CALL_S, list=timeouts.STDIO_CONNECT_S
     )
     assert timeouts.stdio_timeouts(7).call == 7
+    assert timeouts.stdio_timeouts(7).list == 7
     session = StdioMCPSession.from_config({"type": "mcp_command", "command": "true", "timeout": 7})
     assert (session._call_timeout, session._connect_timeout) == (7, timeouts.STDIO_CONNECT_S)
 
@@ -25,6 +26,7 @@ def test_remote_limits_derive_from_timeout_and_sse_read_timeout() -> None:
         call=10 + timeouts.REMOTE_MARGIN_S,
         read=120,
         request=10,
+        list=10 + timeouts.REMOTE_MARGIN_S,
     )
     checked = validate_remote_config({"type": "mcp_remote_client", "url": "http://h/mcp"})
     assert (checked["timeout"], checked["sse_read_timeout"]) == (

@@ -1,6 +1,7 @@
 """What every session over an MCP ``ClientSession`` shares.
 
-* `list_all_tools` follows ``tools/list`` pagination (``next_cursor``) to the end;
+* `list_all_tools` follows ``tools/list`` pagination (``next_cursor``) to the end,
+  each page within a bound (`MCPTimeoutError` naming the server past it);
 * `call_client_tool` runs one call under a timeout and turns every failure — a
   protocol error, a dropped connection, a crashed server, a timeout — into an error
   `ToolOutcome` instead of an exception;
@@ -27,7 +28,7 @@ import anyio
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters.mcp.results import outcome_from_call_result, spec_from_mcp_tool
-from doc_processing_toolkit.domain.errors import StateError
+from doc_processing_toolkit.domain.errors import MCPTimeoutError, StateError
 from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 
 __all__ = [
@@ -66,14 +67,33 @@ async def _list_page(session: Any, cursor: str | None) -> Any:
         return await session.list_tools(cursor=cursor)
 
 
-async def list_all_tools(session: Any, server_name: str) -> list[ToolSpec]:
-    """Every tool ``session`` lists, following ``next_cursor`` to the last page."""
+async def _bounded_page(
+    session: Any, server_name: str, cursor: str | None, limit_s: float | None
+) -> Any:
+    try:
+        with anyio.fail_after(limit_s):
+            return await _list_page(session, cursor)
+    except TimeoutError:
+        raise MCPTimeoutError(
+            f"MCP server {server_name!r} did not answer tools/list within {limit_s:g}s",
+            server=server_name,
+        ) from None
+
+
+async def list_all_tools(
+    session: Any, server_name: str, limit_s: float | None = None
+) -> list[ToolSpec]:
+    """Every tool ``session`` lists, following ``next_cursor`` to the last page.
+
+    Raises:
+        MCPTimeoutError: a page took longer than ``limit_s`` seconds (None: no bound).
+    """
     specs: list[ToolSpec] = []
     seen_names: set[str] = set()
     seen_cursors: set[str] = set()
     cursor: str | None = None
     for _ in range(_MAX_PAGES):
-        page = await _list_page(session, cursor)
+        page = await _bounded_page(session, server_name, cursor, limit_s)
         tools = page if isinstance(page, list) else getattr(page, "tools", None) or []
         for tool in tools:
             spec = spec_from_mcp_tool(tool, server_name)
@@ -328,12 +348,14 @@ async def list_tools_reconnecting(
     owner: ConnectionOwner,
     server_name: str,
     reconnect: Callable[[str], Awaitable[None]],
+    limit_s: float | None = None,
 ) -> list[ToolSpec]:
     """``tools/list`` on ``owner``'s session; when the connection is lost (before or during
     the call) it is reconnected once and the list asked again (``tools/list`` is idempotent).
 
     Raises:
         StateError: not connected.
+        MCPTimeoutError: a page took longer than ``limit_s`` seconds.
         Exception: the second attempt's failure, or a failure that is not a lost connection.
     """
     if owner.lost:
@@ -342,10 +364,10 @@ async def list_tools_reconnecting(
     if session is None:
         raise StateError(f"MCP server {server_name!r} is not connected; call connect() first")
     try:
-        return await list_all_tools(session, server_name)
+        return await list_all_tools(session, server_name, limit_s)
     except Exception as exc:
         if not connection_closed(leaf_exception(exc)):
             raise
     owner.mark_lost()
     await reconnect("tools/list failed: the connection closed")
-    return await list_all_tools(owner.session, server_name)
+    return await list_all_tools(owner.session, server_name, limit_s)

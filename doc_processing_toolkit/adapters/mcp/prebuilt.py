@@ -57,8 +57,8 @@ class PrebuiltSession:
         """Nothing to close: the user closes their own session."""
 
     async def list_tools(self) -> list[ToolSpec]:
-        """Every tool the session lists (all pages)."""
-        return await list_all_tools(self._session, self.name)
+        """Every tool the session lists (all pages, each within the call bound)."""
+        return await list_all_tools(self._session, self.name, self._call_timeout)
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
         """Call one tool; any failure is an error outcome."""

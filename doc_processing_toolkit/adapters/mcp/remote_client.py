@@ -247,7 +247,9 @@ class RemoteMCPClientSession:
         Raises:
             StateError: not connected.
         """
-        return await list_tools_reconnecting(self._owner, self.name, self.reconnect)
+        return await list_tools_reconnecting(
+            self._owner, self.name, self.reconnect, self._limits.list
+        )
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
         """Call one tool; every failure is an error outcome with the URL redacted."""

@@ -55,6 +55,7 @@ class StdioMCPSession:
         cwd: str | os.PathLike[str] | None = None,
         call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
         connect_timeout: float | None = DEFAULT_CONNECT_TIMEOUT,
+        list_timeout: float | None = DEFAULT_CONNECT_TIMEOUT,
     ) -> None:
         """Describe the server process; nothing starts until `connect`.
 
@@ -68,6 +69,7 @@ class StdioMCPSession:
         self._cwd = os.fspath(cwd) if cwd is not None else None
         self._call_timeout = call_timeout
         self._connect_timeout = connect_timeout
+        self._list_timeout = list_timeout
         self._owner = ConnectionOwner(name)
         self._script: str | None = None
 
@@ -86,6 +88,7 @@ class StdioMCPSession:
             cwd=checked["cwd"],
             call_timeout=limits.call,
             connect_timeout=limits.connect,
+            list_timeout=limits.list,
         )
         if checked["type"] == "mcp_script":
             session._script = checked["args"][0]
@@ -157,8 +160,15 @@ class StdioMCPSession:
         await self._owner.open(self._open, self._connect_timeout)
 
     async def list_tools(self) -> list[ToolSpec]:
-        """Every tool the server lists (all pages); a lost connection is reconnected once."""
-        return await list_tools_reconnecting(self._owner, self.name, self.reconnect)
+        """Every tool the server lists (all pages, each within the list bound); a lost
+        connection is reconnected once.
+
+        Raises:
+            MCPTimeoutError: the server did not answer a ``tools/list`` page in time.
+        """
+        return await list_tools_reconnecting(
+            self._owner, self.name, self.reconnect, self._list_timeout
+        )
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
         """Call one tool; a failure, a timeout or a crashed server is an error outcome."""

@@ -5,18 +5,21 @@ and nowhere else (a server entry's ``timeout`` / ``sse_read_timeout`` keys set t
 
 * ``mcp_script`` / ``mcp_command`` (stdio): start + ``initialize`` within
   `STDIO_CONNECT_S`; one tool call within the entry's ``timeout`` (default
-  `STDIO_CALL_S`).
+  `STDIO_CALL_S`); one ``tools/list`` page within the entry's ``timeout`` (default
+  `STDIO_CONNECT_S`).
 * ``mcp_remote_client``: ``timeout`` (default `REMOTE_TIMEOUT_S`) bounds the HTTP
   connect and each MCP request; connecting within 2 x ``timeout`` + `REMOTE_MARGIN_S`;
-  one tool call within ``timeout`` + `REMOTE_MARGIN_S`; an event stream may stay
-  quiet for ``sse_read_timeout`` (default `REMOTE_SSE_READ_S`).
-* a pre-built ``ClientSession``: the caller opened it; one call within
-  `PREBUILT_CALL_S`.
+  one tool call, and one ``tools/list`` page, within ``timeout`` + `REMOTE_MARGIN_S`;
+  an event stream may stay quiet for ``sse_read_timeout`` (default
+  `REMOTE_SSE_READ_S`).
+* a pre-built ``ClientSession``: the caller opened it; one call, and one ``tools/list``
+  page, within `PREBUILT_CALL_S`.
 * an in-process ``MCPServer``: no limit (its tools run in this process, like a ``@tool``
   function without ``tool_timeout``).
 
 A call that outlasts its limit is an error result the model reads (``no answer from MCP
-server 'x' within 300s``); a connect that outlasts it raises ``MCPConnectionError``.
+server 'x' within 300s``); a connect or a ``tools/list`` that outlasts it raises
+``MCPTimeoutError`` (an ``MCPConnectionError``) naming the server.
 Provider-run MCP (``{"type": "mcp", ...}``) runs on the provider's side and has none.
 """
 
@@ -62,11 +65,15 @@ class MCPTimeouts:
     """How long an event stream may stay quiet (remote transports)."""
     request: float | None = None
     """One HTTP request / MCP request (remote transports)."""
+    list: float | None = None
+    """One ``tools/list`` request (each page), answered or not."""
 
 
 def stdio_timeouts(timeout: float | None) -> MCPTimeouts:
     """The limits of a stdio server whose entry sets ``timeout`` (None: the default)."""
-    return MCPTimeouts(connect=STDIO_CONNECT_S, call=timeout or STDIO_CALL_S)
+    return MCPTimeouts(
+        connect=STDIO_CONNECT_S, call=timeout or STDIO_CALL_S, list=timeout or STDIO_CONNECT_S
+    )
 
 
 def remote_timeouts(timeout: float, sse_read_timeout: float) -> MCPTimeouts:
@@ -77,4 +84,5 @@ def remote_timeouts(timeout: float, sse_read_timeout: float) -> MCPTimeouts:
         call=timeout + REMOTE_MARGIN_S,
         read=sse_read_timeout,
         request=timeout,
+        list=timeout + REMOTE_MARGIN_S,
     )

@@ -11,11 +11,26 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Protocol
+from typing import Any, Protocol
 
 from doc_processing_toolkit.domain.errors import AgentAborted, ConfigurationError, StateError
 
 __all__ = ["InjectionQueue", "RunHandle"]
+
+
+def _cancel_on(future: asyncio.Future[Any], loop: asyncio.AbstractEventLoop | None) -> None:
+    """Cancel ``future`` from any thread (marshalled onto ``loop`` from a foreign one)."""
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    if loop is None or running is loop:
+        future.cancel()
+        return
+    try:
+        loop.call_soon_threadsafe(future.cancel)
+    except RuntimeError:  # the loop closed meanwhile: nothing is waiting any more
+        pass
 
 
 class InjectionQueue(Protocol):
@@ -52,6 +67,7 @@ class RunHandle:
         self._wake: asyncio.Event | None = None
         self._queue: InjectionQueue | None = None
         self._parked = False
+        self._pending: set[asyncio.Future[Any]] = set()
 
     # ------------------------------------------------------------------ binding
     def bind(self, queue: InjectionQueue) -> None:
@@ -109,13 +125,31 @@ class RunHandle:
 
         Like `pause`, this cannot pre-empt a tool that is already executing: that
         tool finishes and its result is delivered first. No provider call is cut off
-        mid-request and no tool call is left without its result.
+        mid-request and no tool call is left without its result. A hook the run is
+        waiting on is cancelled (a synchronous one is left to finish on its thread).
         """
         with self._lock:
             if not self._abort_requested:
                 self._abort_requested = True
                 self._abort_reason = reason
+            pending, loop = list(self._pending), self._loop
         self._signal()
+        for future in pending:
+            _cancel_on(future, loop)
+
+    def track_hook(self, future: asyncio.Future[Any]) -> bool:
+        """Have `abort` cancel ``future`` (a pending hook call) until
+        `untrack_hook`; False (nothing tracked) when an abort was already requested."""
+        with self._lock:
+            if self._abort_requested:
+                return False
+            self._pending.add(future)
+            return True
+
+    def untrack_hook(self, future: asyncio.Future[Any]) -> None:
+        """Stop tracking ``future`` (it ended)."""
+        with self._lock:
+            self._pending.discard(future)
 
     def inject(self, text: str) -> None:
         """Queue a user-role message for the run's next turn boundary (any thread).
@@ -153,6 +187,11 @@ class RunHandle:
             loop.call_soon_threadsafe(wake.set)
         except RuntimeError:  # the loop closed between the check and the call
             pass
+
+    def abort_reason(self) -> str | None:
+        """The reason given to `abort` (None when none was, or no abort)."""
+        with self._lock:
+            return self._abort_reason
 
     def abort_error(self, partial: dict[str, object] | None = None) -> AgentAborted | None:
         """The AgentAborted to raise when an abort was requested, else None."""

@@ -13,11 +13,22 @@ enforces the directive:
   Nothing pre-empts a tool that is already executing: an abort asked for during a tool
   round declines the calls that have not started and is raised once the round's results
   are in.
+
+A synchronous hook runs on a worker thread (``anyio.to_thread``), as a synchronous tool
+does, so a slow one never stalls the event loop (another run's stream, a session's other
+agent); ``DPT_SYNC_HOOKS_OFFLOOP=off`` calls it on the loop thread as before. An abort
+(`RunHandle.abort`) cancels the hook call the run is waiting on: the run stops
+waiting at once (a synchronous hook's thread finishes on its own, its answer dropped) and
+the abort is raised at the next safe point. A hook called after an abort was requested
+(``run_end``, say) gets `ABORTED_HOOK_GRACE_S` to return, then is cancelled.
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import inspect
+import os
 import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, runtime_checkable
@@ -33,6 +44,7 @@ from doc_processing_toolkit.domain.events import (
 )
 
 __all__ = [
+    "ABORTED_HOOK_GRACE_S",
     "ABORTED_TOOL_TEXT",
     "SAFE_POINTS",
     "VETO_POINTS",
@@ -52,6 +64,28 @@ VETO_POINTS: frozenset[str] = frozenset({"before_tool_call"})
 
 ABORTED_TOOL_TEXT = "The run was aborted by the host application before this tool ran."
 """The declined result a tool call gets when an abort arrived before it started."""
+
+ABORTED_HOOK_GRACE_S = 5.0
+"""Seconds a hook called after an abort was requested may take before it is cancelled."""
+
+_OFFLOOP_OFF = frozenset({"0", "off", "false", "no"})
+
+
+_CANCELLED = object()
+"""What `HookRunner._wait` gives for a hook call an abort cancelled (or one that
+outlasted the grace after an abort)."""
+
+
+def _is_async(target: Any) -> bool:
+    return inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(
+        getattr(target, "__call__", None)  # noqa: B004 - an object with an async __call__
+    )
+
+
+async def _in_thread(target: HookCallable, event: AgentStreamEvent) -> Any:
+    import anyio.to_thread
+
+    return await anyio.to_thread.run_sync(functools.partial(target, event), abandon_on_cancel=True)
 
 
 @runtime_checkable
@@ -114,6 +148,7 @@ class HookRunner:
         handle: The run's handle (a new one when None); bound when the run starts.
         """
         self._hooks = hooks
+        self._offloop = os.environ.get("DPT_SYNC_HOOKS_OFFLOOP", "on").lower() not in _OFFLOOP_OFF
         self.handle = handle if handle is not None else RunHandle()
         self._log = logger or log
         self._lock = threading.Lock()
@@ -143,9 +178,14 @@ class HookRunner:
         if target is None:
             return None
         try:
-            value = target(event)
+            if _is_async(target) or not self._offloop:
+                value = target(event)
+            else:
+                value = await self._wait(_in_thread(target, event), event.event_type)
             if inspect.isawaitable(value):
-                value = await value
+                value = await self._wait(value, event.event_type)
+            if value is _CANCELLED:
+                return None  # the abort is raised at the next safe point
         except AgentAborted as exc:  # a hook may raise the abort itself
             return HookDirective("abort", reason=exc.reason)
         except Exception as exc:
@@ -163,6 +203,32 @@ class HookRunner:
             returned=type(value).__name__,
         )
         return None
+
+    async def _wait(self, awaitable: Awaitable[Any], event_type: str) -> Any:
+        """Await a hook call that `RunHandle.abort` can cancel; `_CANCELLED`
+        when an abort cancelled it, or it outlasted the grace after one."""
+        future = asyncio.ensure_future(awaitable)
+        if not self.handle.track_hook(future):  # an abort is already requested
+            done, _ = await asyncio.wait({future}, timeout=ABORTED_HOOK_GRACE_S)
+            if not done:
+                future.cancel()
+                self._log.warning(
+                    "a hook did not return within the grace after an abort; cancelled",
+                    hook_event=event_type,
+                    grace_s=ABORTED_HOOK_GRACE_S,
+                )
+                return _CANCELLED
+            return future.result()
+        try:
+            return await future
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # the run itself is cancelled
+            self._log.info("a pending hook was cancelled by an abort", hook_event=event_type)
+            return _CANCELLED
+        finally:
+            self.handle.untrack_hook(future)
 
     async def emit(
         self, event_type: EventType, content: Any = None, metadata: dict[str, Any] | None = None

@@ -17,6 +17,7 @@ import base64
 import binascii
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +30,40 @@ from doc_processing_toolkit.application.media.detect import (
     sniff_media_type,
 )
 from doc_processing_toolkit.domain.errors import (
+    FileTooLargeError,
     InvalidArgumentTypeError,
     InvalidInputError,
     MissingFileError,
 )
 from doc_processing_toolkit.domain.messages import MediaPart
 
-__all__ = ["FileInput", "media_part", "media_parts", "read_path"]
+__all__ = ["ByteLimit", "FileInput", "check_size", "media_part", "media_parts", "read_path"]
+
+
+@dataclass(frozen=True, slots=True)
+class ByteLimit:
+    """The most bytes one input file may have, and whose limit it is (for the message)."""
+
+    max_bytes: int
+    what: str
+    """E.g. ``"Anthropic's 32,000,000-byte request limit (claude-sonnet-5-5)"``."""
+
+
+def check_size(name: str, size: int, limit: ByteLimit | None) -> None:
+    """Refuse an input of ``size`` bytes over ``limit`` (None: no limit known).
+
+    Raises:
+        FileTooLargeError: naming the input, its size and the limit.
+    """
+    if limit is not None and size > limit.max_bytes:
+        raise FileTooLargeError(
+            f"file {name!r} is {size:,} bytes, larger than {limit.what} "
+            f"({limit.max_bytes:,} bytes); it was not read or sent",
+            path=name,
+            size=size,
+            limit=limit.max_bytes,
+        )
+
 
 FileInput = str | os.PathLike[str] | bytes | dict[str, Any]
 """One element of ``files=``."""
@@ -48,20 +76,26 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def read_path(path: str | os.PathLike[str]) -> tuple[Path, bytes]:
-    """The resolved path and its bytes.
+def read_path(path: str | os.PathLike[str], limit: ByteLimit | None = None) -> tuple[Path, bytes]:
+    """The resolved path and its bytes; its size (``stat``) is checked against ``limit``
+    before a byte is read.
 
     Raises:
         FileNotFoundError: the path does not exist or is not a file (naming it).
+        FileTooLargeError: the file is larger than ``limit`` (naming it, its size and the
+            limit).
     """
     file = Path(path).expanduser()
     if not file.is_file():
         raise MissingFileError(f"file not found: {os.fspath(path)!r}")
+    check_size(os.fspath(path), file.stat().st_size, limit)
     return file, file.read_bytes()
 
 
-def _from_path(path: str | os.PathLike[str], filename: str | None) -> MediaPart:
-    file, data = read_path(path)
+def _from_path(
+    path: str | os.PathLike[str], filename: str | None, limit: ByteLimit | None = None
+) -> MediaPart:
+    file, data = read_path(path, limit)
     mime = sniff_media_type(data)
     by_name = guess_from_name(file.name)
     # The signature decides; the extension refines plain text (csv, markdown, json).
@@ -121,39 +155,53 @@ def _from_dict(value: dict[str, Any]) -> MediaPart:
 
 
 def media_part(
-    value: Any, *, media_type: str | None = None, filename: str | None = None
+    value: Any,
+    *,
+    media_type: str | None = None,
+    filename: str | None = None,
+    limit: ByteLimit | None = None,
 ) -> MediaPart:
     """One file input as a MediaPart (see the module docstring for the forms).
 
     ``media_type`` and ``filename`` apply to raw bytes and URLs (a path keeps its own name
-    unless ``filename`` is given).
+    unless ``filename`` is given). A path larger than ``limit`` is refused from its size
+    on disk, before it is read; bytes larger than it are refused too.
+
+    Raises:
+        FileTooLargeError: the input is larger than ``limit``.
     """
     if isinstance(value, MediaPart):
         return value
     if isinstance(value, dict):
-        return _from_dict(value)
+        part = _from_dict(value)
+        if part.data is not None:
+            check_size(part.filename or "<file dict>", len(part.data), limit)
+        return part
     if isinstance(value, bytes | bytearray):
+        check_size(filename or "<bytes>", len(value), limit)
         return _from_bytes(bytes(value), media_type, filename)
     if isinstance(value, str):
         if is_web_url(value):
             return _from_url(value, media_type, filename)
-        return _from_path(value, filename)
+        return _from_path(value, filename, limit)
     if isinstance(value, os.PathLike):
-        return _from_path(value, filename)
+        return _from_path(value, filename, limit)
     raise InvalidArgumentTypeError(
         "a file must be a path, URL, bytes or a documented dict, got "
         f"{type(value).__name__}: {_describe(value)}"
     )
 
 
-def media_parts(files: Sequence[Any] | None) -> list[MediaPart]:
-    """Every input of ``files=`` as a MediaPart, in order (all checked before any is used).
+def media_parts(files: Sequence[Any] | None, limit: ByteLimit | None = None) -> list[MediaPart]:
+    """Every input of ``files=`` as a MediaPart, in order (all checked before any is used;
+    each no larger than ``limit``).
 
     Raises:
         TypeError: ``files`` is not a list, or an element of no accepted form.
+        FileTooLargeError: an input is larger than ``limit``.
     """
     if files is None:
         return []
     if isinstance(files, str | bytes | dict) or not isinstance(files, Sequence):
         raise InvalidArgumentTypeError(f"files must be a list, got {type(files).__name__}")
-    return [media_part(value) for value in files]
+    return [media_part(value, limit=limit) for value in files]

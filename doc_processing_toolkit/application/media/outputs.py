@@ -12,7 +12,11 @@ writes it:
   produced a file;
 * under its provider name made safe (the last path component, no control or reserved
   characters, never ``.``/``..``), as ``name (2).ext`` when this run already wrote that
-  name;
+  name; a name longer than the file system takes (`NAME_MAX_BYTES` bytes of UTF-8,
+  or less where the directory says so) is shortened in its stem, so the extension and the
+  `` (2)`` suffix stay inside the cap. The provider's own name is kept on
+  ``downloaded_files`` as ``original_filename``: no file the provider created is dropped
+  for its name;
 * atomically (a temporary file in the directory, then a rename).
 
 A download that fails is a WARNING naming the file; the run's result stands.
@@ -35,15 +39,46 @@ from doc_processing_toolkit.domain.errors import ProviderError
 from doc_processing_toolkit.ports.code_execution_files import CodeExecutionFiles
 
 __all__ = [
+    "NAME_MAX_BYTES",
     "OutputFiles",
     "default_output_dir",
     "download_output_files",
+    "fit_name",
     "safe_filename",
     "unique_name",
     "write_atomic",
 ]
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f<>:\"|?*]")
+
+NAME_MAX_BYTES = 255
+"""The longest file name written, in bytes of UTF-8 (ext4, XFS, APFS, NTFS: 255)."""
+_EXT_MAX_BYTES = 32
+"""A longer "extension" is part of the stem (``a.<200 characters>`` has none)."""
+
+
+def _cut(text: str, max_bytes: int) -> str:
+    """``text`` cut to at most ``max_bytes`` bytes of UTF-8, never inside a character."""
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= max_bytes:
+        return text
+    return data[: max(max_bytes, 0)].decode("utf-8", "ignore")
+
+
+def _split_ext(name: str) -> tuple[str, str]:
+    """``(stem, ".ext")``; ``ext`` empty when there is none or it is implausibly long."""
+    stem, dot, ext = name.rpartition(".")
+    if not dot or not stem or len(ext.encode("utf-8", "surrogatepass")) > _EXT_MAX_BYTES:
+        return name, ""
+    return stem, f".{ext}"
+
+
+def fit_name(stem: str, tail: str, max_bytes: int = NAME_MAX_BYTES) -> str:
+    """``stem + tail`` within ``max_bytes`` bytes of UTF-8, shortening the stem only (the
+    tail is the `` (n)`` suffix and the extension)."""
+    room = max_bytes - len(tail.encode("utf-8", "surrogatepass"))
+    cut = _cut(stem, room).rstrip()
+    return f"{cut or 'file'}{tail}"
 
 
 @dataclass
@@ -58,27 +93,40 @@ class OutputFiles:
     ``container_id`` when the provider named one."""
 
 
-def safe_filename(name: str, fallback: str) -> str:
-    """``name`` reduced to a plain file name (no directories, no traversal)."""
+def safe_filename(name: str, fallback: str, max_bytes: int = NAME_MAX_BYTES) -> str:
+    """``name`` reduced to a plain file name (no directories, no traversal) of at most
+    ``max_bytes`` bytes of UTF-8, its extension kept."""
     base = name.replace("\\", "/").rsplit("/", 1)[-1]
     base = _UNSAFE.sub("_", base).strip().lstrip(".").strip()
     if not base:
         base = _UNSAFE.sub("_", fallback.replace("/", "_").replace("\\", "_")).lstrip(".")
-    return base[:255] or "output"
+    if not base:
+        return "output"
+    stem, ext = _split_ext(base)
+    return fit_name(stem, ext, max_bytes)
 
 
-def unique_name(name: str, taken: set[str]) -> str:
-    """``name``, or ``stem (n).ext`` with the first n >= 2 not in ``taken``."""
-    if name not in taken:
+def unique_name(name: str, taken: set[str], max_bytes: int = NAME_MAX_BYTES) -> str:
+    """``name``, or ``stem (n).ext`` with the first n >= 2 not in ``taken``; the stem is
+    shortened so the whole stays within ``max_bytes`` bytes of UTF-8."""
+    if name not in taken and len(name.encode("utf-8", "surrogatepass")) <= max_bytes:
         return name
-    stem, dot, ext = name.rpartition(".")
-    if not dot or not stem:
-        stem, ext = name, ""
-    suffix = f".{ext}" if ext else ""
-    n = 2
-    while f"{stem} ({n}){suffix}" in taken:
+    stem, ext = _split_ext(name)
+    candidate = fit_name(stem, ext, max_bytes)
+    n = 1
+    while candidate in taken:
         n += 1
-    return f"{stem} ({n}){suffix}"
+        candidate = fit_name(stem, f" ({n}){ext}", max_bytes)
+    return candidate
+
+
+def _name_max(directory: Path) -> int:
+    """The longest file name ``directory`` takes, in bytes (at most `NAME_MAX_BYTES`)."""
+    try:
+        limit = os.pathconf(directory, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):  # no pathconf (Windows), or unknown
+        return NAME_MAX_BYTES
+    return min(limit, NAME_MAX_BYTES) if limit > 0 else NAME_MAX_BYTES
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -136,6 +184,7 @@ async def download_output_files(
         return out
     directory = Path(output_dir) if output_dir else default_output_dir(provider)
     taken: set[str] = set()
+    name_max: int | None = None
     for ref in refs:
         file_id = str(ref["file_id"])
         try:
@@ -143,9 +192,12 @@ async def download_output_files(
         except ProviderError as exc:
             logger.warning("could not download code-execution file %s: %s", file_id, exc)
             continue
-        name = unique_name(safe_filename(file.filename, file_id), taken)
+        name = "?"
         try:
             directory.mkdir(parents=True, exist_ok=True)
+            if name_max is None:
+                name_max = _name_max(directory)
+            name = unique_name(safe_filename(file.filename, file_id, name_max), taken, name_max)
             path = directory / name
             write_atomic(path, file.data)
         except OSError as exc:

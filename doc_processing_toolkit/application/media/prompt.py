@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from doc_processing_toolkit.application.media.inputs import media_parts
+from doc_processing_toolkit.application.media.limits import prompt_file_limit
 from doc_processing_toolkit.application.media.validation import validate_prompt_media
 from doc_processing_toolkit.domain._dataclass import quick_init
 from doc_processing_toolkit.domain.messages import Message, Part, TextPart
@@ -52,13 +53,15 @@ def build_prompt(
 
     Raises:
         FileNotFoundError: a path in ``files`` that does not exist (naming it).
+        FileTooLargeError: a file larger than the model's provider takes (from its size
+            on disk, before it is read; naming it, its size and the limit).
         ValueError: an input of unknown shape or type (naming it).
         TypeError: ``files`` not a list, or an element of no accepted form.
         UnsupportedPartError: a part the model cannot take, under ``"raise"``.
     """
     if files is None:  # text only: nothing to check
         return Prompt(message=Message(role="user", parts=(TextPart(text),)))
-    media = media_parts(files)
+    media = media_parts(files, prompt_file_limit(row, provider))
     check = validate_prompt_media(
         media,
         provider=provider,

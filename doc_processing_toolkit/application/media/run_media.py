@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from doc_processing_toolkit.application.media.limits import upload_file_limit
 from doc_processing_toolkit.application.media.outputs import download_output_files
 from doc_processing_toolkit.application.media.tool_files import (
     ToolFiles,
@@ -25,6 +26,7 @@ from doc_processing_toolkit.application.media.tool_files import (
 )
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.domain.messages import MediaPart, Message
+from doc_processing_toolkit.domain.registry import ModelInfo
 
 __all__ = ["RunMedia"]
 
@@ -51,6 +53,7 @@ class RunMedia:
         tool_files: Sequence[Any] | None,
         container_id: str | None,
         media_resolutions: Sequence[str | None] | None,
+        row: ModelInfo | None = None,
     ) -> RunMedia:
         """The run's media, every input checked (nothing sent yet).
 
@@ -62,7 +65,7 @@ class RunMedia:
             client=client,
             provider=provider,
             logger=logger,
-            tool_parts=check_tool_files(tool_files),
+            tool_parts=check_tool_files(tool_files, upload_file_limit(row, provider)),
             container_id=container_to_reuse(client, container_id, provider=provider, logger=logger),
             media_resolutions=tuple(media_resolutions or ()),
         )

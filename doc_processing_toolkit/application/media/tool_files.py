@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from doc_processing_toolkit.application.media.inputs import media_parts
+from doc_processing_toolkit.application.media.inputs import ByteLimit, media_parts
 from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidArgumentTypeError
 from doc_processing_toolkit.domain.messages import MediaPart, Part
 from doc_processing_toolkit.domain.tools.built_in import (
@@ -49,15 +49,19 @@ class ToolFiles:
     """``{"file_id", "filename", "mime_type", "size"}`` per upload, in order."""
 
 
-def check_tool_files(tool_files: Sequence[Any] | None) -> list[MediaPart]:
-    """The ``tool_files`` as media parts (bytes only: a URL cannot be uploaded).
+def check_tool_files(
+    tool_files: Sequence[Any] | None, limit: ByteLimit | None = None
+) -> list[MediaPart]:
+    """The ``tool_files`` as media parts (bytes only: a URL cannot be uploaded), each no
+    larger than ``limit`` (checked from the size on disk, before reading).
 
     Raises:
         FileNotFoundError, ValueError, TypeError: as for ``files=``, naming the input.
+        FileTooLargeError: a file larger than ``limit``.
     """
     if tool_files is None:
         return []
-    parts = media_parts(tool_files)
+    parts = media_parts(tool_files, limit)
     for index, part in enumerate(parts):
         if part.data is None:
             raise ConfigurationError(

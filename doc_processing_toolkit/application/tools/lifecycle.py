@@ -23,6 +23,7 @@ from doc_processing_toolkit._redaction import redact_text, redacted_summary
 from doc_processing_toolkit.domain.errors import (
     DocProcessingToolkitError,
     MCPConnectionError,
+    MCPTimeoutError,
     ToolDefinitionError,
 )
 from doc_processing_toolkit.domain.tools.specs import ToolSpec
@@ -237,7 +238,13 @@ async def _revive(connection: Connection) -> None:
 def mcp_connection_error(exc: BaseException, server: str) -> MCPConnectionError:
     """The toolkit error for an MCP server that could not be connected or listed: the
     adapter's message when it names the server (it is already redacted), else one that
-    does, with the SDK error's type and redacted text."""
+    does, with the SDK error's type and redacted text; a connect that timed out is an
+    `MCPTimeoutError`."""
+    if isinstance(exc, TimeoutError):
+        return MCPTimeoutError(
+            f"MCP server '{server}' did not finish connecting in time (start-up and initialize)",
+            server=server or None,
+        )
     text = redact_text(str(exc))
     if server and f"'{server}'" not in text:
         text = f"MCP server '{server}' could not be connected: {type(exc).__name__}: {text}"
