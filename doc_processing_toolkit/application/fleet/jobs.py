@@ -262,12 +262,15 @@ class FleetJobRunner:
             return result_of(job_id, getattr(exc, "partial_result", None), exc)
         except (KeyboardInterrupt, asyncio.CancelledError):
             raise  # the worker stops: the job stays running and resumes with it
-        except BaseException as exc:  # any other error fails this job, never the worker
-            log.error(
-                "fleet job failed with an unexpected error",
-                job_id=job_id,
-                error_type=type(exc).__name__,
-            )
+        except BaseExceptionGroup as exc:  # a tool's error, raised through a task group
+            typed = _typed(exc)
+            if typed is exc:
+                raise
+            return result_of(job_id, getattr(exc, "partial_result", None), typed)
+        except Exception:
+            raise  # the engine records it (and its own control flow passes)
+        except BaseException as exc:  # SystemExit & co. fail this job, never the worker
+            log.error("fleet job raised a BaseException", job_id=job_id, error=type(exc).__name__)
             return result_of(job_id, getattr(exc, "partial_result", None), _typed(exc))
         finally:
             if batcher is not None:
@@ -276,7 +279,7 @@ class FleetJobRunner:
 
 
 def _typed(exc: BaseException) -> BaseException:
-    """The error a job reports for ``exc``: the toolkit error inside a group, an
+    """The error a job reports for ``exc``: the one toolkit error inside a group, an
     Exception as it is, any other BaseException as a StateError naming it."""
     if isinstance(exc, BaseExceptionGroup):
         inner = [e for e in exc.exceptions if isinstance(e, DocProcessingToolkitError)]
