@@ -207,5 +207,5 @@ _TOOL_CONTEXT: ContextVar[ToolContext | None] = ContextVar("dpt_tool_context", d
 
 
 def tool_context_var() -> ContextVar[ToolContext | None]:
-    """The context variable behind :meth:`ToolContext.current` (the fleet sets it)."""
+    """The context variable behind `ToolContext.current` (the fleet sets it)."""
     return _TOOL_CONTEXT

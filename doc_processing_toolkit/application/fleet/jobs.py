@@ -10,7 +10,7 @@ the output, the ledger and the cost. A run that fails still returns a result (wi
 
 Tool calls are delivered at least once: a tool that was running when the worker died
 runs again when the job resumes. Each call runs with a
-:class:`~doc_processing_toolkit.domain.fleet.ToolContext` whose ``idempotency_key`` is the
+`ToolContext` whose ``idempotency_key`` is the
 same on that re-execution, so a tool can make its effect once. A tool that raises a
 ``BaseException`` (``SystemExit``, ...) fails its job with a ToolExecutionError; only
 KeyboardInterrupt and cancellation go through (the job then resumes later).
@@ -111,7 +111,7 @@ class JobScope:
     ) -> ToolOutcome:
         """One tool call as a step named after the tool and a digest of its arguments (so
         a replay that reached the calls of a round in another order fails loudly), run
-        with its :class:`ToolContext`. A BaseException other than KeyboardInterrupt or
+        with its `ToolContext`. A BaseException other than KeyboardInterrupt or
         cancellation becomes a ToolExecutionError (checkpointed: the job fails)."""
         digest = hashlib.sha256(
             json.dumps(arguments, sort_keys=True, default=str).encode()
