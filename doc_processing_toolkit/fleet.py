@@ -10,6 +10,10 @@
     fleet.run()
     print(fleet.status(), fleet.results()["inv-001"].output)
 
+Tool calls are delivered at least once (a tool running when its worker died runs again
+on resume): inside a tool, ``ToolContext.current().idempotency_key`` is the same on that
+re-execution, so a tool with a side effect can make it once.
+
 Needs the ``fleet`` extra (DBOS): ``pip install 'doc-processing-toolkit[fleet]'``. See
 `Fleet` for every parameter.
 Importing this module installs the composition root's adapters (DBOS, the registry, the
@@ -22,9 +26,23 @@ from doc_processing_toolkit.application.fleet.fleet import (
     FleetDeps,
     set_default_fleet_deps_factory,
 )
-from doc_processing_toolkit.domain.fleet import FleetStatus, JobRecord, JobResult, RateLimit
+from doc_processing_toolkit.domain.fleet import (
+    FleetStatus,
+    JobRecord,
+    JobResult,
+    RateLimit,
+    ToolContext,
+)
 
-__all__ = ["Fleet", "FleetDeps", "FleetStatus", "JobRecord", "JobResult", "RateLimit"]
+__all__ = [
+    "Fleet",
+    "FleetDeps",
+    "FleetStatus",
+    "JobRecord",
+    "JobResult",
+    "RateLimit",
+    "ToolContext",
+]
 
 
 def _container_fleet_deps() -> FleetDeps:

@@ -8,6 +8,11 @@ ProviderEmulator playing the model: it "reads" each invoice (it knows the totals
 generated), calls ``record_total`` once, then answers. Kill the script half-way and start
 it again with the same directory (``--dir``): the finished jobs are not run again and the
 unfinished ones resume from their last completed step. Needs the ``fleet`` extra.
+
+A tool that was running when the process died runs again when its job resumes (fleet tool
+calls are delivered at least once), so ``record_total`` writes each row with the call's
+``ToolContext.idempotency_key`` and skips a key the books already hold: however often the
+script is killed, ``books.csv`` has one row per invoice.
 """
 
 from __future__ import annotations
@@ -16,12 +21,13 @@ import argparse
 import os
 import re
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 from doc_processing_toolkit import Agent, tool
-from doc_processing_toolkit.fleet import Fleet
+from doc_processing_toolkit.fleet import Fleet, ToolContext
 from doc_processing_toolkit.testing import ProviderEmulator, Reply, ToolCall
 
 INVOICES = 200
@@ -60,12 +66,24 @@ def totals() -> dict[str, str]:
     return {f"INV-{n:04d}": f"{(n * 37) % 900 + 100}.{n % 100:02d}" for n in range(INVOICES)}
 
 
+_BOOKS_LOCK = threading.Lock()
+
+
 @tool
 def record_total(invoice: str, total: str) -> str:
     """Record an invoice's total in the books."""
+    context = ToolContext.current()
+    key = context.idempotency_key if context is not None else f"direct/{invoice}"
     books = Path(os.environ["FLEET_EXAMPLE_BOOKS"])
-    with books.open("a", encoding="utf-8") as handle:
-        handle.write(f"{invoice},{total}\n")
+    with _BOOKS_LOCK:  # jobs of this process call the tool at once
+        lines = books.read_text(encoding="utf-8").splitlines() if books.exists() else []
+        if any(line.split(",", 1)[0] == key for line in lines):
+            return f"recorded {invoice}: {total} EUR (already in the books)"
+        fd = os.open(books, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:  # one write: the row and its key land together or not at all
+            os.write(fd, f"{key},{invoice},{total}\n".encode())
+        finally:
+            os.close(fd)
     return f"recorded {invoice}: {total} EUR"
 
 
@@ -130,10 +148,13 @@ def main() -> None:
             status = fleet.status()
             results = fleet.results()
     wrong = [i for i, r in results.items() if r.output != f"{i}: {known[i]} EUR"]
+    rows = (work / "books.csv").read_text(encoding="utf-8").splitlines()
+    booked = [row.split(",")[1] for row in rows]
     took = time.monotonic() - started
     print(f"{new} new jobs; {status.done} done, {status.failed} failed in {took:.1f} s")
     print(f"{emulator.request_count} model requests this run, spend ${status.spend:.4f}")
-    print(f"books: {work / 'books.csv'}; wrong totals: {len(wrong)}")
+    print(f"books: {work / 'books.csv'}: {len(rows)} rows, {len(set(booked))} invoices")
+    print(f"wrong totals: {len(wrong)}")
 
 
 if __name__ == "__main__":

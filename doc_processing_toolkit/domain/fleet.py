@@ -8,6 +8,7 @@ queue shared by all workers (requests per period, from the registry row or the c
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -20,6 +21,7 @@ __all__ = [
     "JobResult",
     "JobState",
     "RateLimit",
+    "ToolContext",
     "lane_name",
     "status_of",
 ]
@@ -172,3 +174,38 @@ def status_of(records: list[JobRecord]) -> FleetStatus:
         if record.result is not None:
             spend += float(record.result.get("cost") or 0.0)
     return FleetStatus(spend=spend, **counts)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    """The fleet job and tool call a tool is running for (``ToolContext.current()``).
+
+    A tool that was running when its worker died runs again when the job resumes (fleet
+    tool calls are delivered at least once). ``idempotency_key`` is the same on that
+    re-execution, and different for every other call, so a tool with a side effect can
+    make it once: store the key with the effect, and skip an effect whose key is stored.
+    """
+
+    job_id: str
+    """The durable job (the fleet's job id)."""
+    tool_name: str
+    tool_call_id: str | None
+    """The id the model gave the call (None when the provider gave none)."""
+    idempotency_key: str
+    """``<job id>/<round>/<call>``: the job, the model round that asked for the call
+    (1 for the first response) and the call's id (or the tool's name and a digest of
+    its arguments when the provider gave no id). Stable across re-executions."""
+
+    @staticmethod
+    def current() -> ToolContext | None:
+        """The context of the tool call running in this task or thread; None outside a
+        fleet job (an ordinary ``Agent.run`` calls a tool exactly once)."""
+        return _TOOL_CONTEXT.get()
+
+
+_TOOL_CONTEXT: ContextVar[ToolContext | None] = ContextVar("dpt_tool_context", default=None)
+
+
+def tool_context_var() -> ContextVar[ToolContext | None]:
+    """The context variable behind `ToolContext.current` (the fleet sets it)."""
+    return _TOOL_CONTEXT

@@ -7,7 +7,11 @@ several)::
 
 The environment carries the emulator's URL (``DPT_TEST_EMULATOR_URL``) and the tool's
 log file (``DPT_TEST_TOOL_LOG``): every call appends ``<job> <pid>`` to it with one
-``O_APPEND`` write, so a tool that ran twice for a job shows as two lines.
+``O_APPEND`` write, so a tool that ran twice for a job shows as two lines. With
+``DPT_TEST_TOOL_STARTS`` every execution first appends ``start <job> <key> <pid>`` there
+(and ``end ...`` when it returns); with ``DPT_TEST_TOOL_EFFECTS`` (a directory) the tool
+makes its effect once per ``ToolContext.idempotency_key``: the file named after the key,
+created with ``O_EXCL`` (a re-execution finds it and makes no second effect).
 """
 
 from __future__ import annotations
@@ -18,27 +22,49 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from doc_processing_toolkit import Agent, tool
+from doc_processing_toolkit.fleet import ToolContext
 from doc_processing_toolkit.testing.script import Reply, ScriptStep, ToolCall
 
 MODEL = "claude-sonnet-5-5"
 _JOB = re.compile(r"job ([\w-]+)")
 
 
+def _append(path: str, line: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, f"{line}\n".encode())
+    finally:
+        os.close(fd)
+
+
 @tool
 def lookup(job: str) -> str:
     """Look up an invoice's total."""
+    context = ToolContext.current()
+    key = context.idempotency_key if context is not None else f"{job}/no-fleet"
+    starts = os.environ.get("DPT_TEST_TOOL_STARTS")
+    if starts:
+        _append(starts, f"start {job} {key} {os.getpid()}")
     delay = float(os.environ.get("DPT_TEST_TOOL_DELAY_S") or 0)
     if delay:  # a slow tool keeps one worker from draining the queue before another polls
         time.sleep(delay)
+    effects = os.environ.get("DPT_TEST_TOOL_EFFECTS")
+    if effects:  # the effect, made once per idempotency key
+        try:
+            fd = os.open(Path(effects) / quote(key, safe=""), os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+        except FileExistsError:
+            pass
+        else:
+            os.write(fd, job.encode())
+            os.close(fd)
     log = os.environ.get("DPT_TEST_TOOL_LOG")
     if log:
-        fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, f"{job} {os.getpid()}\n".encode())
-        finally:
-            os.close(fd)
+        _append(log, f"{job} {os.getpid()}")
+    if starts:
+        _append(starts, f"end {job} {key} {os.getpid()}")
     return f"total for {job}: {len(job) * 7} EUR"
 
 

@@ -307,3 +307,36 @@ def test_mcp_tool_calls_are_checkpointed_steps(
         assert names[0] == "model:generation" and names[-1] == "model:tool_followup"
         assert names[1].startswith("tool:lookup#")
     fleet.close()
+
+
+def test_every_tool_call_has_a_stable_idempotency_key(
+    emulator: ProviderEmulator, tmp_path: Path
+) -> None:
+    """31.11: inside a fleet job a tool sees ToolContext.current() with the job, the call
+    and ``<job id>/<round>/<call id>``; outside a fleet job it is None."""
+    from doc_processing_toolkit import Agent, tool
+    from doc_processing_toolkit.fleet import ToolContext
+
+    seen: list[ToolContext | None] = []
+
+    @tool
+    def lookup(job: str) -> str:
+        """Look up an invoice's total."""
+        seen.append(ToolContext.current())
+        return f"total for {job}"
+
+    def agent() -> Agent:
+        return Agent(
+            fs.MODEL, tools=[lookup], base_url=emulator.anthropic_base_url, log_to_file=False
+        )
+
+    fleet = Fleet(agent, str(tmp_path / "keys.sqlite"), concurrency=2)
+    ids = _submit(fleet, 2)
+    assert all(r.success for r in fleet.run().values())
+    fleet.close()
+    contexts = sorted((c for c in seen if c is not None), key=lambda c: c.job_id)
+    assert [c.job_id for c in contexts] == ids and len(seen) == 2
+    assert [c.idempotency_key for c in contexts] == [f"{i}/1/toolu_{i}" for i in ids]
+    assert all(c.tool_name == "lookup" for c in contexts)
+    assert [c.tool_call_id for c in contexts] == [f"toolu_{i}" for i in ids]
+    assert ToolContext.current() is None

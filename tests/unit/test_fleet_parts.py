@@ -108,3 +108,33 @@ def test_database_urls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         system_database_url("mysql://u:secret@h/db", "x")
     with pytest.raises(ValueError, match="requests"):
         RateLimit(0)
+
+
+class _WorkflowCalls:
+    """Stands in for the DBOS class: records the two workflow operations the drain uses."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str]] = []
+
+    def resume_workflow(self, job: str, *, queue_name: str) -> None:
+        self.calls.append(("resume", f"{job}@{queue_name}"))
+
+    def cancel_workflow(self, job: str) -> None:
+        self.calls.append(("cancel", job))
+
+
+def test_the_drain_notices_a_job_no_live_workflow_holds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """32.10: a job this worker holds (PENDING under its id) that no workflow of the
+    process runs is re-enqueued once, then cancelled (it fails), so the drain ends; a job
+    that is running live is left alone."""
+    from doc_processing_toolkit.adapters.durable import dbos as engine
+
+    monkeypatch.setattr(engine, "ORPHAN_GRACE_SECONDS", 0.0)
+    monkeypatch.setattr(engine, "_live", {"live-job"})
+    dbos = _WorkflowCalls()
+    orphans = engine._Orphans(dbos, "fleet")
+    orphans.check(["live-job", "dead-job"])
+    assert dbos.calls == [("resume", "dead-job@fleet")]
+    orphans.check(["live-job"])
+    orphans.check(["live-job", "dead-job"])
+    assert dbos.calls == [("resume", "dead-job@fleet"), ("cancel", "dead-job")]

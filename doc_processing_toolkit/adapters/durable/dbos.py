@@ -13,6 +13,13 @@
   loses nothing that was committed) or Postgres, which several workers on several
   machines share. A worker launches DBOS with its ``worker_id`` as the executor id, so
   on start it recovers the workflows it left PENDING.
+* The job queue's ``worker_concurrency`` and the lanes' limiters are written to the
+  system database *before* DBOS is launched: DBOS's queue thread starts dequeuing at
+  launch, and with the queue as ``submit`` left it (no limit) its first poll would start
+  every queued job at once, putting every job's request in flight when the worker dies.
+* While it drains, a worker looks for jobs it holds (PENDING under its executor id) that
+  no workflow of its process runs (a workflow whose task died): it re-enqueues such a job
+  once, and cancels it (the job fails) if it is orphaned again, so a drain always ends.
 
 ``dbos`` (the ``fleet`` extra) is imported when an engine is built, never at package
 import. DBOS is one per process: one worker serves at a time in a process.
@@ -55,6 +62,12 @@ _poll_seconds = 0.05
 _registered: dict[str, Any] = {}
 _serve_lock = threading.Lock()
 _TICK_SECONDS = 0.5
+_live: set[str] = set()
+"""Job ids whose workflow runs in this process right now."""
+_live_lock = threading.Lock()
+ORPHAN_GRACE_SECONDS = 30.0
+"""How long a job of this worker may be PENDING with no workflow running it in this
+process (the moment between a dequeue and the workflow's start) before it is re-enqueued."""
 
 
 def system_database_url(database_url: str | None, name: str) -> str:
@@ -128,7 +141,14 @@ def _register(dbos: Any) -> None:
     async def job_workflow(payload: dict[str, Any]) -> dict[str, Any]:
         if _runner is None:  # pragma: no cover - a workflow outside serve()
             raise StateError("a fleet job ran outside DbosEngine.serve()")
-        return await _runner(str(DBOS.workflow_id), payload, _DbosSteps())
+        job_id = str(DBOS.workflow_id)
+        with _live_lock:
+            _live.add(job_id)
+        try:
+            return await _runner(job_id, payload, _DbosSteps())
+        finally:
+            with _live_lock:
+                _live.discard(job_id)
 
     @DBOS.workflow(name=PERMIT_WORKFLOW)  # type: ignore[untyped-decorator]
     async def permit_workflow() -> float:
@@ -247,22 +267,10 @@ class DbosEngine:
             }
             if self._sqlite:
                 config["system_database_engine"] = _sqlite_engine(self.url)
+            self._register_queues(queues)  # before launch: see the module docstring
             DBOS(config=config)
             DBOS.listen_queues([queues.name, *queues.lanes])
             DBOS.launch()
-            DBOS.register_queue(
-                queues.name,
-                worker_concurrency=queues.worker_concurrency,
-                polling_interval_sec=queues.poll_seconds,
-                on_conflict="always_update",
-            )
-            for lane, limit in queues.lanes.items():
-                DBOS.register_queue(
-                    lane,
-                    limiter={"limit": limit.requests, "period": limit.period_seconds},
-                    polling_interval_sec=min(queues.poll_seconds, 0.05),
-                    on_conflict="always_update",
-                )
             self._drain(worker_id, queues.poll_seconds, until_idle, on_tick)
         finally:
             try:
@@ -270,6 +278,22 @@ class DbosEngine:
             finally:
                 _runner = None
                 _serve_lock.release()
+
+    def _register_queues(self, queues: FleetQueues) -> None:
+        self._client.register_queue(
+            queues.name,
+            worker_concurrency=queues.worker_concurrency,
+            polling_interval_sec=queues.poll_seconds,
+            on_conflict="always_update",
+        )
+        for lane, limit in queues.lanes.items():
+            self._client.register_queue(
+                lane,
+                limiter={"limit": limit.requests, "period": limit.period_seconds},
+                polling_interval_sec=min(queues.poll_seconds, 0.05),
+                on_conflict="always_update",
+            )
+        self._queue_ready = True
 
     def _unfinished(self) -> list[Any]:
         return list(
@@ -290,13 +314,20 @@ class DbosEngine:
         on_tick: Callable[[Sequence[JobRecord]], None] | None,
     ) -> None:
         last_tick = 0.0
+        orphans = _Orphans(self._dbos.DBOS, self.name)
         while True:
             if on_tick is not None and time.monotonic() - last_tick >= _TICK_SECONDS:
                 on_tick(self.jobs())
                 last_tick = time.monotonic()
             unfinished = self._unfinished()
             queued = any(str(w.status) != "PENDING" for w in unfinished)
-            mine = any(w.executor_id == worker_id for w in unfinished if w.status == "PENDING")
+            held = [
+                str(w.workflow_id)
+                for w in unfinished
+                if w.executor_id == worker_id and str(w.status) == "PENDING"
+            ]
+            orphans.check(held)
+            mine = bool(held)
             if until_idle and not queued and not mine:
                 if on_tick is not None:
                     on_tick(self.jobs())
@@ -306,3 +337,31 @@ class DbosEngine:
     def close(self) -> None:
         """Release the client's connections."""
         self._client.destroy()
+
+
+class _Orphans:
+    """Jobs this worker holds that no workflow of its process runs (see the module
+    docstring): re-enqueued once, cancelled the second time."""
+
+    def __init__(self, dbos: Any, queue: str) -> None:
+        self._dbos = dbos
+        self._queue = queue
+        self._since: dict[str, float] = {}
+        self._resumed: set[str] = set()
+
+    def check(self, held: list[str]) -> None:
+        now = time.monotonic()
+        with _live_lock:
+            orphaned = [job for job in held if job not in _live]
+        self._since = {job: self._since.get(job, now) for job in orphaned}
+        for job, since in list(self._since.items()):
+            if now - since < ORPHAN_GRACE_SECONDS:
+                continue
+            del self._since[job]
+            if job in self._resumed:
+                log.error("fleet job orphaned again: cancelled (it fails)", job_id=job)
+                self._dbos.cancel_workflow(job)
+            else:
+                log.warning("fleet job held by no live workflow: re-enqueued", job_id=job)
+                self._resumed.add(job)
+                self._dbos.resume_workflow(job, queue_name=self._queue)

@@ -12,6 +12,9 @@ Every job is a durable workflow of the engine (DBOS by default): its model reque
 tool calls are checkpointed steps, so a worker killed at any point resumes its jobs from
 the last completed step when it starts again (a completed request is not sent again, a
 completed tool does not run again, and the ledger is the one an uninterrupted run has).
+The step in flight at the crash runs again: tool calls are delivered at least once, and
+``ToolContext.current().idempotency_key`` (the same on that re-execution) lets a tool
+make its effect once.
 ``submit`` is idempotent by job id. A ``postgresql://`` ``database_url`` lets several
 worker processes (``worker_id`` must differ) on several machines drain one queue.
 

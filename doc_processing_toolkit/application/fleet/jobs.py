@@ -7,10 +7,18 @@ talks to a `JobModelClient` and
 each tool call is a step) and turns the outcome into the job's result: JSON data with
 the output, the ledger and the cost. A run that fails still returns a result (with
 ``error`` and the partial ledger), so its spend is counted.
+
+Tool calls are delivered at least once: a tool that was running when the worker died
+runs again when the job resumes. Each call runs with a
+`ToolContext` whose ``idempotency_key`` is the
+same on that re-execution, so a tool can make its effect once. A tool that raises a
+``BaseException`` (``SystemExit``, ...) fails its job with a ToolExecutionError; only
+KeyboardInterrupt and cancellation go through (the job then resumes later).
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from collections.abc import Awaitable, Callable
@@ -20,8 +28,12 @@ from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.application.fleet.batching import RoundBatcher
 from doc_processing_toolkit.application.fleet.sending import JobModelClient, ProviderGate
 from doc_processing_toolkit.application.run.step_scope import run_scope
-from doc_processing_toolkit.domain.errors import DocProcessingToolkitError
-from doc_processing_toolkit.domain.fleet import RateLimit, lane_name
+from doc_processing_toolkit.domain.errors import (
+    DocProcessingToolkitError,
+    StateError,
+    ToolExecutionError,
+)
+from doc_processing_toolkit.domain.fleet import RateLimit, ToolContext, lane_name, tool_context_var
 from doc_processing_toolkit.domain.tools.specs import ToolOutcome
 from doc_processing_toolkit.ports.batch import BatchClient
 from doc_processing_toolkit.ports.durable import DurableSteps
@@ -54,12 +66,17 @@ class JobScope:
         lane: str | None,
         batcher: RoundBatcher | None,
         storm_seconds: float,
+        job_id: str = "",
     ) -> None:
         self._steps = steps
         self._gate = gate
         self._lane = lane
         self._batcher = batcher
         self._storm_seconds = storm_seconds
+        self._job_id = job_id
+        self._answers = [0]
+        """Model responses the job has had so far (a replay counts them again, in the
+        same order): the round of the tool calls that follow."""
 
     def model_client(self, client: ModelClient) -> ModelClient:
         """The job's durable client over the Agent's ``client``."""
@@ -70,21 +87,59 @@ class JobScope:
             send=self._batcher.send if self._batcher is not None else None,
             lane=self._lane if self._batcher is None else None,
             storm_seconds=self._storm_seconds,
+            answered=self._answered,
         )
 
+    def _answered(self) -> None:
+        self._answers[0] += 1
+
+    def tool_context(
+        self, name: str, arguments: dict[str, Any], digest: str, call_id: str | None
+    ) -> ToolContext:
+        """The context (and idempotency key) of one tool call of the current round."""
+        call = call_id or f"{name}#{digest}"
+        key = f"{self._job_id}/{self._answers[0]}/{call}"
+        return ToolContext(self._job_id, name, call_id, key)
+
     async def call_tool(
-        self, name: str, arguments: dict[str, Any], call: Callable[[], Awaitable[ToolOutcome]]
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        call: Callable[[], Awaitable[ToolOutcome]],
+        *,
+        call_id: str | None = None,
     ) -> ToolOutcome:
         """One tool call as a step named after the tool and a digest of its arguments (so
-        a replay that reached the calls of a round in another order fails loudly)."""
+        a replay that reached the calls of a round in another order fails loudly), run
+        with its `ToolContext`. A BaseException other than KeyboardInterrupt or
+        cancellation becomes a ToolExecutionError (checkpointed: the job fails)."""
         digest = hashlib.sha256(
             json.dumps(arguments, sort_keys=True, default=str).encode()
         ).hexdigest()[:12]
+        context = self.tool_context(name, arguments, digest, call_id)
+        job_id = self._job_id
 
         async def run() -> ToolOutcome:
-            return await call()
+            token = tool_context_var().set(context)
+            try:
+                return await call()
+            except (KeyboardInterrupt, asyncio.CancelledError):
+                raise
+            except Exception:
+                raise
+            except BaseException as exc:  # SystemExit, GeneratorExit, ...: never the worker's
+                raise ToolExecutionError(
+                    f"tool {name!r} raised {type(exc).__name__}{_args(exc)} in fleet job "
+                    f"{job_id!r}: the job fails (a tool must not end the worker)"
+                ) from None
+            finally:
+                tool_context_var().reset(token)
 
         return await self._steps.step(f"tool:{name}#{digest}", run)
+
+
+def _args(exc: BaseException) -> str:
+    return f"({', '.join(repr(a) for a in exc.args)})" if exc.args else ""
 
 
 def result_of(job_id: str, result: Any, error: BaseException | None) -> dict[str, Any]:
@@ -195,6 +250,7 @@ class FleetJobRunner:
             lane=lane,
             batcher=batcher,
             storm_seconds=self._storm_seconds,
+            job_id=job_id,
         )
         if batcher is not None:
             batcher.join()
@@ -204,7 +260,31 @@ class FleetJobRunner:
             return result_of(job_id, result, None)
         except DocProcessingToolkitError as exc:
             return result_of(job_id, getattr(exc, "partial_result", None), exc)
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            raise  # the worker stops: the job stays running and resumes with it
+        except BaseExceptionGroup as exc:  # a tool's error, raised through a task group
+            typed = _typed(exc)
+            if typed is exc:
+                raise
+            return result_of(job_id, getattr(exc, "partial_result", None), typed)
+        except Exception:
+            raise  # the engine records it (and its own control flow passes)
+        except BaseException as exc:  # SystemExit & co. fail this job, never the worker
+            log.error("fleet job raised a BaseException", job_id=job_id, error=type(exc).__name__)
+            return result_of(job_id, getattr(exc, "partial_result", None), _typed(exc))
         finally:
             if batcher is not None:
                 batcher.leave()
             await agent.close()
+
+
+def _typed(exc: BaseException) -> BaseException:
+    """The error a job reports for ``exc``: the one toolkit error inside a group, an
+    Exception as it is, any other BaseException as a StateError naming it."""
+    if isinstance(exc, BaseExceptionGroup):
+        inner = [e for e in exc.exceptions if isinstance(e, DocProcessingToolkitError)]
+        if len(inner) == 1:
+            return inner[0]
+    if isinstance(exc, Exception):
+        return exc
+    return StateError(f"the job raised {type(exc).__name__}{_args(exc)}: the job fails")

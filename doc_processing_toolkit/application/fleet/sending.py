@@ -142,6 +142,7 @@ class JobModelClient:
         send: Send | None = None,
         lane: str | None = None,
         storm_seconds: float = 900.0,
+        answered: Callable[[], None] | None = None,
     ) -> None:
         """Args:
         inner: The Agent's client (the one that sends, unless ``send`` is given).
@@ -151,6 +152,7 @@ class JobModelClient:
         lane: The rate-limited lane to take a permit on before each attempt (None: no
             fleet-wide rate limit).
         storm_seconds: How long one request may keep meeting 429s before it fails.
+        answered: Called once per response the job gets (live or from the checkpoint).
         """
         self._inner = inner
         self._steps = steps
@@ -158,6 +160,7 @@ class JobModelClient:
         self._send = send
         self._lane = lane
         self._storm_seconds = storm_seconds
+        self._answered = answered
         self.provider = inner.provider
 
     async def aclose(self) -> None:
@@ -188,6 +191,8 @@ class JobModelClient:
 
             outcome = await self._steps.step(f"model:{request.purpose}", attempt)
             if isinstance(outcome, ModelResponse):
+                if self._answered is not None:
+                    self._answered()
                 yield outcome
                 return
             now = time.monotonic()

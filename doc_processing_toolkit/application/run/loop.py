@@ -560,7 +560,7 @@ class RunLoop:
         else:
             if self._tools.offers(call.name):
                 mark_executed()
-            tool_outcome = await self._tools.call(call.name, call.arguments)
+            tool_outcome = await self._tools.call(call.name, call.arguments, call_id=call.id)
         duration_ms = int((time.monotonic() - started) * 1000)
         capped = cap_for_model(
             tool_outcome,

@@ -34,9 +34,14 @@ class RunScope(Protocol):
         ...
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any], call: Callable[[], Awaitable[ToolOutcome]]
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        call: Callable[[], Awaitable[ToolOutcome]],
+        *,
+        call_id: str | None = None,
     ) -> ToolOutcome:
-        """Run one tool call (``call`` executes it)."""
+        """Run one tool call (``call`` executes it; ``call_id`` is the model's id for it)."""
         ...
 
 

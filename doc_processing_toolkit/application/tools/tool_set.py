@@ -93,9 +93,12 @@ class ToolSet:
             self._specs, self._owner = specs, owner
         return list(self._specs)
 
-    async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
+    async def call(
+        self, name: str, arguments: dict[str, Any], *, call_id: str | None = None
+    ) -> ToolOutcome:
         """Run one tool; an unknown name is an error outcome the model can read. Inside a
-        run scope (a fleet job) the call is the scope's checkpointed step."""
+        run scope (a fleet job) the call is the scope's checkpointed step (``call_id``,
+        the model's id for the call, goes into its idempotency key)."""
         if self._specs is None:
             await self.specs()
         session = self._owner.get(name)
@@ -105,6 +108,6 @@ class ToolSet:
         scope = current_scope()
         if scope is not None:
             return await scope.call_tool(
-                name, arguments, lambda: session.call_tool(name, arguments)
+                name, arguments, lambda: session.call_tool(name, arguments), call_id=call_id
             )
         return await session.call_tool(name, arguments)
