@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -42,7 +42,9 @@ from doc_processing_toolkit.application.run.responses import (
 )
 from doc_processing_toolkit.application.run.retry import RetryPolicy, stream_with_retry
 from doc_processing_toolkit.application.run.schemas import (
+    FINAL_RESULT_TOOL,
     final_result_spec,
+    final_result_tool_name,
     output_json_schema,
     read_only_output_schema,
 )
@@ -96,22 +98,6 @@ __all__ = [
 ]
 
 log = get_logger(__name__)
-
-FINAL_RESULT_TOOL = "final_result"
-"""The synthetic tool of tool-based structured output (Path B), unless a tool of the
-run already has that name (see `final_result_tool_name`)."""
-
-
-def final_result_tool_name(taken: Iterable[str]) -> str:
-    """The name of a run's synthetic Path B tool: ``final_result``, or ``final_result_2``,
-    ``_3``, ... when the run's own tools already use it (a user tool may have any name)."""
-    names = set(taken)
-    candidate, suffix = FINAL_RESULT_TOOL, 1
-    while candidate in names:
-        suffix += 1
-        candidate = f"{FINAL_RESULT_TOOL}_{suffix}"
-    return candidate
-
 
 DECLINED_TOOL_TEXT = "The tool call was declined by the host application and was not executed."
 

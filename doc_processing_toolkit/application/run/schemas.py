@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel
@@ -22,7 +22,9 @@ from doc_processing_toolkit.domain.tools.specs import ToolSpec
 
 __all__ = [
     "FINAL_RESULT_DESCRIPTION",
+    "FINAL_RESULT_TOOL",
     "final_result_spec",
+    "final_result_tool_name",
     "output_json_schema",
     "read_only_output_schema",
 ]
@@ -31,6 +33,22 @@ FINAL_RESULT_DESCRIPTION = (
     "Return the final answer. Call this exactly once, with the answer as its arguments, "
     "when the task is complete."
 )
+
+
+FINAL_RESULT_TOOL = "final_result"
+"""The synthetic tool of tool-based structured output (Path B), unless a tool of the
+run already has that name (see `final_result_tool_name`)."""
+
+
+def final_result_tool_name(taken: Iterable[str]) -> str:
+    """The name of a run's synthetic Path B tool: ``final_result``, or ``final_result_2``,
+    ``_3``, ... when the run's own tools already use it (a user tool may have any name)."""
+    names = set(taken)
+    candidate, suffix = FINAL_RESULT_TOOL, 1
+    while candidate in names:
+        suffix += 1
+        candidate = f"{FINAL_RESULT_TOOL}_{suffix}"
+    return candidate
 
 
 @functools.lru_cache(maxsize=256)
