@@ -147,14 +147,15 @@ def media_drop_reason(
     ``accepts`` is what the target's wire format carries (its profile's ``accepts_media``).
     """
     mime = part.mime_type
-    if part.data is None and part.url is None:
+    has_bytes = part.data is not None or part.path is not None
+    if not has_bytes and part.url is None:
         if part.file_uri is not None and source != target:
             return f"no bytes available: a {source} file reference cannot be sent to {target}"
         if part.file_uri is None:
             return "no bytes, URL or file reference"
     if input_types is not None and not accepts_input_type(input_types, mime):
         return f"{model or target} does not take {media_key(mime)} input"
-    if not accepts(mime, position, has_bytes=part.data is not None):
+    if not accepts(mime, position, has_bytes=has_bytes):
         where = {"user": "a user turn", "assistant": "a model turn", "tool_result": "a tool result"}
         name = "the neutral form" if target == NEUTRAL else target
         return f"{name} cannot carry {mime} in {where[position]}"

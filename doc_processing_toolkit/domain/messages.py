@@ -54,7 +54,8 @@ class TextPart:
 @quick_init
 @dataclass(frozen=True, slots=True)
 class MediaPart:
-    """An image, document, audio or video: bytes, a URL, or a provider file reference."""
+    """An image, document, audio or video: bytes, a local file, a URL, or a provider file
+    reference."""
 
     __pydantic_config__ = _BYTES_AS_BASE64
 
@@ -71,6 +72,12 @@ class MediaPart:
     provider_ref: dict[str, Any] | None = None
     """Provider-specific reference data (upload records, expiry)."""
     kind: Literal["media"] = "media"
+    path: str | None = None
+    """A local file holding the bytes (``data`` is then None): a file too large to hold
+    in memory, streamed from disk when it is uploaded and read only where it is sent
+    inline or saved."""
+    size: int | None = None
+    """The size in bytes of ``path`` when the part was made (its ``stat``)."""
 
 
 @quick_init

@@ -2,15 +2,19 @@
 
 `files_call` awaits one Files API call and translates the SDK's exceptions into
 the toolkit's (``raise ... from exc``), with the endpoint redacted from the text.
-`sdk_file` is the ``(filename, bytes, mime)`` tuple both SDKs upload.
+`sdk_file` gives the ``(filename, content, mime)`` tuple both SDKs upload: the bytes, or
+for a part backed by a local file an open binary file the SDK's multipart body streams
+from disk (httpx reads it in 64 KiB chunks; it is never read whole).
 """
 
 from __future__ import annotations
 
 import mimetypes
-from collections.abc import Awaitable
-from typing import Any, Protocol
+from collections.abc import Awaitable, Iterator
+from contextlib import contextmanager
+from typing import IO, Any, Protocol
 
+from doc_processing_toolkit.adapters.providers._source import open_part
 from doc_processing_toolkit.domain.errors import ConfigurationError, ProviderError
 from doc_processing_toolkit.domain.messages import MediaPart
 
@@ -51,9 +55,20 @@ async def files_call(owner: FilesErrorMapper, sdk: Any, call: Awaitable[Any], wh
         raise owner._request_failed(exc, timeout=False) from exc
 
 
-def sdk_file(part: MediaPart) -> tuple[str, bytes, str]:
-    """``(filename, bytes, mime)`` for an SDK upload (a name made up when there is none)."""
-    if part.data is None:
+@contextmanager
+def sdk_file(part: MediaPart) -> Iterator[tuple[str, bytes | IO[bytes], str]]:
+    """``(filename, content, mime)`` for an SDK upload (a name made up when there is none);
+    ``content`` is the bytes, or the part's file open for reading (closed on exit).
+
+    Raises:
+        ConfigurationError: a part with neither bytes nor a file (a URL).
+        MissingFileError: the part's file cannot be opened.
+    """
+    if part.data is None and part.path is None:
         raise ConfigurationError("tool_files: only files with bytes can be uploaded (not URLs)")
     name = part.filename or f"file{mimetypes.guess_extension(part.mime_type) or ''}"
-    return name, part.data, part.mime_type
+    if part.data is not None:
+        yield name, part.data, part.mime_type
+        return
+    with open_part(part) as handle:
+        yield name, handle, part.mime_type

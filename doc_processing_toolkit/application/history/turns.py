@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from doc_processing_toolkit.application.media.source import part_bytes
 from doc_processing_toolkit.domain.errors import InvalidInputError
 from doc_processing_toolkit.domain.media import decode_base64, decode_data_url
 from doc_processing_toolkit.domain.messages import (
@@ -46,8 +47,9 @@ __all__ = [
 def media_to_dict(part: MediaPart) -> dict[str, Any]:
     """A media part as a neutral media dict (bytes as base64, else the URL)."""
     out: dict[str, Any] = {"type": "media", "mime_type": part.mime_type}
-    if part.data is not None:
-        out["data"] = base64.b64encode(part.data).decode("ascii")
+    data = part_bytes(part)  # a file left on disk is read here
+    if data is not None:
+        out["data"] = base64.b64encode(data).decode("ascii")
     elif part.url is not None:
         out["url"] = part.url
     if part.filename is not None:

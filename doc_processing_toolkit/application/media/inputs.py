@@ -69,6 +69,8 @@ FileInput = str | os.PathLike[str] | bytes | dict[str, Any]
 """One element of ``files=``."""
 
 _DICT_TYPES = ("base64", "document")
+_HEAD_BYTES = 64 * 1024
+"""How much of a streamed file is read to tell its media type."""
 
 
 def _describe(value: Any) -> str:
@@ -92,20 +94,45 @@ def read_path(path: str | os.PathLike[str], limit: ByteLimit | None = None) -> t
     return file, file.read_bytes()
 
 
-def _from_path(
-    path: str | os.PathLike[str], filename: str | None, limit: ByteLimit | None = None
-) -> MediaPart:
-    file, data = read_path(path, limit)
-    mime = sniff_media_type(data)
-    by_name = guess_from_name(file.name)
-    # The signature decides; the extension refines plain text (csv, markdown, json).
+def _media_type(path: str | os.PathLike[str], name: str, head: bytes, whole: bool) -> str:
+    mime = sniff_media_type(head)
+    by_name = guess_from_name(name)
+    # The signature decides; the extension refines plain text (csv, markdown, json), and a
+    # zip container or text read only in part (a streamed file's head).
     if mime is None or (mime == "text/plain" and by_name is not None):
         mime = by_name if by_name is not None else mime
+    elif not whole and by_name is not None and mime == "application/zip":
+        mime = by_name
     if mime is None:
         raise InvalidInputError(
             f"cannot tell the media type of {os.fspath(path)!r}: neither its content nor "
             "its extension names one"
         )
+    return mime
+
+
+def _from_path(
+    path: str | os.PathLike[str],
+    filename: str | None,
+    limit: ByteLimit | None = None,
+    stream_over: int | None = None,
+) -> MediaPart:
+    file = Path(path).expanduser()
+    if stream_over is not None and file.is_file():
+        size = file.stat().st_size
+        if size > stream_over:  # uploaded from disk: never read whole here
+            check_size(os.fspath(path), size, limit)
+            with open(file, "rb") as handle:
+                head = handle.read(_HEAD_BYTES)
+            mime = _media_type(path, file.name, head, whole=False)
+            return MediaPart(
+                mime_type=mime,
+                filename=filename or file.name,
+                path=os.fspath(file.resolve()),
+                size=size,
+            )
+    file, data = read_path(path, limit)
+    mime = _media_type(path, file.name, data, whole=True)
     return MediaPart(mime_type=mime, data=data, filename=filename or file.name)
 
 
@@ -160,12 +187,15 @@ def media_part(
     media_type: str | None = None,
     filename: str | None = None,
     limit: ByteLimit | None = None,
+    stream_over: int | None = None,
 ) -> MediaPart:
     """One file input as a MediaPart (see the module docstring for the forms).
 
     ``media_type`` and ``filename`` apply to raw bytes and URLs (a path keeps its own name
     unless ``filename`` is given). A path larger than ``limit`` is refused from its size
-    on disk, before it is read; bytes larger than it are refused too.
+    on disk, before it is read; bytes larger than it are refused too. A path larger than
+    ``stream_over`` bytes (it will be uploaded) is not read: the part carries its ``path``
+    and ``size``, and the uploader streams it from disk.
 
     Raises:
         FileTooLargeError: the input is larger than ``limit``.
@@ -183,18 +213,23 @@ def media_part(
     if isinstance(value, str):
         if is_web_url(value):
             return _from_url(value, media_type, filename)
-        return _from_path(value, filename, limit)
+        return _from_path(value, filename, limit, stream_over)
     if isinstance(value, os.PathLike):
-        return _from_path(value, filename, limit)
+        return _from_path(value, filename, limit, stream_over)
     raise InvalidArgumentTypeError(
         "a file must be a path, URL, bytes or a documented dict, got "
         f"{type(value).__name__}: {_describe(value)}"
     )
 
 
-def media_parts(files: Sequence[Any] | None, limit: ByteLimit | None = None) -> list[MediaPart]:
+def media_parts(
+    files: Sequence[Any] | None,
+    limit: ByteLimit | None = None,
+    stream_over: int | None = None,
+) -> list[MediaPart]:
     """Every input of ``files=`` as a MediaPart, in order (all checked before any is used;
-    each no larger than ``limit``).
+    each no larger than ``limit``; a path over ``stream_over`` bytes left on disk, see
+    `media_part`).
 
     Raises:
         TypeError: ``files`` is not a list, or an element of no accepted form.
@@ -204,4 +239,4 @@ def media_parts(files: Sequence[Any] | None, limit: ByteLimit | None = None) -> 
         return []
     if isinstance(files, str | bytes | dict) or not isinstance(files, Sequence):
         raise InvalidArgumentTypeError(f"files must be a list, got {type(files).__name__}")
-    return [media_part(value, limit=limit) for value in files]
+    return [media_part(value, limit=limit, stream_over=stream_over) for value in files]

@@ -11,6 +11,9 @@ The registry's byte facts (``max_request_bytes``, ``max_inline_bytes``,
 * a file in ``tool_files=`` is uploaded: ``max_upload_bytes``.
 
 A row with no fact (or no row) gives no limit: the file is read and the provider decides.
+
+`prompt_stream_over` says which files of ``files=`` are left on disk and streamed by the
+uploader instead of read: those over ``max_inline_bytes`` where the provider uploads them.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from __future__ import annotations
 from doc_processing_toolkit.application.media.inputs import ByteLimit
 from doc_processing_toolkit.domain.registry import ModelInfo
 
-__all__ = ["prompt_file_limit", "upload_file_limit"]
+__all__ = ["prompt_file_limit", "prompt_stream_over", "upload_file_limit"]
 
 
 def upload_file_limit(row: ModelInfo | None, provider: str) -> ByteLimit | None:
@@ -41,3 +44,12 @@ def prompt_file_limit(row: ModelInfo | None, provider: str) -> ByteLimit | None:
     if row.max_request_bytes is not None:
         return ByteLimit(row.max_request_bytes, f"the {provider} request size limit ({row.model})")
     return upload_file_limit(row, provider)
+
+
+def prompt_stream_over(row: ModelInfo | None) -> int | None:
+    """The size over which a path in ``files=`` is streamed from disk rather than read:
+    ``max_inline_bytes`` where the provider uploads larger media (None: every file is
+    read, it travels inside the request)."""
+    if row is None or row.max_inline_bytes is None or row.max_upload_bytes is None:
+        return None
+    return row.max_inline_bytes

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from doc_processing_toolkit.application.media.inputs import media_parts
-from doc_processing_toolkit.application.media.limits import prompt_file_limit
+from doc_processing_toolkit.application.media.limits import prompt_file_limit, prompt_stream_over
 from doc_processing_toolkit.application.media.validation import validate_prompt_media
 from doc_processing_toolkit.domain._dataclass import quick_init
 from doc_processing_toolkit.domain.messages import Message, Part, TextPart
@@ -61,7 +61,7 @@ def build_prompt(
     """
     if files is None:  # text only: nothing to check
         return Prompt(message=Message(role="user", parts=(TextPart(text),)))
-    media = media_parts(files, prompt_file_limit(row, provider))
+    media = media_parts(files, prompt_file_limit(row, provider), prompt_stream_over(row))
     check = validate_prompt_media(
         media,
         provider=provider,

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from doc_processing_toolkit.application.media.inputs import ByteLimit, media_parts
+from doc_processing_toolkit.application.media.source import part_size
 from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidArgumentTypeError
 from doc_processing_toolkit.domain.messages import MediaPart, Part
 from doc_processing_toolkit.domain.tools.built_in import (
@@ -53,7 +54,8 @@ def check_tool_files(
     tool_files: Sequence[Any] | None, limit: ByteLimit | None = None
 ) -> list[MediaPart]:
     """The ``tool_files`` as media parts (bytes only: a URL cannot be uploaded), each no
-    larger than ``limit`` (checked from the size on disk, before reading).
+    larger than ``limit`` (checked from the size on disk, before reading). A path is not
+    read: its part carries the path, and the upload streams it from disk.
 
     Raises:
         FileNotFoundError, ValueError, TypeError: as for ``files=``, naming the input.
@@ -61,9 +63,9 @@ def check_tool_files(
     """
     if tool_files is None:
         return []
-    parts = media_parts(tool_files, limit)
+    parts = media_parts(tool_files, limit, stream_over=0)
     for index, part in enumerate(parts):
-        if part.data is None:
+        if part.data is None and part.path is None:
             raise ConfigurationError(
                 f"tool_files[{index}]: a URL cannot be uploaded for code execution; pass a "
                 "path, bytes or a dict with data"
@@ -101,7 +103,7 @@ async def upload_tool_files(
                 "file_id": uploaded.file_id,
                 "filename": uploaded.filename,
                 "mime_type": uploaded.mime_type,
-                "size": len(part.data or b""),
+                "size": part_size(part) or 0,
             }
         )
         logger.info("tool file uploaded: %s (%s)", uploaded.filename, uploaded.file_id)

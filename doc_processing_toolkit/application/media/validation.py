@@ -52,7 +52,7 @@ def input_type_key(part: MediaPart) -> str:
     """The input-type key a part is checked as: ``image``, ``video``, ``audio``, or for
     inline documents ``base64-<mime>`` (``base64-application/pdf``); by URL the category."""
     key = media_key(part.mime_type)
-    if key in ("image", "video", "audio") or part.data is None:
+    if key in ("image", "video", "audio") or (part.data is None and part.path is None):
         return key
     return f"base64-{part.mime_type}"
 

@@ -70,6 +70,8 @@ def validate_estimate_mode(value: Any) -> str | bool:
 def _media_tokens(part: MediaPart) -> int:
     if part.mime_type.startswith("image/"):
         return IMAGE_TOKENS
+    if part.data is None and part.size is not None:  # a file left on disk (streamed)
+        return part.size // BYTES_PER_MEDIA_TOKEN + 1
     if part.data is None:  # a URL or an uploaded file: the size is not known here
         return IMAGE_TOKENS
     if part.mime_type == "application/pdf":

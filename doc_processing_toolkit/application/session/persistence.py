@@ -17,6 +17,7 @@ from typing import Any, Self
 
 from doc_processing_toolkit.application.compaction.run_hook import CompactionScope
 from doc_processing_toolkit.application.history.dialects import Dialects
+from doc_processing_toolkit.application.media.source import KeptMedia
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.tool_surface import (
     ToolSurfaceGuard,
@@ -268,9 +269,12 @@ class SessionPersistence:
         self, table: dict[str, dict[str, Any]], store: MediaStore | None
     ) -> dict[str, tuple[str, str]]:
         lookup: dict[str, tuple[str, str]] = {}
+        streamed: dict[str, dict[str, Any]] = {}  # uploads streamed from a local file
         for uri, entry in table.items():
             if entry.get("kind") != "google_upload":
                 continue
+            if isinstance(entry.get("path"), str):
+                streamed[uri] = entry
             data = entry.get("data")
             if not isinstance(data, str) and store is not None and entry.get("ref"):
                 try:
@@ -279,7 +283,7 @@ class SessionPersistence:
                     data = None
             if isinstance(data, str):
                 lookup[uri] = (str(entry.get("mime_type") or "application/octet-stream"), data)
-        return lookup
+        return KeptMedia(lookup, streamed)
 
     def _converted_media(self, entries: list[dict[str, Any]], agent: Any) -> list[dict[str, Any]]:
         """Media the conversion dropped for ``agent``'s row: refused or recorded."""

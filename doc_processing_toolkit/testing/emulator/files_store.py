@@ -7,6 +7,10 @@ upload goes through (`FileStore.script_states`, e.g. ``PROCESSING`` then
 ``ACTIVE``); each state check returns the next one and the last repeats. Uploaded files
 outlive `ProviderEmulator.reset` (a real provider keeps them too); `clear`
 forgets them.
+
+A resumable upload is counted and hashed as its chunks arrive; its bytes are kept only
+up to `KEEP_BYTES` (a larger upload keeps its ``size`` and ``sha256`` and an empty
+``data``, ``truncated`` set), so a test can stream hundreds of megabytes through it.
 """
 
 from __future__ import annotations
@@ -18,11 +22,15 @@ import threading
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
-__all__ = ["FILE_LIFETIME", "FileStore", "StoredFile"]
+__all__ = ["FILE_LIFETIME", "KEEP_BYTES", "FileStore", "StoredFile"]
 
 FILE_LIFETIME = timedelta(hours=48)
 """How long an uploaded file lives (Gemini's Files API keeps files for 48 hours)."""
+
+KEEP_BYTES = 64 * 1024 * 1024
+"""The most bytes of one resumable upload the store keeps (beyond: size and hash only)."""
 
 
 @dataclass(slots=True)
@@ -49,6 +57,11 @@ class StoredFile:
     """When it was stored (the real clock, so expiry checks hold on any date)."""
     lifetime: timedelta = FILE_LIFETIME
     """How long it lives after ``created_at``."""
+    truncated: bool = False
+    """True when the upload was larger than `KEEP_BYTES`: ``data`` is empty, ``size`` and
+    ``sha256`` are those of the bytes received."""
+    streamed_size: int | None = None
+    streamed_sha256: str | None = None
 
     @property
     def expires_at(self) -> datetime:
@@ -58,11 +71,14 @@ class StoredFile:
     @property
     def sha256(self) -> str:
         """The hex SHA-256 of the bytes."""
+        if self.streamed_sha256 is not None:
+            return self.streamed_sha256
         return hashlib.sha256(self.data).hexdigest()
 
     @property
     def size(self) -> int:
-        return len(self.data)
+        """How many bytes were uploaded."""
+        return self.streamed_size if self.streamed_size is not None else len(self.data)
 
     def next_state(self) -> str:
         """The state this check sees."""
@@ -84,6 +100,7 @@ class FileStore:
         self._lock = threading.Lock()
         self._files: dict[str, StoredFile] = {}
         self._pending: dict[str, StoredFile] = {}
+        self._hashes: dict[str, tuple[Any, list[int]]] = {}
         self._scripts: deque[tuple[str, ...]] = deque()
         self._counter = 0
         self.lifetime = FILE_LIFETIME
@@ -104,6 +121,7 @@ class FileStore:
             self._pending[upload_id] = StoredFile(
                 name, mime_type, b"", display_name, deque(states), lifetime=self.lifetime
             )
+            self._hashes[upload_id] = (hashlib.sha256(), [0])
             return upload_id
 
     def append(self, upload_id: str, chunk: bytes, *, final: bool) -> StoredFile | None:
@@ -112,9 +130,16 @@ class FileStore:
             stored = self._pending.get(upload_id)
             if stored is None:
                 return None
-            stored.data += chunk
+            digest, total = self._hashes[upload_id]
+            digest.update(chunk)
+            total[0] += len(chunk)
+            if total[0] > KEEP_BYTES:
+                stored.data, stored.truncated = b"", True
+            else:
+                stored.data += chunk
             if final:
-                del self._pending[upload_id]
+                del self._pending[upload_id], self._hashes[upload_id]
+                stored.streamed_size, stored.streamed_sha256 = total[0], digest.hexdigest()
                 self._files[stored.name] = stored
             return stored
 
@@ -178,4 +203,5 @@ class FileStore:
             self.lifetime = FILE_LIFETIME
             self._files.clear()
             self._pending.clear()
+            self._hashes.clear()
             self._scripts.clear()

@@ -18,6 +18,7 @@ with ``origin="generated"`` (`store_generated`).
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from starlette.requests import Request
@@ -25,7 +26,7 @@ from starlette.responses import JSONResponse, Response
 
 from doc_processing_toolkit.testing.emulator import google_files_wire
 from doc_processing_toolkit.testing.emulator.common import DialectRoute, EmulatorCall, iso_z
-from doc_processing_toolkit.testing.emulator.files_store import FileStore, StoredFile
+from doc_processing_toolkit.testing.emulator.files_store import KEEP_BYTES, FileStore, StoredFile
 from doc_processing_toolkit.testing.script import GeneratedFile
 
 __all__ = ["FILES_ROUTES", "files_dialect", "store_generated"]
@@ -112,16 +113,24 @@ async def handle_upload(call: EmulatorCall) -> Response:
         return JSONResponse(
             {"error": {"message": "a multipart 'file' field is required"}}, status_code=400
         )
-    data = await upload.read()
+    digest, size, kept = hashlib.sha256(), 0, bytearray()
+    while chunk := await upload.read(1024 * 1024):  # counted and hashed, kept up to a cap
+        digest.update(chunk)
+        size += len(chunk)
+        if size <= KEEP_BYTES:
+            kept += chunk
     mime = upload.content_type or "application/octet-stream"
     purpose = form.get("purpose")
     stored = call.state.files.add(
         "file_" if dialect == "anthropic_files" else "file-",
         mime,
-        data,
+        bytes(kept) if size <= KEEP_BYTES else b"",
         upload.filename,
         purpose=purpose if isinstance(purpose, str) else None,
     )
+    if size > KEEP_BYTES:
+        stored.truncated, stored.streamed_size = True, size
+        stored.streamed_sha256 = digest.hexdigest()
     if dialect == "anthropic_files":
         return JSONResponse(_anthropic_metadata(stored))
     return JSONResponse(_openai_file(stored))

@@ -79,7 +79,10 @@ class ProviderEmulator:
         state = self._state
 
         async def endpoint(request: Request) -> Response:
-            raw = await request.body()
+            # A multipart upload is not JSON: it is left unread here, so its handler
+            # streams it (a large upload is never held whole).
+            multipart = request.headers.get("content-type", "").startswith("multipart/")
+            raw = b"" if multipart else await request.body()
             try:
                 decoded = json.loads(raw) if raw else {}
             except ValueError:

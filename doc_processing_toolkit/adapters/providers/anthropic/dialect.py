@@ -34,6 +34,7 @@ from typing import Any, assert_never
 from urllib.parse import urlsplit
 
 from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.adapters.providers._source import with_bytes
 from doc_processing_toolkit.domain.errors import CompatibilityError, InvalidInputError
 from doc_processing_toolkit.domain.messages import (
     ContentPart,
@@ -197,6 +198,7 @@ def _reasoning_block(part: ReasoningPart) -> dict[str, Any] | None:
 
 
 def _media_block(part: MediaPart) -> dict[str, Any] | None:
+    part = with_bytes(part)
     mime = part.mime_type
     if mime.startswith("image/"):
         kind = "image"

@@ -50,10 +50,10 @@ async def upload_tool_file(
     owner: FilesErrorMapper, sdk: Any, client: Any, part: MediaPart
 ) -> UploadedToolFile:
     """Upload one ``tool_files`` entry; its prompt part is a ``container_upload`` block."""
-    name, data, mime = sdk_file(part)
-    meta = await files_call(
-        owner, sdk, client.files.upload(file=(name, data, mime)), f"uploading {name}"
-    )
+    with sdk_file(part) as (name, content, mime):  # a file is streamed from disk
+        meta = await files_call(
+            owner, sdk, client.files.upload(file=(name, content, mime)), f"uploading {name}"
+        )
     return UploadedToolFile(
         file_id=str(meta.id),
         filename=name,

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import Any, assert_never
 
 from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.adapters.providers._source import with_bytes
 from doc_processing_toolkit.domain.errors import InvalidInputError
 from doc_processing_toolkit.domain.messages import (
     ContentPart,
@@ -278,7 +279,7 @@ def _render_tool_result(
 
 
 def _media_kind(part: MediaPart) -> str:
-    if part.data is not None:
+    if part.data is not None or part.path is not None:
         return f"base64-{part.mime_type}"
     if part.url is not None:
         return f"url-{part.mime_type}"
@@ -293,6 +294,7 @@ def _image_part(
             DroppedPart(index, part_index, _media_kind(part), "Fireworks takes images only")
         )
         return None
+    part = with_bytes(part)
     if part.data is not None:
         data = base64.b64encode(part.data).decode("ascii")
         return {"type": "image_url", "image_url": {"url": f"data:{part.mime_type};base64,{data}"}}

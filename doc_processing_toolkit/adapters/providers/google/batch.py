@@ -62,7 +62,9 @@ class GoogleBatchClient(SdkBatchClient[GoogleModelClient]):
         dropped = False
         endpoint = self._client._endpoint()[0] or self._client.DEFAULT_URL
         for custom_id, request in requests.items():
-            request, _uploads = await upload_large_media(client, request, endpoint)
+            request, _uploads = await upload_large_media(
+                client, request, endpoint, self._client._row(request.model)
+            )
             wire = self._client._wire(request)
             dropped = dropped or bool(wire.extra_body or wire.extra_headers)
             models.add(wire.model)

@@ -270,7 +270,10 @@ class GoogleModelClient(SdkModelClient):
         client = self._sdk_client(genai, types)
         try:
             request, uploads = await upload_large_media(
-                client, request, self._endpoint()[0] or self.DEFAULT_URL
+                client,
+                request,
+                self._endpoint()[0] or self.DEFAULT_URL,
+                self._row(request.model),
             )
         except errors.APIError as exc:
             raise self._status_error(exc, before_stream=True) from exc

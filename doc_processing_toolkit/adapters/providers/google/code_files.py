@@ -102,7 +102,7 @@ async def upload_tool_file(
         ConfigurationError: a part without bytes (a URL cannot be uploaded).
         MediaUploadError: the upload FAILED or did not become ACTIVE in time.
     """
-    if part.data is None:
+    if part.data is None and part.path is None:
         raise ConfigurationError("tool_files: only files with bytes can be uploaded (not URLs)")
     record = await upload_part(client, part, poll_settings(options or {}))
     return UploadedToolFile(

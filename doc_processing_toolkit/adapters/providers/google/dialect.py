@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any, assert_never
 
 from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.adapters.providers._source import uploaded_ref, with_bytes
 from doc_processing_toolkit.domain.errors import InvalidInputError
 from doc_processing_toolkit.domain.messages import (
     ContentPart,
@@ -242,6 +243,13 @@ def _reasoning(part: ReasoningPart) -> dict[str, Any] | None:
 
 
 def _media(part: MediaPart) -> dict[str, Any] | None:
+    uploaded = uploaded_ref(PROVIDER, part)
+    if uploaded is not None:  # a file on disk sent by upload: the history names the file
+        uri = uploaded["uri"]
+        return {
+            "file_data": {"mime_type": uploaded.get("mime_type") or part.mime_type, "file_uri": uri}
+        }
+    part = with_bytes(part)  # a file on disk never uploaded goes inline
     if part.data is not None:
         data = base64.urlsafe_b64encode(part.data).decode("ascii")
         return {"inline_data": {"mime_type": part.mime_type, "data": data}}

@@ -1,6 +1,7 @@
 """Gemini Files API uploads for media too large to send inline.
 
-A request whose inline media would exceed `INLINE_LIMIT_BYTES` has its largest
+A request whose inline media would exceed the model's inline limit (its registry row's
+``max_inline_bytes``; `INLINE_LIMIT_BYTES` for a row without the fact) has its largest
 parts uploaded through google-genai (``client.aio.files.upload``) and polled
 (``client.aio.files.get``) until ``ACTIVE``; the part is then sent as ``file_data`` with
 the file's URI. Polling follows `PollSettings` (``file_active_timeout_s``,
@@ -9,14 +10,17 @@ the file's URI. Polling follows `PollSettings` (``file_active_timeout_s``,
 1.0). A ``FAILED`` or timed-out file is a `MediaUploadError` naming the file and
 its state. The same bytes upload once per process and endpoint (an in-process cache keyed
 by sha256, entries dropped once the file expires); every upload or cache hit of the
-request's new turns becomes one ``media_uploads`` record, in prompt order.
+request's new turns becomes one ``media_uploads`` record, in prompt order. A part backed
+by a local file (``MediaPart.path``: a large file in ``files=`` / ``tool_files=``) is
+always uploaded, streamed from disk by the SDK (8 MiB at a time) and hashed in pieces:
+it is never held in memory; its ``media_uploads`` record names the ``path``, and the
+history renders the part as the uploaded file's URI.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import hashlib
 import io
 import os
 import threading
@@ -25,10 +29,17 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from doc_processing_toolkit.adapters.providers._source import (
+    forget_uploads,
+    part_sha256,
+    part_size,
+    remember_upload,
+)
 from doc_processing_toolkit.adapters.providers.google.dialect import PROVIDER
 from doc_processing_toolkit.domain.errors import ConfigurationError, MediaUploadError
 from doc_processing_toolkit.domain.media import media_key
 from doc_processing_toolkit.domain.messages import MediaPart, Message
+from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest
 
 __all__ = [
@@ -37,6 +48,7 @@ __all__ = [
     "PollSettings",
     "clear_upload_cache",
     "file_name",
+    "inline_limit",
     "poll_settings",
     "upload_large_media",
     "upload_part",
@@ -44,7 +56,8 @@ __all__ = [
 ]
 
 INLINE_LIMIT_BYTES = 20 * 1024 * 1024
-"""The most inline media bytes one Gemini request carries; larger parts are uploaded."""
+"""The most inline media bytes one Gemini request carries when the model's registry row
+has no ``max_inline_bytes``; larger parts are uploaded."""
 
 ENV_TIMEOUT = "DPT_GOOGLE_FILE_ACTIVE_TIMEOUT_S"
 ENV_INTERVAL = "DPT_GOOGLE_FILE_POLL_INTERVAL_S"
@@ -124,6 +137,7 @@ def clear_upload_cache() -> None:
     """Forget every cached upload (the next request uploads again)."""
     with _cache_lock:
         _CACHE.clear()
+    forget_uploads(PROVIDER)
 
 
 def _expired(record: Mapping[str, Any]) -> bool:
@@ -183,19 +197,26 @@ async def _wait_active(client: Any, file: Any, label: str, mime: str, poll: Poll
         file = await client.aio.files.get(name=file.name)
 
 
+def _has_bytes(part: MediaPart) -> bool:
+    return part.data is not None or part.path is not None
+
+
 async def _upload(client: Any, part: MediaPart, digest: str, poll: PollSettings) -> dict[str, Any]:
-    assert part.data is not None
-    label = part.filename or f"a {len(part.data)}-byte {part.mime_type} part"
+    assert _has_bytes(part)
+    size = part_size(part)
+    label = part.filename or f"a {size}-byte {part.mime_type} part"
     config: dict[str, Any] = {"mime_type": part.mime_type}
     if part.filename:
         config["display_name"] = part.filename
-    file = await client.aio.files.upload(file=io.BytesIO(part.data), config=config)
+    # A path is streamed by the SDK (an async file, read in 8 MiB chunks), never read whole.
+    source: Any = part.path if part.data is None else io.BytesIO(part.data)
+    file = await client.aio.files.upload(file=source, config=config)
     file = await _wait_active(client, file, label, part.mime_type, poll)
     return {
         "uri": file.uri,
         "name": file.name,
         "mime_type": file.mime_type or part.mime_type,
-        "size": len(part.data),
+        "size": size,
         "sha256": digest,
         "uploaded_at": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
         "expiration_time": _iso(getattr(file, "expiration_time", None)),
@@ -203,13 +224,14 @@ async def _upload(client: Any, part: MediaPart, digest: str, poll: PollSettings)
 
 
 async def upload_part(client: Any, part: MediaPart, poll: PollSettings) -> dict[str, Any]:
-    """Upload ``part`` (bytes) and wait for ACTIVE; its ``media_uploads``-style record.
+    """Upload ``part`` (bytes, or its file streamed from disk) and wait for ACTIVE; its
+    ``media_uploads``-style record.
 
     Raises:
         MediaUploadError: the upload FAILED or did not become ACTIVE in time.
+        MissingFileError: the part's file cannot be read.
     """
-    assert part.data is not None
-    return await _upload(client, part, hashlib.sha256(part.data).hexdigest(), poll)
+    return await _upload(client, part, part_sha256(part), poll)
 
 
 def file_name(uri: str) -> str:
@@ -223,19 +245,30 @@ def usable(file: Any) -> bool:
     return _state_name(getattr(file, "state", None)) != "FAILED"
 
 
-def _to_upload(messages: list[Message]) -> set[tuple[int, int]]:
-    """(message, part) positions of the inline parts to upload, largest first, until the
-    inline remainder fits `INLINE_LIMIT_BYTES`."""
-    sized = [
-        (len(part.data), m, p)
-        for m, message in enumerate(messages)
-        for p, part in enumerate(message.parts)
-        if isinstance(part, MediaPart) and part.data is not None
-    ]
-    total = sum(size for size, _, _ in sized)
+def inline_limit(row: ModelInfo | None) -> int:
+    """The most inline media bytes one request for ``row``'s model carries: the row's
+    ``max_inline_bytes``, else `INLINE_LIMIT_BYTES`."""
+    if row is not None and row.max_inline_bytes is not None:
+        return row.max_inline_bytes
+    return INLINE_LIMIT_BYTES
+
+
+def _to_upload(messages: list[Message], limit: int) -> set[tuple[int, int]]:
+    """(message, part) positions of the parts to upload: every part backed by a local
+    file, then the largest inline parts until the inline remainder fits ``limit``."""
     chosen: set[tuple[int, int]] = set()
+    sized: list[tuple[int, int, int]] = []
+    for m, message in enumerate(messages):
+        for p, part in enumerate(message.parts):
+            if not isinstance(part, MediaPart):
+                continue
+            if part.data is not None:
+                sized.append((len(part.data), m, p))
+            elif part.path is not None:
+                chosen.add((m, p))
+    total = sum(size for size, _, _ in sized)
     for size, m, p in sorted(sized, reverse=True):
-        if total <= INLINE_LIMIT_BYTES:
+        if total <= limit:
             break
         chosen.add((m, p))
         total -= size
@@ -243,17 +276,18 @@ def _to_upload(messages: list[Message]) -> set[tuple[int, int]]:
 
 
 async def upload_large_media(
-    client: Any, request: ModelRequest, endpoint: str
+    client: Any, request: ModelRequest, endpoint: str, row: ModelInfo | None = None
 ) -> tuple[ModelRequest, list[dict[str, Any]]]:
-    """``request`` with its too-large inline media uploaded, and the ``media_uploads``
-    records of its new turns.
+    """``request`` with its too-large inline media (over `inline_limit` of ``row``) and
+    its file-backed media uploaded, and the ``media_uploads`` records of its new turns.
 
     Raises:
         ValueError: polling settings out of bounds.
         MediaUploadError: an upload FAILED or did not become ACTIVE in time.
+        MissingFileError: a part's file cannot be read.
     """
     messages = list(request.messages)
-    chosen = _to_upload(messages)
+    chosen = _to_upload(messages, inline_limit(row))
     if not chosen:
         return request, []
     poll = poll_settings(request.provider_options)
@@ -261,14 +295,15 @@ async def upload_large_media(
     records: list[dict[str, Any]] = []
     for m, p in sorted(chosen):
         part = messages[m].parts[p]
-        assert isinstance(part, MediaPart) and part.data is not None
-        digest = hashlib.sha256(part.data).hexdigest()
+        assert isinstance(part, MediaPart) and _has_bytes(part)
+        digest = part_sha256(part)
         with _cache_lock:
             cached = _CACHE.get((endpoint, digest))
         if cached is None or _expired(cached):
             cached = await _upload(client, part, digest, poll)
             with _cache_lock:
                 _CACHE[(endpoint, digest)] = cached
+        remember_upload(PROVIDER, part, cached)  # the history renders it as this file
         replaced = MediaPart(
             mime_type=part.mime_type,
             file_uri=cached["uri"],
@@ -279,5 +314,7 @@ async def upload_large_media(
         parts[p] = replaced
         messages[m] = dataclasses.replace(messages[m], parts=tuple(parts))
         if m >= new_from:
-            records.append({"part_index": p, **cached})
+            records.append(
+                {"part_index": p, **cached, **({"path": part.path} if part.path else {})}
+            )
     return dataclasses.replace(request, messages=tuple(messages)), records

@@ -43,6 +43,7 @@ from typing import Any, assert_never
 from urllib.parse import urlsplit
 
 from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.adapters.providers._source import with_bytes
 from doc_processing_toolkit.domain.errors import InvalidInputError
 from doc_processing_toolkit.domain.messages import (
     ContentPart,
@@ -298,6 +299,7 @@ def _default_filename(mime: str) -> str:
 
 
 def _media_entry(part: MediaPart) -> dict[str, Any] | None:
+    part = with_bytes(part)
     mime = part.mime_type
     if mime.startswith("image/"):
         if part.data is not None:

@@ -54,13 +54,13 @@ async def upload_tool_file(
     owner: FilesErrorMapper, sdk: Any, client: Any, part: MediaPart
 ) -> UploadedToolFile:
     """Upload one ``tool_files`` entry (its id goes into the tool's ``file_ids``)."""
-    name, data, mime = sdk_file(part)
-    created = await files_call(
-        owner,
-        sdk,
-        client.files.create(file=(name, data, mime), purpose="user_data"),
-        f"uploading {name}",
-    )
+    with sdk_file(part) as (name, content, mime):  # a file is streamed from disk
+        created = await files_call(
+            owner,
+            sdk,
+            client.files.create(file=(name, content, mime), purpose="user_data"),
+            f"uploading {name}",
+        )
     return UploadedToolFile(file_id=str(created.id), filename=name, mime_type=mime)
 
 

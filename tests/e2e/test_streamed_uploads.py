@@ -1,0 +1,157 @@
+"""Issue 32 item 7: a file that goes to a Files API is streamed from disk, never read whole.
+
+A 300 MB file in ``files=`` for Gemini (over the row's ``max_inline_bytes``) is uploaded
+through the resumable Files API of the loopback emulator while a child process measures
+its own peak memory: the growth stays far below the file's size, and the request names
+the uploaded file by its URI. Tool files for Anthropic / OpenAI code execution are
+handed to the SDK as an open file (streamed by its multipart body) and arrive intact.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from doc_processing_toolkit.adapters.providers.google.files import clear_upload_cache
+from doc_processing_toolkit.testing import ProviderEmulator
+from doc_processing_toolkit.testing.script import reply
+
+MP4_HEAD = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"
+BIG = 300 * 1024 * 1024
+
+_CHILD = textwrap.dedent(
+    """
+    import json, resource, sys
+    from doc_processing_toolkit import Agent
+
+    base_url, path = sys.argv[1], sys.argv[2]
+    agent = Agent(
+        "gemini-2.5-flash", api_key="offline-test-key", base_url=base_url, log_to_file=False
+    )
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result = agent.run_sync("What is in this video?", files=[path])
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({
+        "growth_bytes": (after - before) * 1024,
+        "text": result.output, "n_messages": len(result.messages),
+        "uploads": result.media_uploads,
+    }))
+    """
+)
+
+
+_TOOL_CHILD = textwrap.dedent(
+    """
+    import json, resource, sys
+    from doc_processing_toolkit import Agent
+
+    model, base_url, path = sys.argv[1], sys.argv[2], sys.argv[3]
+    agent = Agent(model, api_key="offline-test-key", base_url=base_url, log_to_file=False)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result = agent.run_sync("Sum the column.", tool_files=[path])
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"growth_bytes": (after - before) * 1024, "text": result.output}))
+    """
+)
+
+
+def _sparse_video(path: Path, size: int) -> Path:
+    with open(path, "wb") as handle:
+        handle.write(MP4_HEAD)
+        handle.truncate(size)  # sparse: no disk blocks, reads as zeros
+    return path
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1024 * 1024):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _file_uris(body: dict[str, Any]) -> list[str]:
+    uris = []
+    for content in body.get("contents", []):
+        for part in content["parts"]:
+            data = part.get("file_data") or part.get("fileData")
+            if data:
+                uris.append(data.get("file_uri") or data.get("fileUri"))
+    return uris
+
+
+@pytest.fixture
+def emulator() -> Iterator[ProviderEmulator]:
+    clear_upload_cache()
+    with ProviderEmulator() as emu:
+        yield emu
+    clear_upload_cache()
+
+
+def test_a_300_mb_file_uploads_to_gemini_streamed_from_disk(
+    emulator: ProviderEmulator, tmp_path: Path
+) -> None:
+    video = _sparse_video(tmp_path / "huge.mp4", BIG)
+    emulator.reset([reply("a very long video")])
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DPT_")}
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, emulator.google_base_url, str(video)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["text"] == "a very long video"
+    # Memory, not time: reading the file whole would grow the process by >= 300 MB.
+    assert report["growth_bytes"] < 100 * 1024 * 1024, report["growth_bytes"]
+    [uploaded] = emulator.files.uploaded
+    assert uploaded.size == BIG and uploaded.sha256 == _sha256(video)
+    assert uploaded.mime_type == "video/mp4" and uploaded.display_name == "huge.mp4"
+    [record] = report["uploads"]
+    assert record["size"] == BIG and record["sha256"] == uploaded.sha256
+    generate = [r for r in emulator.requests if r.dialect != "google_files"]
+    assert _file_uris(generate[-1].body) == [record["uri"]]
+    assert record["uri"].endswith(f"/{uploaded.name}")
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_a_300_mb_tool_file_is_streamed_to_the_files_api(
+    emulator: ProviderEmulator, tmp_path: Path, provider: str
+) -> None:
+    data = tmp_path / "table.csv"
+    with open(data, "wb") as handle:
+        handle.write(b"region,total\n")
+        handle.truncate(BIG)
+    emulator.reset([reply("summed")])
+    model, base_url = {
+        "anthropic": ("claude-sonnet-5", emulator.anthropic_base_url),
+        "openai": ("gpt-5", emulator.openai_base_url),
+    }[provider]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DPT_")}
+    done = subprocess.run(
+        [sys.executable, "-c", _TOOL_CHILD, model, base_url, str(data)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["text"] == "summed"
+    assert report["growth_bytes"] < 100 * 1024 * 1024, report["growth_bytes"]
+    [uploaded] = emulator.files.uploaded
+    assert uploaded.size == BIG and uploaded.sha256 == _sha256(data)
+    assert uploaded.display_name == "table.csv"
