@@ -633,11 +633,7 @@ async def test_soak_random_directives_pauses_and_stream_closes() -> None:
     finally:
         resumer.stop.set()
         resumer.join(WAIT)
-    for _ in range(100):
-        if len(asyncio.all_tasks()) <= baseline:
-            break
-        await asyncio.sleep(0.01)
-    assert len(asyncio.all_tasks()) <= baseline
+    await until(lambda: len(asyncio.all_tasks()) <= baseline, "the runs' tasks to finish")
     assert set(outcomes) >= {"clean", "aborted", "abandoned"}, outcomes
 
 
