@@ -5,6 +5,12 @@ server saw = 1 + retries, the cost in dollars (and the retry cost) is what the u
 server reported costs, a 429's retry-after is honoured (capped), and no text was
 duplicated.
 
+On a busy machine the client may read a healthy stream's next event later than IDLE and
+judge it idle; it then retries (nothing reached the caller) or fails with the idle error,
+as it must. The server answers such a retry with the run's last step again, and the run is
+checked against the steps the server served and what each attempt's retry details say
+(`client_cuts`), never against a fixed script length.
+
 ``DPT_FAULT_STREAMS`` (default 300) and ``DPT_FAULT_SEED`` (default 15) size and seed the
 run; ``make soak`` runs 2,000.
 """
