@@ -216,7 +216,10 @@ def client_cuts(
     for detail in details:
         number = int(detail["attempt_number"])
         step = served[number - 1] if number <= len(served) else None
-        if IDLE_MESSAGE in str(detail.get("error")) and not is_stall(step):
+        # A stall is meant to be judged idle, but one with text is retried only when the
+        # client cut it before that text arrived.
+        scripted = is_stall(step) and not (isinstance(step, Fault) and step.partial_text)
+        if IDLE_MESSAGE in str(detail.get("error")) and not scripted:
             cuts[number] = float(detail["cost"])
     if isinstance(error, StreamIdleTimeoutError) and served and not is_stall(served[-1]):
         cuts[len(served)] = math.nan  # settled against the run's cost
