@@ -13,6 +13,8 @@ from doc_processing_toolkit.testing.emulator import ProviderEmulator
 from doc_processing_toolkit.testing.script import Reply, reply, tool_call
 
 MODEL = "claude-sonnet-4-5"
+CADENCE_S = 2.0
+"""Seconds between the slow reply's chunks (0.02 let a loaded machine see 6 chunks sent)."""
 
 
 @tool
@@ -51,7 +53,9 @@ def test_confirm_pauses_with_no_request_sent_and_resume_completes(
 async def test_breaking_out_of_a_stream_closes_the_connection_and_keeps_the_bill(
     emu: ProviderEmulator,
 ) -> None:
-    emu.push(Reply(text="x" * 300, chunk_size=1, delay_between_chunks=0.02, input_tokens=777))
+    # The server's chunks come CADENCE_S apart: far more than the client takes to close,
+    # busy machine or not, so what the server sent after the break is at most one chunk.
+    emu.push(Reply(text="x" * 300, chunk_size=1, delay_between_chunks=CADENCE_S, input_tokens=777))
     agent = Agent(MODEL, api_key="sk-test-hooks", base_url=emu.anthropic_base_url)
     deltas = 0
     async with contextlib.aclosing(agent.stream("write an essay")) as stream:
