@@ -199,6 +199,9 @@ def expect(provider: str, served: list[ScriptStep], cuts: dict[int, float]) -> C
     return case(MAX_RETRIES + 1, None)
 
 
+CUT_RUNS: list[str] = []
+"""The runs in which the client cut a stream that did not stall (reported, not a fault)."""
+
 IDLE_MESSAGE = "(stream_idle_timeout;"
 """In the message of an attempt the client judged idle (`StreamIdleTimeoutError`)."""
 
@@ -289,6 +292,8 @@ def run_problems(
     if result is None:
         return [f"{tag}: {type(outcome).__name__} carries no partial_result"]
     cuts = client_cuts(served, result, error)
+    if cuts:
+        CUT_RUNS.append(tag)
     found = [
         f"{tag}: attempt {n} cut as idle cost {spent!r}, not what the server reported"
         for n, spent in cuts.items()
@@ -388,6 +393,7 @@ only in this randomized run. Every other unraisable exception still fails the su
 async def test_randomized_fault_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("DPT_RETRY_BACKOFF_S", "0.01")
     monkeypatch.setenv("DPT_RETRY_AFTER_CAP_S", str(RETRY_AFTER_CAP_S))
+    CUT_RUNS.clear()
     rng = random.Random(SEED)
     per_provider = max(STREAMS // len(MODELS), 1)
     seeds = {p: random.Random(rng.random()) for p in MODELS}
@@ -405,6 +411,7 @@ async def test_randomized_fault_run(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     print(
         f"fault run: {per_provider * len(MODELS)} faulted streams, seed {SEED}, "
         f"{elapsed:.1f} s: {hangs} hangs, {untyped} untyped errors, {costs} wrong costs, "
+        f"{len(CUT_RUNS)} runs with a healthy stream judged idle (busy machine), "
         f"{len(problems)} problems in all"
     )
     assert not problems, "\n".join(problems[:40])
