@@ -45,6 +45,14 @@ def agent_for(provider: str, emu: ProviderEmulator, **kwargs: Any) -> Agent:
     )
 
 
+def warmed(agent: Agent, emu: ProviderEmulator) -> Agent:
+    """``agent`` after one plain run: the SDK's import and first parse (which build its
+    models, seconds on a busy machine) are done before a test times or idles a stream."""
+    emu.reset([reply("warm")])
+    assert agent.run_sync("warm").output == "warm"
+    return agent
+
+
 def chain_text(exc: BaseException) -> str:
     return "".join(traceback.format_exception(exc))
 
@@ -114,10 +122,10 @@ def test_a_stream_with_no_terminal_event_is_retried(provider: str, emu: Provider
 def test_an_idle_stream_fails_in_time_and_is_retried(
     provider: str, keepalive: float | None, emu: ProviderEmulator
 ) -> None:
+    agent = warmed(agent_for(provider, emu, stream_idle_timeout=1.0), emu)
     emu.reset(
         [Fault("stall", stall_seconds=20, keepalive_interval=keepalive), reply("after the stall")]
     )
-    agent = agent_for(provider, emu, stream_idle_timeout=1.0)
     started = time.monotonic()
     result = agent.run_sync("hi")
     elapsed = time.monotonic() - started
@@ -130,8 +138,8 @@ def test_an_idle_stream_fails_in_time_and_is_retried(
 def test_acceptance_a_20_s_stall_with_keepalives_fails_at_about_3_s(
     emu: ProviderEmulator,
 ) -> None:
+    agent = warmed(agent_for("anthropic", emu, stream_idle_timeout=3.0), emu)
     emu.reset([Fault("stall", stall_seconds=20, keepalive_interval=1.0), reply("second attempt")])
-    agent = agent_for("anthropic", emu, stream_idle_timeout=3.0)
     started = time.monotonic()
     result = agent.run_sync("hi")
     elapsed = time.monotonic() - started
@@ -141,8 +149,10 @@ def test_acceptance_a_20_s_stall_with_keepalives_fails_at_about_3_s(
 
 
 async def test_an_idle_stream_after_text_is_not_retried(emu: ProviderEmulator) -> None:
-    emu.reset([Fault("stall", partial_text="partial", stall_seconds=20, keepalive_interval=0.2)])
     agent = agent_for("anthropic", emu, stream_idle_timeout=1.0)
+    emu.reset([reply("warm")])  # the SDK's first parse is not this stream's idle time
+    assert (await agent.run("warm")).output == "warm"
+    emu.reset([Fault("stall", partial_text="partial", stall_seconds=20, keepalive_interval=0.2)])
     with pytest.raises(StreamIdleTimeoutError) as info:
         await agent.run("hi")
     assert emu.request_count == 1

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from waiting import wait_until
+from waiting import WAIT, Host, run_steered, until
 
 from doc_processing_toolkit import Agent, tool
 from doc_processing_toolkit.agent.hooks import (
@@ -33,9 +33,6 @@ from doc_processing_toolkit.domain.costs.ledger import RetryAccumulator, RetryAt
 from doc_processing_toolkit.domain.messages import ToolResultPart
 from doc_processing_toolkit.testing import FakeModel, Fault, Reply
 from doc_processing_toolkit.testing.script import reply, tool_call
-
-WAIT = 10.0
-"""The bound of every wait in this module (a hang fails instead of blocking)."""
 
 deleted: list[str] = []
 
@@ -242,29 +239,17 @@ def test_confirm_after_n_pauses_and_resume_from_another_thread_completes() -> No
     agent = make_agent(fake, hooks=confirm)
     resumed: list[int] = []
 
-    def host() -> None:
-        try:
-            for sent in (1, 2):  # the n-th pause comes after the n-th request
-                wait_until(
-                    lambda sent=sent: (
-                        (h := agent.run_handle) is not None  # type: ignore[misc]
-                        and h.parked
-                        and len(fake.requests) >= sent
-                    ),
-                    "a pause",
-                )
-                resumed.append(len(fake.requests))  # nothing is sent while paused
-                handle = agent.run_handle
-                assert handle is not None and handle.paused
-                handle.resume()
-        finally:  # never leave the run parked, whatever went wrong here
-            if (h := agent.run_handle) is not None and len(resumed) < 2:
-                h.abort("the host thread failed")
+    def steer(host: Host) -> None:
+        for sent in (1, 2):  # the n-th pause comes after the n-th request
+            handle = host.wait_for_pause(
+                f"pause {sent}",
+                also=lambda sent=sent: len(fake.requests) >= sent,  # type: ignore[misc]
+            )
+            resumed.append(len(fake.requests))  # nothing is sent while paused
+            assert handle.paused
+            handle.resume()
 
-    thread = threading.Thread(target=host)
-    thread.start()
-    result = agent.run_sync("go")
-    thread.join(WAIT)
+    result = run_steered(agent, lambda: agent.run_sync("go"), steer)
     assert result.output == "7"
     assert resumed == [1, 2]
     assert confirm.count == 2
@@ -291,19 +276,11 @@ def test_abort_from_another_thread_unblocks_a_pause() -> None:
     fake = FakeModel([tool_call("calculate", {"a": 1, "b": 2}), reply("never")])
     agent = make_agent(fake, hooks=ConfirmAfterNToolCalls(1))
 
-    def host() -> None:
-        try:
-            wait_until(lambda: (h := agent.run_handle) is not None and h.parked, "a pause")
-        finally:  # never leave the run parked
-            handle = agent.run_handle
-            assert handle is not None
-            handle.abort("no answer")
+    def steer(host: Host) -> None:
+        host.wait_for_pause("a pause").abort("no answer")
 
-    thread = threading.Thread(target=host)
-    thread.start()
     with pytest.raises(AgentAborted, match="no answer"):
-        agent.run_sync("go")
-    thread.join(WAIT)
+        run_steered(agent, lambda: agent.run_sync("go"), steer)
     assert len(fake.requests) == 1
 
 
@@ -533,11 +510,7 @@ async def test_cancel_on_close_off_keeps_the_previous_behaviour(
             if event.event_type == "text_delta":
                 break
     assert agent.last_abandoned_stream is None
-    for _ in range(int(WAIT / 0.01)):  # the detached run finishes on its own
-        if agent.run_handle is None:
-            break
-        await asyncio.sleep(0.01)
-    assert agent.run_handle is None
+    await until(lambda: agent.run_handle is None, "the detached run to finish on its own")
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -660,11 +633,7 @@ async def test_soak_random_directives_pauses_and_stream_closes() -> None:
     finally:
         resumer.stop.set()
         resumer.join(WAIT)
-    for _ in range(100):
-        if len(asyncio.all_tasks()) <= baseline:
-            break
-        await asyncio.sleep(0.01)
-    assert len(asyncio.all_tasks()) <= baseline
+    await until(lambda: len(asyncio.all_tasks()) <= baseline, "the runs' tasks to finish")
     assert set(outcomes) >= {"clean", "aborted", "abandoned"}, outcomes
 
 

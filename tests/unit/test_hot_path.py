@@ -14,7 +14,7 @@ import threading
 from typing import Any
 
 import pytest
-from waiting import wait_until
+from waiting import WAIT, Host, run_steered
 
 from doc_processing_toolkit import Agent, tool
 from doc_processing_toolkit.application.run import events, input_estimate, outcome
@@ -29,7 +29,6 @@ from doc_processing_toolkit.testing import FakeModel, reply, tool_call
 from doc_processing_toolkit.testing.script import Reply, ToolCall
 
 MODEL = "claude-sonnet-5-5"
-WAIT = 10.0
 
 
 @tool
@@ -160,21 +159,12 @@ def test_a_run_without_hooks_builds_no_event_and_still_pauses_and_resumes(
     agent = Agent(MODEL, tools=[pause_me], client=fake, log_to_file=False)
     sent_while_parked: list[int] = []
 
-    def host() -> None:
-        try:
-            wait_until(lambda: (h := agent.run_handle) is not None and h.parked, "a pause")
-            sent_while_parked.append(len(fake.requests))
-        finally:  # never leave the run parked, whatever went wrong here
-            if (handle := agent.run_handle) is not None:
-                if sent_while_parked:
-                    handle.resume()
-                else:
-                    handle.abort("never parked")
+    def steer(host: Host) -> None:
+        handle = host.wait_for_pause("a pause")
+        sent_while_parked.append(len(fake.requests))
+        handle.resume()
 
-    thread = threading.Thread(target=host)
-    thread.start()
-    result = agent.run_sync("go")
-    thread.join(WAIT)
+    result = run_steered(agent, lambda: agent.run_sync("go"), steer)
     assert result.output == "done"
     assert sent_while_parked == [1]  # parked after the tool round, before the next request
     assert built == []
