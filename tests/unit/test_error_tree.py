@@ -65,6 +65,9 @@ ALLOWED_RAISES: dict[tuple[str, str, str], str] = {
         "the attribute protocol: hasattr()/getattr(default) rely on AttributeError"
     ),
     ("__init__.py", "__getattr__", "AttributeError"): "the package root's lazy __getattr__",
+    ("application/media/source.py", "KeptMedia.__missing__", "KeyError"): (
+        "the mapping protocol: a dict's __missing__ signals an absent key with KeyError"
+    ),
     ("testing/__init__.py", "__getattr__", "AttributeError"): "a module's lazy __getattr__",
     ("domain/messages.py", "__getattr__", "AttributeError"): "a module's lazy __getattr__",
     ("cli/main.py", "", "SystemExit"): "the dpt console script exits with main()'s code",

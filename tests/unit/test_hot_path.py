@@ -177,7 +177,7 @@ def test_a_run_without_hooks_builds_no_event_and_still_pauses_and_resumes(
 def test_a_failing_tool_session_fails_the_run_alike_for_one_call_or_two(
     monkeypatch: pytest.MonkeyPatch, calls: int
 ) -> None:
-    async def broken(self: ToolSet, name: str, arguments: dict[str, Any]) -> Any:
+    async def broken(self: ToolSet, name: str, arguments: dict[str, Any], **keywords: Any) -> Any:
         raise RuntimeError("the transport is gone")
 
     monkeypatch.setattr(ToolSet, "call", broken)
