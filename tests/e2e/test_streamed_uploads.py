@@ -97,14 +97,11 @@ def emulator() -> Iterator[ProviderEmulator]:
     clear_upload_cache()
 
 
-def test_a_300_mb_file_uploads_to_gemini_streamed_from_disk(
-    emulator: ProviderEmulator, tmp_path: Path
-) -> None:
-    video = _sparse_video(tmp_path / "huge.mp4", BIG)
-    emulator.reset([reply("a very long video")])
+def _run_child(script: str, *args: str) -> dict[str, Any]:
+    """Run ``script`` in a fresh process (its own peak RSS) and return its JSON report."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("DPT_")}
     done = subprocess.run(
-        [sys.executable, "-c", _CHILD, emulator.google_base_url, str(video)],
+        [sys.executable, "-c", script, *args],
         capture_output=True,
         text=True,
         timeout=300,
@@ -112,7 +109,16 @@ def test_a_300_mb_file_uploads_to_gemini_streamed_from_disk(
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return report
+
+
+def test_a_300_mb_file_uploads_to_gemini_streamed_from_disk(
+    emulator: ProviderEmulator, tmp_path: Path
+) -> None:
+    video = _sparse_video(tmp_path / "huge.mp4", BIG)
+    emulator.reset([reply("a very long video")])
+    report = _run_child(_CHILD, emulator.google_base_url, str(video))
     assert report["text"] == "a very long video"
     # Memory, not time: reading the file whole would grow the process by >= 300 MB.
     assert report["growth_bytes"] < 100 * 1024 * 1024, report["growth_bytes"]
@@ -139,17 +145,7 @@ def test_a_300_mb_tool_file_is_streamed_to_the_files_api(
         "anthropic": ("claude-sonnet-5", emulator.anthropic_base_url),
         "openai": ("gpt-5", emulator.openai_base_url),
     }[provider]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DPT_")}
-    done = subprocess.run(
-        [sys.executable, "-c", _TOOL_CHILD, model, base_url, str(data)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report = _run_child(_TOOL_CHILD, model, base_url, str(data))
     assert report["text"] == "summed"
     assert report["growth_bytes"] < 100 * 1024 * 1024, report["growth_bytes"]
     [uploaded] = emulator.files.uploaded
