@@ -21,7 +21,7 @@ from doc_processing_toolkit.domain.registry import ModelInfo, closest_model_name
 from doc_processing_toolkit.testing import FakeModel, reply
 
 LOG = logging.getLogger("tests.current_models")
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[4]
 USER_FACING = [
     ROOT / "README.md",
     *sorted((ROOT / "examples").glob("*.py")),

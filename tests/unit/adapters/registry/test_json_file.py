@@ -21,7 +21,7 @@ from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.registry import ModelInfo, Pricing
 from doc_processing_toolkit.ports.registry import ModelRegistry
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[4]
 DATA = REPO / "registry" / "model_information.json"
 SCHEMA = REPO / "registry" / "model_information.schema.json"
 SPEC_DIR = REPO.parent / "shared" / "spec"
