@@ -19,7 +19,7 @@ from doc_processing_toolkit.application.config.constructor_errors import key_pat
 from doc_processing_toolkit.application.config.schema import CONFIG_FIELDS
 from doc_processing_toolkit.testing import FakeModel
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[4]
 SPEC = ROOT.parent / "shared" / "spec" / "agent-api.txt"
 FIXTURE = ROOT / "tests" / "fixtures" / "spec_from_config_example.yaml"
 CANARY = "canary-env-value-41c7"

@@ -29,7 +29,7 @@ from doc_processing_toolkit.application.config.schema import CONFIG_FIELDS
 from doc_processing_toolkit.application.config.settings import AgentSettings
 from doc_processing_toolkit.testing import FakeModel
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[4]
 SPEC_EXAMPLE = ROOT / "tests" / "fixtures" / "spec_from_config_example.yaml"
 CANARY = "canary-secret-5b1d0e77"
 

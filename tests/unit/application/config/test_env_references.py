@@ -24,7 +24,7 @@ from doc_processing_toolkit.cli.main import main
 from doc_processing_toolkit.testing import FakeModel, ProviderEmulator, reply
 
 CANARY = "canary-3f9b2d7e1a5c8"
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 
 
 def _yaml(base_url: str) -> str:

@@ -16,7 +16,7 @@ import pytest
 
 from doc_processing_toolkit import Agent
 
-SPEC = Path(__file__).resolve().parents[3] / "shared" / "spec" / "agent-api.txt"
+SPEC = Path(__file__).resolve().parents[5] / "shared" / "spec" / "agent-api.txt"
 DOC = Agent.__init__.__doc__ or ""
 
 

@@ -31,7 +31,7 @@ from doc_processing_toolkit.testing import (
     tool_call,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[4]
 
 
 @tool
