@@ -1,4 +1,4 @@
-"""Agent(remove_citations=...) and Agent(estimate_input_tokens=...)."""
+"""Agent(estimate_input_tokens=...): the local estimate, lazy, provider-counted or off."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from doc_processing_toolkit.application.run.input_estimate import (
     PDF_PAGE_TOKENS,
     local_estimate,
 )
-from doc_processing_toolkit.domain.citations import strip_citation_markers
 from doc_processing_toolkit.domain.errors import StreamInterruptedError
 from doc_processing_toolkit.domain.messages import MediaPart, Message, TextPart
 from doc_processing_toolkit.domain.requests import (
@@ -24,60 +23,11 @@ from doc_processing_toolkit.domain.requests import (
     ToolCallDelta,
 )
 from doc_processing_toolkit.testing import FakeModel
-from doc_processing_toolkit.testing.script import reply
-
-# ---------------------------------------------------------------- remove_citations
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("The sky is blue【4:0†source】.", "The sky is blue."),
-        (
-            "Paris is the capital ([wikipedia.org](https://en.wikipedia.org/wiki/Paris)).",
-            "Paris is the capital.",
-        ),
-        ("Rates rose [1][2]. Costs fell.[3, 4]", "Rates rose. Costs fell."),
-        ('<cite index="0-1">Revenue grew 5%</cite> in Q3.', "Revenue grew 5% in Q3."),
-        (
-            "Use `items[0]` or a [link](https://x.org).",
-            "Use `items[0]` or a [link](https://x.org).",
-        ),
-        ("```\nx = a[1]\n```", "```\nx = a[1]\n```"),
-        ("plain text", "plain text"),
-    ],
-)
-def test_strip_citation_markers(text: str, expected: str) -> None:
-    assert strip_citation_markers(text) == expected
-
-
-def test_remove_citations_strips_the_output_and_keeps_the_history() -> None:
-    answer = "Paris is the capital【3:1†source】 of France [1]."
-    fake = FakeModel([reply(answer)])
-    result = Agent("claude-sonnet-5-5", client=fake, remove_citations=True).run_sync("Capital?")
-    assert result.output == "Paris is the capital of France."
-    # The provider-native history keeps what the provider returned.
-    assert answer in str(result.messages[-1])
-    plain = Agent("claude-sonnet-5-5", client=FakeModel([reply(answer)])).run_sync("Capital?")
-    assert plain.output == answer
-
-
-# ---------------------------------------------------------------- estimate_input_tokens
 
 
 def _request(*parts: object, system: str = "") -> ModelRequest:
     message = Message(role="user", parts=tuple(parts))  # type: ignore[arg-type]
     return ModelRequest(model="m", messages=(message,), system=system)
-
-
-def test_local_estimate_counts_text_images_and_pdf_pages() -> None:
-    text_only = local_estimate(_request(TextPart("x" * 400), system="y" * 400))
-    assert text_only == 200
-    image = MediaPart(mime_type="image/png", data=b"\x89PNG" + b"0" * 10_000)
-    assert local_estimate(_request(image)) == IMAGE_TOKENS
-    pdf = b"%PDF-1.4\n" + b"<< /Type /Pages >>" + b"<< /Type /Page >>" * 3
-    document = MediaPart(mime_type="application/pdf", data=pdf)
-    assert local_estimate(_request(document)) == 3 * PDF_PAGE_TOKENS
 
 
 @dataclass
@@ -120,6 +70,16 @@ def _failed_run(client: object, mode: object) -> dict[str, object]:
         raise AssertionError("no complete event")
 
     return asyncio.run(go())
+
+
+def test_local_estimate_counts_text_images_and_pdf_pages() -> None:
+    text_only = local_estimate(_request(TextPart("x" * 400), system="y" * 400))
+    assert text_only == 200
+    image = MediaPart(mime_type="image/png", data=b"\x89PNG" + b"0" * 10_000)
+    assert local_estimate(_request(image)) == IMAGE_TOKENS
+    pdf = b"%PDF-1.4\n" + b"<< /Type /Pages >>" + b"<< /Type /Page >>" * 3
+    document = MediaPart(mime_type="application/pdf", data=pdf)
+    assert local_estimate(_request(document)) == 3 * PDF_PAGE_TOKENS
 
 
 def test_lazy_estimate_bills_the_input_of_a_stream_that_broke_without_usage() -> None:

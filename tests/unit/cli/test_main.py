@@ -1,63 +1,17 @@
-"""Composition root overrides, unknown prices, and the CLI."""
+"""``dpt models|run|stream|--version`` against fakes and the emulator; every option has help."""
 
 from __future__ import annotations
 
 import json
-import logging
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from dependency_injector import providers
 
 import doc_processing_toolkit
-from doc_processing_toolkit import Agent, tool
-from doc_processing_toolkit.application.container import build_model_client, default_container
+from doc_processing_toolkit.application.container import default_container
 from doc_processing_toolkit.cli.main import main as dpt
 from doc_processing_toolkit.testing import FakeModel, ProviderEmulator, reply, tool_call
-
-
-@tool
-def calculate(a: int, b: int) -> int:
-    """Add two numbers."""
-    return a + b
-
-
-@pytest.fixture
-def fake_anthropic() -> Iterator[FakeModel]:
-    fake = FakeModel([tool_call("calculate", {"a": 2, "b": 3}), reply("5")])
-    container = default_container()
-    container.model_clients.anthropic.override(providers.Object(fake))
-    yield fake
-    container.model_clients.anthropic.reset_override()
-
-
-def test_host_overrides_the_model_client_for_every_agent(fake_anthropic: FakeModel) -> None:
-    result = Agent("claude-sonnet-4-5", tools=[calculate]).run_sync("2+3")
-    assert result.tools_used == ["calculate"]
-    assert len(fake_anthropic.requests) == 2
-
-
-def test_unknown_price_costs_zero_estimated_with_one_warning(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    fake = FakeModel([tool_call("calculate", {"a": 1, "b": 1}), reply("2")], provider="fireworks")
-    agent = Agent("kimi-k3", tools=[calculate], client=fake)
-    with caplog.at_level(logging.WARNING):
-        result = agent.run_sync("1+1")
-    assert result.cost == 0.0
-    assert result.cost_estimated is True
-    assert len(result.request_cost_records) == 2
-    warnings = [r for r in caplog.records if "no known price" in r.getMessage()]
-    assert len(warnings) == 1
-
-
-def test_every_built_in_provider_has_an_adapter_and_unknown_ones_value_error() -> None:
-    container = default_container()
-    for provider in ("anthropic", "openai", "google", "fireworks"):
-        assert build_model_client(container, provider).provider == provider
-    with pytest.raises(ValueError, match="entry-point"):
-        build_model_client(container, "acme")
 
 
 def test_dpt_models_lists_rows_with_prices(capsys: pytest.CaptureFixture[str]) -> None:
