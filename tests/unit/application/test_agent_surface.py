@@ -98,7 +98,7 @@ def test_not_yet_built_run_args_raise() -> None:
     agent = Agent("claude-sonnet-4-5", client=FakeModel([reply("x")]))
     with pytest.raises(TypeError, match="media_resolution_list"):
         agent.run_sync("hi", media_resolution_list="MEDIA_RESOLUTION_LOW")  # type: ignore[arg-type]
-    assert agent.session().session_id  # sessions are built (tests/unit/test_session.py)
+    assert agent.session().session_id  # sessions are built (tests/unit/application/session/)
 
 
 def test_undecorated_function_is_refused() -> None:

@@ -113,6 +113,6 @@ def test_a_mistyped_keyword_gets_a_did_you_mean(caplog: pytest.LogCaptureFixture
     lines = {r.getMessage().split("'")[1]: r.getMessage() for r in caplog.records}
     assert "did you mean 'effort_config'?" in lines["effort_confg"]
     assert "did you mean" not in lines["entirely_unrelated"]
-    # A near miss of an Agent parameter is a TypeError instead (test_agent_keyword_typos).
+    # A near miss of an Agent parameter is a TypeError instead (test_validation_keyword_typos.py).
     with pytest.raises(TypeError, match="Did you mean 'temperature'"):
         Agent("claude-sonnet-5-5", client=FakeModel([reply("hi")]), logger=LOG, temprature=0.2)
