@@ -36,7 +36,6 @@ from doc_processing_toolkit.application.config.settings import (
     SettingView,
 )
 from doc_processing_toolkit.application.config.validation import validate_settings
-from doc_processing_toolkit.application.costs.builder import ReportContext
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
 from doc_processing_toolkit.application.deps import AgentDeps, default_deps, with_user_registry
 from doc_processing_toolkit.application.hooks.control import (
@@ -54,6 +53,7 @@ from doc_processing_toolkit.application.resources import (
     unstarted_run_error,
 )
 from doc_processing_toolkit.application.result import AgentResult
+from doc_processing_toolkit.application.run.cost_report import ReportContext
 from doc_processing_toolkit.application.run.events import EventChannel, EventSink
 from doc_processing_toolkit.application.run.loop import RunLoop, RunOutcome
 from doc_processing_toolkit.application.run.offloop import client_for_run

@@ -12,17 +12,17 @@ from __future__ import annotations
 import dataclasses
 import os
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from doc_processing_toolkit.application.tools.wiring import ToolWiring
 from doc_processing_toolkit.domain.errors import (
     ConfigurationError,
     InvalidArgumentTypeError,
     StateError,
 )
 from doc_processing_toolkit.domain.registry import ModelInfo
+from doc_processing_toolkit.domain.tools.truncated import TruncatedResultStore
 from doc_processing_toolkit.ports.archive_sink import ArchiveSink
 from doc_processing_toolkit.ports.dialect import HistoryCodec
 from doc_processing_toolkit.ports.media_store import MediaStore
@@ -30,11 +30,17 @@ from doc_processing_toolkit.ports.model_client import ModelClient
 from doc_processing_toolkit.ports.native_media import NativeMediaShapes
 from doc_processing_toolkit.ports.provider_profile import ProviderProfile
 from doc_processing_toolkit.ports.registry import ModelRegistry
+from doc_processing_toolkit.ports.tool_session import ManagedToolSession, ToolSession
 
 __all__ = [
     "AgentDeps",
+    "ConfigValidator",
     "DepsFactory",
+    "LocalSessionFactory",
     "ModelClientFactory",
+    "SessionFactory",
+    "ToolWiring",
+    "TruncatedSessionFactory",
     "default_deps",
     "set_default_deps_factory",
     "with_user_registry",
@@ -57,6 +63,36 @@ class ModelClientFactory(Protocol):
         row_lookup: Callable[[str], ModelInfo | None] | None = None,
         **kwargs: Any,
     ) -> ModelClient: ...
+
+
+SessionFactory = Callable[[dict[str, Any]], ManagedToolSession]
+"""Builds the (unconnected) session of one server config of a session format."""
+ConfigValidator = Callable[[Mapping[str, Any]], Any]
+"""Checks a format's config when the Agent is built (raises on a bad one)."""
+TruncatedSessionFactory = Callable[[TruncatedResultStore], ToolSession]
+"""Builds the session serving ``read_truncated_result`` over a run's store."""
+
+
+class LocalSessionFactory(Protocol):
+    """Builds the session serving ``@tool`` functions."""
+
+    def __call__(self, functions: Sequence[Callable[..., Any]], name: str = ...) -> ToolSession: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ToolWiring:
+    """The tool-session adapters the ToolLoader and the run planner are handed: the
+    session factories of every tool format (built by the composition root)."""
+
+    session_factories: Mapping[str, SessionFactory]
+    """A factory per session format (``fastmcp``, ``mcp_script``, ``mcp_command``,
+    ``client_session``, ``mcp_remote_client``): config dict -> unconnected session."""
+    local_session_factory: LocalSessionFactory
+    """The session over ``@tool`` functions (formats 1-3)."""
+    config_validators: Mapping[str, ConfigValidator]
+    """Checks run by ``ToolLoader.load`` per format."""
+    truncated_session_factory: TruncatedSessionFactory
+    """The ``read_truncated_result`` session of a run."""
 
 
 @dataclass(frozen=True, slots=True)

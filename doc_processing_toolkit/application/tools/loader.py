@@ -18,7 +18,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from doc_processing_toolkit._logging import get_logger
-from doc_processing_toolkit.application.deps import default_deps
+from doc_processing_toolkit.application.deps import (
+    ConfigValidator,
+    LocalSessionFactory,
+    ToolWiring,
+    default_deps,
+)
 from doc_processing_toolkit.application.tools.formats import (
     CLIENT_SESSION,
     DIRECTORY,
@@ -37,11 +42,6 @@ from doc_processing_toolkit.application.tools.lifecycle import (
 )
 from doc_processing_toolkit.application.tools.mcp_shapes import convert_to_provider_format
 from doc_processing_toolkit.application.tools.tool_set import ToolSet
-from doc_processing_toolkit.application.tools.wiring import (
-    ConfigValidator,
-    LocalSessionFactory,
-    ToolWiring,
-)
 from doc_processing_toolkit.domain.errors import (
     ConfigurationError,
     InvalidArgumentTypeError,

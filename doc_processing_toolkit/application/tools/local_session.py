@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from doc_processing_toolkit.application.deps import default_deps
+from doc_processing_toolkit.application.deps import LocalSessionFactory, default_deps
 from doc_processing_toolkit.application.tools.formats import LoadedTool
 from doc_processing_toolkit.application.tools.mcp_shapes import (
     MCPCallToolResult,
@@ -19,7 +19,6 @@ from doc_processing_toolkit.application.tools.mcp_shapes import (
     to_mcp_call_result,
     to_mcp_tools_response,
 )
-from doc_processing_toolkit.application.tools.wiring import LocalSessionFactory
 from doc_processing_toolkit.domain.errors import ToolDefinitionError
 from doc_processing_toolkit.ports.tool_session import ToolSession
 
