@@ -10,6 +10,12 @@ Provider media support (from the registry rows' ``input_types`` and each wire fo
 
 from __future__ import annotations
 
-from doc_processing_toolkit.application.media.transformer import MediaTransformer
+from doc_processing_toolkit.agent.core import container_deps
+from doc_processing_toolkit.application.media import transformer as _transformer
 
 __all__ = ["MediaTransformer"]
+
+
+class MediaTransformer(_transformer.MediaTransformer):
+    __doc__ = _transformer.MediaTransformer.__doc__
+    _default_deps = staticmethod(container_deps)  # the composition root's, built on first use

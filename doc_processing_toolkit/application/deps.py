@@ -2,17 +2,22 @@
 
 The composition root (``application/container.py``) builds one per Agent
 (``container.default_deps()``); the Agent and what it builds read their adapters from it
-and look nothing up. ``Agent(...)`` without ``deps=`` takes the process default, which the
-documented entry point (``doc_processing_toolkit.agent.core``) installs with
-`set_default_deps_factory` — so nothing in the application imports the container.
+and look nothing up. The documented entry points (``doc_processing_toolkit.agent``) pass the
+composition root's in when the caller gives none — so nothing in the application imports
+the container, and importing a module installs nothing.
+
+`default_deps` is transitional: ``config/`` and ``compaction/setup.py`` still look the
+default up while a documented call that reaches them runs (the entry point binds it for
+that call with `default_deps_from`); the settings refactor passes it in instead.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
-import threading
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -42,7 +47,8 @@ __all__ = [
     "ToolWiring",
     "TruncatedSessionFactory",
     "default_deps",
-    "set_default_deps_factory",
+    "default_deps_from",
+    "no_default_deps",
     "with_user_registry",
 ]
 
@@ -128,35 +134,49 @@ class AgentDeps:
 
 
 DepsFactory = Callable[[], AgentDeps]
-"""Builds the process default AgentDeps (called once per Agent built without ``deps=``)."""
+"""Builds the composition root's default AgentDeps."""
 
-_default_factory: DepsFactory | None = None
-_lock = threading.Lock()
+_DEFAULT: ContextVar[DepsFactory | None] = ContextVar("dpt_default_deps", default=None)
 
 
-def set_default_deps_factory(factory: DepsFactory | None) -> None:
-    """Install the factory of the process default AgentDeps (None uninstalls it)."""
-    global _default_factory
-    with _lock:
-        _default_factory = factory
+@contextlib.contextmanager
+def default_deps_from(factory: DepsFactory) -> Iterator[None]:
+    """Bind ``factory`` as the default AgentDeps for the calls made inside the block (a
+    context variable: nothing outlives the block, nothing is installed at import)."""
+    token = _DEFAULT.set(factory)
+    try:
+        yield
+    finally:
+        _DEFAULT.reset(token)
 
 
 def default_deps() -> AgentDeps:
-    """The process default AgentDeps, from the installed factory.
+    """The default AgentDeps bound by the documented call that is running (transitional).
 
     Raises:
-        StateError: no factory is installed (importing the ``doc_processing_toolkit.agent``
-            entry point installs the composition root's; the package root's names load it).
+        StateError: no documented entry point bound one (pass deps= instead).
     """
-    with _lock:
-        factory = _default_factory
+    factory = _DEFAULT.get()
     if factory is None:
         raise StateError(
-            "no default AgentDeps: import doc_processing_toolkit.agent (or take Agent from "
-            "doc_processing_toolkit, which loads it), which installs the composition root's, "
+            "no default AgentDeps: call this through its documented entry point "
+            "(doc_processing_toolkit.agent...), which passes the composition root's, "
             "or pass deps="
         )
     return factory()
+
+
+def no_default_deps() -> AgentDeps:
+    """What a class of the application does for adapters it was not handed: refuse (the
+    documented classes in ``doc_processing_toolkit.agent`` pass the composition root's).
+
+    Raises:
+        StateError: always, naming the way out.
+    """
+    raise StateError(
+        "no adapters given: build it from its documented path (doc_processing_toolkit, "
+        "doc_processing_toolkit.agent...), which hands it the composition root's, or pass deps="
+    )
 
 
 def with_user_registry(deps: AgentDeps, source: Any) -> AgentDeps:
