@@ -49,5 +49,6 @@ def _container_fleet_deps() -> FleetDeps:
 
 
 class Fleet(_fleet.Fleet):
-    __doc__ = _fleet.Fleet.__doc__
+    """Durable, rate-limited jobs for one Agent factory (see the module docstring)."""
+
     _default_deps = staticmethod(_container_fleet_deps)  # the composition root's, on first use

@@ -13,9 +13,11 @@ from doc_processing_toolkit.adapters.mcp.in_process import (
 )
 from doc_processing_toolkit.adapters.tool_sessions.truncated_results import TruncatedResultSession
 from doc_processing_toolkit.application.deps import LocalSessionFactory, ToolWiring
-from doc_processing_toolkit.application.tools import loader as _loader
-from doc_processing_toolkit.application.tools import local_session as _local
 from doc_processing_toolkit.application.tools.formats import LoadedTool
+from doc_processing_toolkit.application.tools.loader import ToolLoader as ApplicationToolLoader
+from doc_processing_toolkit.application.tools.local_session import (
+    LocalFunctionSession as ApplicationLocalFunctionSession,
+)
 from doc_processing_toolkit.application.tools.mcp_shapes import (
     MCPCallToolResult,
     MCPToolSchema,
@@ -49,11 +51,19 @@ def _container_local_factory() -> LocalSessionFactory:
     return _container_wiring().local_session_factory
 
 
-class ToolLoader(_loader.ToolLoader):
-    __doc__ = _loader.ToolLoader.__doc__
+class ToolLoader(ApplicationToolLoader):
+    """Loader for converting various tool formats into a unified representation."""
+
     _default_wiring = staticmethod(_container_wiring)
 
 
-class LocalFunctionSession(_local.LocalFunctionSession):
-    __doc__ = _local.LocalFunctionSession.__doc__
+class LocalFunctionSession(ApplicationLocalFunctionSession):
+    """MCP-compatible session wrapper for local @tool decorated functions.
+
+    The same interface as an MCP ClientSession (``list_tools()`` -> MCPToolsResponse,
+    ``call_tool(name, arguments)`` -> MCPCallToolResult) over local functions. Calls run
+    exactly as in an Agent run: arguments validated, sync functions on a worker thread,
+    a raised exception returned as an error result.
+    """
+
     _default_factory = staticmethod(_container_local_factory)
