@@ -24,10 +24,7 @@ from doc_processing_toolkit.application.compaction.run_hook import CompactionSco
 from doc_processing_toolkit.application.config import log_setup, reference
 from doc_processing_toolkit.application.config.env_references import references_of
 from doc_processing_toolkit.application.config.export import export_config
-from doc_processing_toolkit.application.config.from_config import (
-    agent_from_file,
-    agent_from_string,
-)
+from doc_processing_toolkit.application.config.from_config import agent_from_file, agent_from_string
 from doc_processing_toolkit.application.config.resolution import resolve_settings
 from doc_processing_toolkit.application.config.settings import (
     DEFAULT_MEDIA_MAX_INLINE_BYTES,
@@ -36,9 +33,8 @@ from doc_processing_toolkit.application.config.settings import (
     SettingView,
 )
 from doc_processing_toolkit.application.config.validation import validate_settings
-from doc_processing_toolkit.application.costs.builder import ReportContext
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
-from doc_processing_toolkit.application.deps import AgentDeps, default_deps, with_user_registry
+from doc_processing_toolkit.application.deps import AgentDeps, no_default_deps, with_user_registry
 from doc_processing_toolkit.application.hooks.control import (
     RunControl,
     RunHandles,
@@ -54,6 +50,7 @@ from doc_processing_toolkit.application.resources import (
     unstarted_run_error,
 )
 from doc_processing_toolkit.application.result import AgentResult
+from doc_processing_toolkit.application.run.cost_report import ReportContext
 from doc_processing_toolkit.application.run.events import EventChannel, EventSink
 from doc_processing_toolkit.application.run.loop import RunLoop, RunOutcome
 from doc_processing_toolkit.application.run.offloop import client_for_run
@@ -114,6 +111,7 @@ class Agent:
     detailed_costs = SettingView(lambda s: s.detailed_costs)
     cost_output_dir = SettingView(lambda s: s.cost_output_dir)
     provider_kwargs = SettingView(lambda s: s.provider_kwargs)
+    _default_deps = staticmethod(no_default_deps)  # agent.core's Agent: the container's
 
     def __init__(
         self,
@@ -173,7 +171,7 @@ class Agent:
         # The parameters are the settings' fields, one to one (AgentSettings.from_arguments).
         arguments = {k: v for k, v in locals().items() if k not in ("self", "deps")}
         self._settings: AgentSettings = validate_settings(AgentSettings.from_arguments(arguments))
-        self._deps = with_user_registry(deps or default_deps(), self._settings.registry)
+        self._deps = with_user_registry(deps or self._default_deps(), self._settings.registry)
         self._setup()
 
     def _setup(self) -> None:
