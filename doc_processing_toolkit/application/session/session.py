@@ -9,8 +9,6 @@ exactly as it was, with `interrupted_turn` set.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import contextlib
 import copy
 import os
@@ -25,6 +23,8 @@ from doc_processing_toolkit.application.config.reference import (
     document_methods,
 )
 from doc_processing_toolkit.application.result import AgentResult
+from doc_processing_toolkit.application.run.run_input import RunInput, TurnHistory
+from doc_processing_toolkit.application.run.streaming import run_blocking
 from doc_processing_toolkit.application.session.envelope import (
     envelope_source,
     read_envelope_json,
@@ -268,16 +268,7 @@ class AgentSession(SessionTurns):
         if self._metadata.get("pending_injections"):
             self._metadata["pending_injections"] = []
 
-    async def _one_turn(
-        self,
-        message: str,
-        *,
-        files: list[Any] | None,
-        tool_files: list[Any] | None,
-        output_schema: type[BaseModel] | None,
-        media_resolution_list: list[str | None] | None,
-        anthropic_container_id: str | None,
-    ) -> AgentResult:
+    async def _one_turn(self, run_input: RunInput) -> AgentResult:
         await self._refresh_uploads()
         history, scope = self._native().parse(self._messages), self._compaction_scope()
         self._in_flight = True
@@ -285,20 +276,14 @@ class AgentSession(SessionTurns):
         error: BaseException | None
         guard = self._enter_turn()
         try:
-            result, error = await self.agent._run_turn(
-                message,
-                history=history,
-                files=files,
-                tool_files=tool_files,
-                output_schema=output_schema,
-                media_resolution_list=media_resolution_list,
-                anthropic_container_id=self._container_for(anthropic_container_id),
-                compaction=scope,
-                truncated_results=self._truncated_results(),
+            result, error = await self.agent.run_turn(
+                run_input.with_container(self._container_for(run_input.anthropic_container_id)),
+                TurnHistory(history, scope, self._truncated_results()),
             )
         finally:
             self._in_flight = False
             self._leave_turn(guard)
+        message, files = run_input.message, run_input.files
         if error is not None:
             self._bank_failure(message, files, result, error)
             raise error
@@ -322,26 +307,16 @@ class AgentSession(SessionTurns):
         """Run the agent within the session: the history goes in, the turn is stored
         (a failed turn leaves the session as it was). Also raises ``StateError`` (a
         RuntimeError) when the session is closed or a turn is already running."""
+        args = (files, tool_files, output_schema, media_resolution_list, anthropic_container_id)
+        return await self._run(RunInput(message, *args))
+
+    async def _run(self, run_input: RunInput) -> AgentResult:
         self._start_call()
-        result = await self._one_turn(
-            message,
-            files=files,
-            tool_files=tool_files,
-            output_schema=output_schema,
-            media_resolution_list=media_resolution_list,
-            anthropic_container_id=anthropic_container_id,
-        )
-        budget, sent = self._max_follow_ups, message
+        result = await self._one_turn(run_input)
+        budget, sent = self._max_follow_ups, run_input.message
         while (text := self._follow_up_text(result, sent, budget)) is not None:
             budget, sent = budget - 1, text
-            result = await self._one_turn(
-                text,
-                files=None,
-                tool_files=None,
-                output_schema=output_schema,
-                media_resolution_list=None,
-                anthropic_container_id=None,
-            )
+            result = await self._one_turn(run_input.follow_up(text))
         return result
 
     def run_sync(
@@ -355,27 +330,16 @@ class AgentSession(SessionTurns):
         anthropic_container_id: str | None = None,
     ) -> AgentResult:
         """Synchronous wrapper for run() (its own asyncio.run loop per call)."""
-        kwargs: dict[str, Any] = {
-            "files": files,
-            "tool_files": tool_files,
-            "output_schema": output_schema,
-            "media_resolution_list": media_resolution_list,
-            "anthropic_container_id": anthropic_container_id,
-        }
+        args = (files, tool_files, output_schema, media_resolution_list, anthropic_container_id)
+        run_input = RunInput(message, *args)
 
         async def run_and_release() -> AgentResult:
             try:
-                return await self.run(message, **kwargs)
+                return await self._run(run_input)
             finally:
-                await self.agent._tool_loader.disconnect_mcp_servers()
-                await self.agent.deps.release_loop_resources()
+                await self.agent.release_loop_resources()
 
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(run_and_release())
-        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(asyncio.run, run_and_release()).result()
+        return run_blocking(run_and_release)
 
     async def stream(
         self,
@@ -391,27 +355,21 @@ class AgentSession(SessionTurns):
         Raises ``StateError`` (a RuntimeError) when the session is closed or a turn is
         already running; a failed turn is an ``error`` event and is not stored."""
         self._start_call()
-        budget, sent, turn_index = self._max_follow_ups, message, 0
-        send_files, send_tool_files, send_resolutions = files, tool_files, media_resolution_list
-        container = anthropic_container_id
+        args = (files, tool_files, output_schema, media_resolution_list, anthropic_container_id)
+        run_input = RunInput(message, *args)
+        budget, turn_index = self._max_follow_ups, 0
         turn_costs: list[float] = []
         captured: dict[str, tuple[AgentResult, BaseException | None]] = {}
         while True:
             captured.clear()
             await self._refresh_uploads()
             history, scope = self._native().parse(self._messages), self._compaction_scope()
-            events = self.agent._stream_with_history(
-                sent,
-                history=history,
-                files=send_files,
-                tool_files=send_tool_files,
-                output_schema=output_schema,
-                media_resolution_list=send_resolutions,
-                anthropic_container_id=self._container_for(container),
+            events = self.agent.stream_turn(
+                run_input.with_container(self._container_for(run_input.anthropic_container_id)),
+                TurnHistory(history, scope, self._truncated_results()),
                 on_result=lambda r, e: captured.__setitem__("turn", (r, e)),
-                compaction=scope,
-                truncated_results=self._truncated_results(),
             )
+            sent, send_files = run_input.message, run_input.files
             follow_up: str | None = None
             completed = False
             self._in_flight = True
@@ -428,7 +386,13 @@ class AgentSession(SessionTurns):
                         try:
                             history = self._adopt_compacted(scope, history, error)
                             follow_up = self._settle_streamed(
-                                sent, send_files, result, error, history, output_schema, budget
+                                sent,
+                                send_files,
+                                result,
+                                error,
+                                history,
+                                run_input.output_schema,
+                                budget,
                             )
                         except Exception as exc:  # the turn was billed: bank it, raise it
                             failure = self._save_failed(sent, send_files, result, exc)
@@ -460,9 +424,8 @@ class AgentSession(SessionTurns):
                     self._bank_abandoned()
             if follow_up is None:
                 return
-            budget, sent, turn_index = budget - 1, follow_up, turn_index + 1
-            send_files = send_tool_files = send_resolutions = None
-            container = None
+            budget, turn_index = budget - 1, turn_index + 1
+            run_input = run_input.follow_up(follow_up)
             yield AgentStreamEvent(
                 "turn_start",
                 None,
@@ -470,7 +433,7 @@ class AgentSession(SessionTurns):
                     "turn_index": turn_index,
                     "auto_follow_up": True,
                     "trigger": "late_injection",
-                    "message": sent,
+                    "message": follow_up,
                 },
             )
 

@@ -74,7 +74,7 @@ class SessionTurns(SessionPersistence):
         ):
             return
         try:
-            client = self.agent._get_client()
+            client = self.agent.model_client()
         except Exception:  # no client yet: the turn reports that itself
             return
         if not isinstance(client, RemoteMediaFiles):
