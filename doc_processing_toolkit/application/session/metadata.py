@@ -9,7 +9,17 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-__all__ = ["FIRST_RUN_TOTALS", "fold_spend", "new_metadata", "record_served_models", "utc_now"]
+__all__ = [
+    "FIRST_RUN_TOTALS",
+    "SessionMetadata",
+    "fold_spend",
+    "new_metadata",
+    "record_served_models",
+    "utc_now",
+]
+
+SessionMetadata = dict[str, Any]
+"""A session's metadata (``AgentSession.metadata``), JSON-clean."""
 
 FIRST_RUN_TOTALS = (
     "total_cached_input_tokens",
