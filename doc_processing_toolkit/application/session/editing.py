@@ -13,6 +13,7 @@ from typing import Any
 
 from doc_processing_toolkit.application.compaction.run_hook import CompactionScope
 from doc_processing_toolkit.application.session.envelope import json_clean
+from doc_processing_toolkit.application.session.metadata import SessionMetadata, as_metadata
 from doc_processing_toolkit.application.session.native import legal_cut, orphan_results
 from doc_processing_toolkit.application.session.saving import SessionSaver
 from doc_processing_toolkit.application.session.state import SessionState
@@ -37,11 +38,12 @@ class HistoryEditor:
         """Clear the history while keeping the session open (metadata is kept)."""
         state = self.state
         state.check_idle()
-        changes: dict[str, Any] = {"run_boundaries": []}
+        changes: SessionMetadata = {"run_boundaries": []}
         if state.metadata.get("run_boundaries"):
             changes["boundaries_reset_at_run"] = state.metadata["run_count"]
         if state.store is not None:  # stored first: a refused cut changes nothing
-            self.saver.store_truncate(0, self.saver.store_header([], {**state.metadata, **changes}))
+            header = self.saver.store_header([], as_metadata({**state.metadata, **changes}))
+            self.saver.store_truncate(0, header)
         state.messages = []
         state.metadata.update(changes)
         if state.truncated is not None:

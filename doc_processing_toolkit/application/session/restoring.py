@@ -28,7 +28,7 @@ from doc_processing_toolkit.application.session.media_policy import (
     reinline_messages,
     replace_slot,
 )
-from doc_processing_toolkit.application.session.metadata import SessionMetadata
+from doc_processing_toolkit.application.session.metadata import SessionMetadata, as_metadata
 from doc_processing_toolkit.application.session.native import check_native_messages
 from doc_processing_toolkit.application.session.restore import (
     convert_stored_history,
@@ -47,18 +47,18 @@ from doc_processing_toolkit.ports.media_store import MediaStore
 
 __all__ = ["SessionRestorer"]
 
-_METADATA_DEFAULTS: tuple[tuple[str, Any], ...] = (
-    ("run_count", 0),
-    ("compaction_count", 0),
-    ("total_tokens", 0),
-    ("total_cost", 0.0),
-    ("total_input_tokens", 0),
-    ("total_output_tokens", 0),
-    ("compaction_archives", []),
-    ("served_models", []),
-    ("pending_injections", []),
-)
-"""What a restored metadata gets when the envelope lacks it (older versions)."""
+
+def _fill_defaults(metadata: SessionMetadata) -> None:
+    """What a restored metadata gets when the envelope lacks it (older versions)."""
+    metadata.setdefault("run_count", 0)
+    metadata.setdefault("compaction_count", 0)
+    metadata.setdefault("total_tokens", 0)
+    metadata.setdefault("total_cost", 0.0)
+    metadata.setdefault("total_input_tokens", 0)
+    metadata.setdefault("total_output_tokens", 0)
+    metadata.setdefault("compaction_archives", [])
+    metadata.setdefault("served_models", [])
+    metadata.setdefault("pending_injections", [])
 
 
 def _row_input_types(agent: SessionAgent) -> list[str] | None:
@@ -86,7 +86,7 @@ class SessionRestorer:
                 "are ignored",
                 parsed.original_version,
             )
-        metadata: SessionMetadata = copy.deepcopy(env.metadata)
+        metadata = as_metadata(copy.deepcopy(env.metadata))
         messages, boundaries = drop_system_message(
             copy.deepcopy(env.messages), list(metadata.get("run_boundaries", []))
         )
@@ -115,8 +115,7 @@ class SessionRestorer:
         metadata["run_boundaries"] = [
             b for b in boundaries if 0 <= b["start"] <= b["end"] <= len(messages)
         ]
-        for key, value in _METADATA_DEFAULTS:
-            metadata.setdefault(key, copy.copy(value))
+        _fill_defaults(metadata)
         metadata.setdefault("created_at", env.saved_at)
         if conversion.source is None:
             check_native_messages(messages, agent.provider, state.native())

@@ -35,7 +35,7 @@ from doc_processing_toolkit.application.session.envelope import (
     read_envelope_json,
 )
 from doc_processing_toolkit.application.session.history_config import validate_history_config
-from doc_processing_toolkit.application.session.metadata import SessionMetadata
+from doc_processing_toolkit.application.session.metadata import RunBoundary, SessionMetadata
 from doc_processing_toolkit.application.session.native import copy_tree
 from doc_processing_toolkit.application.session.restoring import SessionRestorer
 from doc_processing_toolkit.application.session.saving import UNSET, SessionSaver
@@ -175,7 +175,7 @@ class AgentSession:
         return self._turns.policy.max_follow_up_turns
 
     @property
-    def run_boundaries(self) -> list[dict[str, int]]:
+    def run_boundaries(self) -> list[RunBoundary]:
         """Where each recorded turn's messages sit in `messages` (a copy)."""
         return copy.deepcopy(list(self._state.metadata.get("run_boundaries", [])))
 
