@@ -391,7 +391,9 @@ class AgentSession:
 
     # ------------------------------------------------------------------ restore
     @classmethod
-    def from_dict(cls, data: dict[str, Any], agent: Any, *, media_store: Any = None) -> Self:
+    def from_dict(
+        cls, data: dict[str, Any], agent: SessionAgent, *, media_store: Any = None
+    ) -> Self:
         """Restore a session from `to_dict` output, bound to ``agent``.
 
         Args:
@@ -418,7 +420,11 @@ class AgentSession:
 
     @classmethod
     def from_json(
-        cls, source: str | bytes | os.PathLike[str], *, agent: Any, media_store: Any = None
+        cls,
+        source: str | bytes | os.PathLike[str],
+        *,
+        agent: SessionAgent,
+        media_store: Any = None,
     ) -> Self:
         """Restore a session from JSON text, UTF-8 bytes or a file written by to_json.
 
