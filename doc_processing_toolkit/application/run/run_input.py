@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from doc_processing_toolkit.application.run.streaming import check_run_args
+from doc_processing_toolkit.domain.errors import InvalidArgumentTypeError
 from doc_processing_toolkit.domain.messages import Message
 from doc_processing_toolkit.domain.tools.truncated import TruncatedResultStore
 
@@ -41,14 +41,26 @@ class RunInput:
     anthropic_container_id: str | None = None
 
     def check(self) -> None:
-        """The shape checks of the per-run keywords (before anything is sent).
+        """The shape checks of the per-run keywords, before anything is sent (the media
+        room checks ``files`` and ``tool_files`` themselves; a provider checks the
+        resolution levels it takes).
 
         Raises:
             TypeError: ``media_resolution_list`` or ``anthropic_container_id`` is malformed.
         """
-        check_run_args(
-            self.files, self.tool_files, self.media_resolution_list, self.anthropic_container_id
-        )
+        resolutions, container = self.media_resolution_list, self.anthropic_container_id
+        if resolutions is not None and (
+            not isinstance(resolutions, list | tuple)
+            or not all(v is None or isinstance(v, str) for v in resolutions)
+        ):
+            raise InvalidArgumentTypeError(
+                "media_resolution_list must be a list of resolution strings or None, got "
+                f"{resolutions!r}"
+            )
+        if container is not None and not isinstance(container, str):
+            raise InvalidArgumentTypeError(
+                f"anthropic_container_id must be a string, got {type(container).__name__}"
+            )
 
     def with_container(self, container_id: str | None) -> RunInput:
         """This input with ``anthropic_container_id`` set to ``container_id``."""
