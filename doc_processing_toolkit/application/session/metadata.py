@@ -12,7 +12,9 @@ from typing import Any, TypedDict, cast
 
 __all__ = [
     "FIRST_RUN_TOTALS",
+    "InterruptedTurn",
     "RunBoundary",
+    "ServedModel",
     "SessionMetadata",
     "as_metadata",
     "fold_spend",
@@ -28,6 +30,29 @@ class RunBoundary(TypedDict):
     run: int
     start: int
     end: int
+
+
+class InterruptedTurn(TypedDict):
+    """The most recent turn that did not complete (``AgentSession.interrupted_turn``)."""
+
+    message: str
+    files: int
+    """How many files were attached."""
+    error: str
+    at: str
+    run: int
+    """The run number the turn would have had."""
+
+
+class ServedModel(TypedDict, total=False):
+    """One run's served model (``requests`` of them), or one rebind (``rebind``: True)."""
+
+    run: int
+    provider: str
+    requested_model: str
+    model: str
+    requests: int
+    rebind: bool
 
 
 class SessionMetadata(TypedDict, total=False):
@@ -53,11 +78,10 @@ class SessionMetadata(TypedDict, total=False):
     compaction_archives: list[Any]
     run_boundaries: list[RunBoundary]
     boundaries_reset_at_run: int
-    served_models: list[dict[str, Any]]
+    served_models: list[ServedModel]
     """One record per run and served model, and one per rebind."""
     pending_injections: list[str]
-    interrupted_turn: dict[str, Any]
-    """The most recent turn that did not complete (message, files, error, at, run)."""
+    interrupted_turn: InterruptedTurn
     conversion_report: list[dict[str, Any]]
     tool_surface_drift: list[dict[str, Any]]
 
@@ -138,7 +162,7 @@ def record_served_models(
     metadata: SessionMetadata, run: int, result: Any, *, provider: str, model: str
 ) -> None:
     """One record per run and served model, from the run's request_cost_records."""
-    seen: dict[str, dict[str, Any]] = {}
+    seen: dict[str, ServedModel] = {}
     for record in _get(result, "request_cost_records", []) or []:
         served = (record.get("served_model") if isinstance(record, dict) else None) or model
         entry = seen.setdefault(

@@ -35,7 +35,11 @@ from doc_processing_toolkit.application.session.envelope import (
     read_envelope_json,
 )
 from doc_processing_toolkit.application.session.history_config import validate_history_config
-from doc_processing_toolkit.application.session.metadata import RunBoundary, SessionMetadata
+from doc_processing_toolkit.application.session.metadata import (
+    InterruptedTurn,
+    RunBoundary,
+    SessionMetadata,
+)
 from doc_processing_toolkit.application.session.native import copy_tree
 from doc_processing_toolkit.application.session.restoring import SessionRestorer
 from doc_processing_toolkit.application.session.saving import UNSET, SessionSaver
@@ -185,7 +189,7 @@ class AgentSession:
         return copy.deepcopy(list(self._state.metadata.get("conversion_report", [])))
 
     @property
-    def interrupted_turn(self) -> dict[str, Any] | None:
+    def interrupted_turn(self) -> InterruptedTurn | None:
         """The most recent turn that did not complete, or None (a copy)."""
         turn = self._state.metadata.get("interrupted_turn")
         return copy.deepcopy(turn) if turn else None
