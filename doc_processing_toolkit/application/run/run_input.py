@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -19,10 +19,19 @@ from doc_processing_toolkit.domain.errors import InvalidArgumentTypeError
 from doc_processing_toolkit.domain.messages import Message
 from doc_processing_toolkit.domain.tools.truncated import TruncatedResultStore
 
-if TYPE_CHECKING:
-    from doc_processing_toolkit.application.compaction.run_hook import CompactionScope
+__all__ = ["CompactionScope", "RunInput", "TurnHistory"]
 
-__all__ = ["RunInput", "TurnHistory"]
+
+@dataclass
+class CompactionScope:
+    """A session's side of one run's compaction."""
+
+    session_id: str
+    """Names the archives."""
+    prior_count: int = 0
+    """Compactions the session already made (``max_compactions_per_session``)."""
+    history: list[Message] | None = None
+    """Set when the run compacted: the history before this turn's messages, as it now is."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from doc_processing_toolkit.application.compaction.run_hook import CompactionScope
+from doc_processing_toolkit.application.run.run_input import CompactionScope
 from doc_processing_toolkit.application.session.envelope import json_clean
 from doc_processing_toolkit.application.session.metadata import SessionMetadata, as_metadata
 from doc_processing_toolkit.application.session.native import legal_cut, orphan_results

@@ -18,10 +18,9 @@ from contextvars import Token
 from dataclasses import dataclass, field
 from typing import Any
 
-from doc_processing_toolkit.application.compaction.run_hook import CompactionScope
 from doc_processing_toolkit.application.config.log_setup import redact
 from doc_processing_toolkit.application.result import AgentResult
-from doc_processing_toolkit.application.run.run_input import RunInput, TurnHistory
+from doc_processing_toolkit.application.run.run_input import CompactionScope, RunInput, TurnHistory
 from doc_processing_toolkit.application.run.tool_surface import (
     ToolSurfaceGuard,
     enter_guard,
