@@ -59,7 +59,7 @@ from doc_processing_toolkit.application.run.loop import RunLoop, RunOutcome
 from doc_processing_toolkit.application.run.offloop import client_for_run
 from doc_processing_toolkit.application.run.outcome import new_run_id
 from doc_processing_toolkit.application.run.result_builder import build_result
-from doc_processing_toolkit.application.run.settings import RunSettingsCache
+from doc_processing_toolkit.application.run.settings import AgentRunSettings
 from doc_processing_toolkit.application.run.streaming import (
     STREAM_CANCEL_WAIT_SECONDS,
     check_no_client_session,
@@ -192,7 +192,7 @@ class Agent:
         )
         self._resolution = resolve_settings(s, deps, self.logger)
         self._unpriced = UnpricedModelWarning(s.model)
-        self._run_settings = RunSettingsCache()
+        self._run_settings = AgentRunSettings(s, self._resolution)
         register_agent_secrets(s, self._resolution.profile.api_key_env)
         self._client: ModelClient | None = None
         self._owns_client = False
@@ -309,8 +309,8 @@ class Agent:
             await self._tool_loader.connect_mcp_servers()
             plan = await self._tool_planner.plan(self._tool_loader, s.instructions, store)
             messages = [*prior, await media.user_turn(prompt.message)]
-            run_settings = self._run_settings.get(
-                s, self._resolution, system=plan.system, output_schema=output_schema
+            run_settings = self._run_settings.for_run(
+                system=plan.system, output_schema=output_schema
             )
             if overrides := media.overrides(run_settings.built_in_tools):
                 run_settings = dataclasses.replace(run_settings, **overrides)

@@ -9,12 +9,12 @@ place a model's context window is read for compaction (warn-and-floor on a miss)
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.domain.compaction.config import (
     CONTEXT_WINDOW_FLOOR,
     CompactionConfig,
@@ -33,7 +33,7 @@ __all__ = [
     "summary_prompt_text",
 ]
 
-PROTECT_CURRENT_TURN_ENV = "DPT_COMPACTION_PROTECT_CURRENT_TURN"
+PROTECT_CURRENT_TURN_ENV = environment.COMPACTION_PROTECT_CURRENT_TURN_ENV
 """``off`` lets Level-2 summarize / sliding_window fold the current turn (the old way)."""
 
 DEFAULT_SUMMARY_PROMPT = (
@@ -50,7 +50,7 @@ DEFAULT_SUMMARY_PROMPT = (
 
 def protect_current_turn() -> bool:
     """False when DPT_COMPACTION_PROTECT_CURRENT_TURN=off."""
-    return os.environ.get(PROTECT_CURRENT_TURN_ENV, "").strip().lower() not in ("off", "0", "false")
+    return environment.compaction_protect_current_turn()
 
 
 @dataclass(frozen=True, slots=True)

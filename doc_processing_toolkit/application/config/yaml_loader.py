@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from doc_processing_toolkit._logging import register_secret
+from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.application.config.yaml_validation import (
     RegistryCheck,
     SourceMap,
@@ -286,7 +287,7 @@ def interpolate_env(
             if match.group(0) == "$${":
                 return "${"
             name, default = match.group(1), match.group(2)
-            found = os.environ.get(name)
+            found = environment.variable(name)
             if found is None or (found == "" and default is not None):
                 if default is None:
                     problem = ConfigValidationError(

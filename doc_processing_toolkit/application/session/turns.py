@@ -9,12 +9,12 @@ the session's frozen tool surface and, under
 
 from __future__ import annotations
 
-import os
 from contextvars import Token
 from typing import Any
 
 from pydantic import BaseModel
 
+from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.application.config.log_setup import redact
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.tool_surface import ToolSurfaceGuard
@@ -41,7 +41,7 @@ from doc_processing_toolkit.ports.remote_media import RemoteMediaFiles
 
 __all__ = ["INTERRUPTED_TURN_ENV", "SessionTurns", "TurnContext"]
 
-INTERRUPTED_TURN_ENV = "DPT_SESSION_INTERRUPTED_TURN"
+INTERRUPTED_TURN_ENV = environment.SESSION_INTERRUPTED_TURN_ENV
 """``off`` disables the interrupted-turn record."""
 
 TurnContext = tuple[Token[ToolSurfaceGuard | None], Token[bool]]
@@ -108,7 +108,7 @@ class SessionTurns(SessionPersistence):
     ) -> None:
         fold_spend(self._metadata, result)
         self.last_turn_results.append(result)
-        if os.environ.get(INTERRUPTED_TURN_ENV, "").strip().lower() == "off":
+        if not environment.session_interrupted_turn():
             return
         self._metadata["interrupted_turn"] = {
             "message": message,
