@@ -21,6 +21,7 @@ from doc_processing_toolkit.agent.config import (
     ConfigParseError,
     ConfigValidationError,
     config_json_schema,
+    default_registry_check,
 )
 from doc_processing_toolkit.agent.cost import DetailedCostReport
 from doc_processing_toolkit.application.config.env_references import EnvReferences, as_written
@@ -39,7 +40,9 @@ def _cmd_schema(args: argparse.Namespace) -> int:
 def _cmd_check(args: argparse.Namespace) -> int:
     import yaml
 
-    config, problems, sources = config_file_problems(args.file)
+    config, problems, sources = config_file_problems(
+        args.file, registry_check=default_registry_check
+    )
     if config is not None:
         refused = _build(args.file)  # what only the constructor can refuse (a tool file, ...)
         if refused is not None:

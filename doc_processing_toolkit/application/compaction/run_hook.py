@@ -37,10 +37,10 @@ from doc_processing_toolkit.application.compaction.summary import (
     SummaryOutcome,
     request_summary,
 )
-from doc_processing_toolkit.application.config.resolution import AgentResolution
 from doc_processing_toolkit.application.deps import AgentDeps
 from doc_processing_toolkit.application.run.events import EventChannel
 from doc_processing_toolkit.application.run.outcome import RunOutcome
+from doc_processing_toolkit.application.run.resolution import AgentResolution
 from doc_processing_toolkit.application.run.retry import RetryPolicy
 from doc_processing_toolkit.domain.compaction.config import resolve_threshold
 from doc_processing_toolkit.domain.compaction.structure import estimate_tokens

@@ -15,9 +15,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from doc_processing_toolkit.application.config import environment
-from doc_processing_toolkit.application.config.resolution import AgentResolution
 from doc_processing_toolkit.application.config.settings import AgentSettings
 from doc_processing_toolkit.application.run.prefix_audit import PrefixAuditor
+from doc_processing_toolkit.application.run.resolution import AgentResolution
 from doc_processing_toolkit.application.run.retry import RetryPolicy
 from doc_processing_toolkit.application.run.turn_system import run_system
 from doc_processing_toolkit.domain.binding import check_behaviour, resolve_behaviour

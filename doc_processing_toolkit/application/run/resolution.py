@@ -12,10 +12,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from doc_processing_toolkit.application.compaction.setup import (
-    CompactionSetup,
-    check_compaction_settings,
-)
+from doc_processing_toolkit.application.compaction.setup import CompactionSetup, check_summary_cap
 from doc_processing_toolkit.application.config.settings import AgentSettings
 from doc_processing_toolkit.application.deps import AgentDeps
 from doc_processing_toolkit.application.run.prefix_audit import PrefixAuditor, prefix_audit_enabled
@@ -78,9 +75,15 @@ def _binding_ignored(settings: AgentSettings, profile: ProviderProfile) -> list[
 
 
 def resolve_settings(
-    settings: AgentSettings, deps: AgentDeps, logger: logging.Logger
+    settings: AgentSettings,
+    deps: AgentDeps,
+    logger: logging.Logger,
+    compaction: CompactionSetup | None = None,
 ) -> AgentResolution:
     """Resolve ``settings`` against the registry and the provider's profile.
+
+    ``compaction`` is the setup the settings' validation resolved; only its
+    ``summary_max_tokens`` is checked here, against the registry.
 
     The profile's warnings are logged on ``logger`` (once per Agent).
 
@@ -115,12 +118,7 @@ def resolve_settings(
     for warning in (*report.warnings, *_binding_ignored(settings, profile)):
         logger.warning(warning)
     window = row.context_window_tokens if row is not None else None
-    compaction = check_compaction_settings(
-        settings.compaction,
-        settings.compaction_config,
-        model=settings.model,
-        row_lookup=deps.registry.row,
-    )
+    check_summary_cap(compaction, model=settings.model, row_lookup=deps.registry.row)
     return AgentResolution(
         provider=provider,
         row=row,
