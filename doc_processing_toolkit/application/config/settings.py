@@ -1,8 +1,9 @@
 """AgentSettings: the one typed source of an Agent's settings.
 
-The constructor validates its arguments into one (`validate_settings`);
-the run loop's settings are derived from it (``run.settings.derive_run_settings``),
-``to_config()`` reads it (`export`) and ``from_config()`` will build it. Values are
+The constructor gathers its named parameters into one and validates it once
+(``application.construction.validate_settings``, the path ``AgentBuilder`` and
+``from_config()`` take too); the run loop's settings are derived from it once per Agent
+(``run.settings.AgentRunSettings``) and ``to_config()`` reads it (`export`). Values are
 kept as the caller spelled them (``tool_choice="any"``, ``prompt_caching=True``) so that
 ``to_config()`` gives them back unchanged; the normalised forms the run needs are
 properties.
