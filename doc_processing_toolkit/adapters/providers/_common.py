@@ -461,8 +461,7 @@ class SdkModelClient:
                 network attempt (the same error on every provider).
         """
         key = self._api_key or next(
-            (value for name in self.API_KEY_ENVS if (value := _environment.variable(name))),
-            None,
+            filter(None, map(_environment.variable, self.API_KEY_ENVS)), None
         )
         if not key:
             first, *fallbacks = self.API_KEY_ENVS or ("an API key variable",)
