@@ -13,7 +13,8 @@ Read points (when the value is read; a change in between takes effect at the nex
 * **construction** (``Agent(...)``): `logging_switches`, `prefix_audit`;
 * **run** (each ``run`` / ``run_sync`` / ``stream``): `run_switches`, `sync_hooks_offloop`,
   `stream_structured_offloop`, `stream_cancel_on_close` (when a stream closes);
-* **request** (each provider request): `retry_values`;
+* **retry policy** (each run's loop, and each retried call made outside a run):
+  `retry_values`;
 * **compaction** (each compaction pass): `compaction_protect_current_turn`;
 * **session** (resolving a session's history config, banking a failed turn, restoring a
   foreign history): `session_history_mode`, `session_interrupted_turn`,
@@ -178,13 +179,14 @@ def stream_cancel_on_close() -> bool:
     return _text(STREAM_CANCEL_ON_CLOSE_ENV) not in ("off", "0")
 
 
-# ---------------------------------------------------------------------- per request
+# ---------------------------------------------------------------------- retry policy
 RetryValues = tuple[str | None, str | None, str | None]
 """``DPT_MAX_RETRIES``, ``DPT_RETRY_AFTER_CAP_S``, ``DPT_RETRY_BACKOFF_S`` as set."""
 
 
 def retry_values() -> RetryValues:
-    """Read point: each provider request (the retry policy parses them, cached)."""
+    """Read point: a retry policy built (each run's loop; a retried call outside a run).
+    The policy parses them, cached per distinct set."""
     env = os.environ
     return env.get(RETRY_ENVS[0]), env.get(RETRY_ENVS[1]), env.get(RETRY_ENVS[2])
 
