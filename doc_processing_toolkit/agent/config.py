@@ -2,14 +2,17 @@
 
 Handles loading agent configuration from YAML files, validating parameter combinations,
 and environment variable interpolation. Thin re-exports of ``application.config``; the
-process default registry (the composition root's) checks the model names.
+loaders below check the model name against the composition root's registry (handed in
+for the call: nothing is installed when this module is imported).
 """
+
+from __future__ import annotations
 
 import os
 from collections.abc import Mapping
 from typing import Any
 
-from doc_processing_toolkit.agent import core as _core  # installs the default AgentDeps
+from doc_processing_toolkit.agent.core import container_deps
 from doc_processing_toolkit.application import from_config as _from_config
 from doc_processing_toolkit.application.config import yaml_loader as _yaml_loader
 from doc_processing_toolkit.application.config.schema import config_json_schema
@@ -20,7 +23,6 @@ from doc_processing_toolkit.application.config.yaml_validation import (
     validate_tool_result_preview_chars,
     validate_truncated_result_read_chars,
 )
-from doc_processing_toolkit.application.deps import default_deps
 from doc_processing_toolkit.domain.errors import ConfigParseError, ConfigValidationError
 
 __all__ = [
@@ -37,13 +39,11 @@ __all__ = [
     "validate_truncated_result_read_chars",
 ]
 
-del _core
-
 
 def default_registry_check(model: str) -> str | None:
-    """Whether the process default registry knows which provider serves ``model``."""
+    """Whether the composition root's registry knows which provider serves ``model``."""
     try:
-        registry = default_deps().registry
+        registry = container_deps().registry
     except RuntimeError:
         return None  # no composition root installed: the Agent checks the model itself
     try:
@@ -58,7 +58,7 @@ class AgentConfig(_yaml_loader.AgentConfig):
 
     ``config.model``, ``config.constraints["max_tokens"]``; a documented key the file
     leaves out reads as None (``tools`` as [], ``instructions`` as ""). `from_string` and
-    `from_yaml` check the model name against the process default registry.
+    `from_yaml` check the model name against the composition root's registry.
     """
 
     registry_check = staticmethod(default_registry_check)
@@ -107,4 +107,4 @@ def validate_config(config: Mapping[str, Any]) -> dict[str, Any]:
         ConfigValidationError: naming the key path and the problem (an unknown model with
             the closest registry names).
     """
-    return _from_config.validate_config(config, default_deps=default_deps)
+    return _from_config.validate_config(config, default_deps=container_deps)

@@ -6,20 +6,24 @@ settings, with the checks of the rooms that own a setting (compaction, hooks, me
 session, run); `validated_settings` also hands back the compaction setup it resolved, so
 that the Agent's resolution does not check ``compaction_config`` again. The config room
 below holds the settings model and the plain value checks; this module sits above the
-rooms whose checks it calls.
+rooms whose checks it calls. `resolve_settings` then resolves the settings once against
+the registry and the provider profile (an `AgentResolution`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import datetime
+import logging
 import os
 from typing import Any
 
 from doc_processing_toolkit.application.compaction.setup import (
-    CompactionSetup,
     check_compaction_settings,
+    check_summary_cap,
 )
 from doc_processing_toolkit.application.config.binding_checks import check_binding_settings
+from doc_processing_toolkit.application.config.resolution import AgentResolution, CompactionSetup
 from doc_processing_toolkit.application.config.settings import (
     AgentSettings,
     normalize_prompt_caching,
@@ -35,18 +39,24 @@ from doc_processing_toolkit.application.config.validation import (
     validate_temperature,
     validate_timeout,
 )
+from doc_processing_toolkit.application.deps import AgentDeps
 from doc_processing_toolkit.application.hooks.runner import validate_hooks
 from doc_processing_toolkit.application.media.validation import validate_on_unsupported_part
 from doc_processing_toolkit.application.run.input_estimate import validate_estimate_mode
+from doc_processing_toolkit.application.run.prefix_audit import PrefixAuditor, prefix_audit_enabled
 from doc_processing_toolkit.application.session.history_config import validate_history_config
 from doc_processing_toolkit.application.session.media_policy import validate_max_inline_bytes
 from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidArgumentTypeError
+from doc_processing_toolkit.domain.registry import closest_model_names
 from doc_processing_toolkit.domain.session import MEDIA_POLICIES
+from doc_processing_toolkit.domain.tools.results import resolve_cap
 from doc_processing_toolkit.domain.tools.specs import normalize_tool_choice
+from doc_processing_toolkit.ports.provider_profile import ProviderOptions, ProviderProfile
 
 __all__ = [
     "check_arguments",
     "check_session_settings",
+    "resolve_settings",
     "validate_settings",
     "validated_settings",
 ]
@@ -169,3 +179,87 @@ def check_session_settings(s: AgentSettings) -> None:
                 "media_store must be None, a directory path or an object with put() and "
                 f"get(), got {type(store).__name__}"
             )
+
+
+_AGENT_PARAMETERS = tuple(
+    f.name for f in dataclasses.fields(AgentSettings) if f.name != "provider_kwargs"
+)
+"""The Agent's own parameter names, for a "did you mean" on a mistyped provider keyword."""
+
+
+_BINDING_SETTINGS = (
+    "anthropic_block_binding",
+    "strict_prefix_binding",
+    "prefix_audit",
+    "prefix_strip_fallback",
+)
+
+
+def _binding_ignored(settings: AgentSettings, profile: ProviderProfile) -> list[str]:
+    """One warning per thinking-binding setting a provider without bound reasoning ignores."""
+    if getattr(profile, "thinking_binding", False):
+        return []
+    return [
+        f"{name} is Anthropic-only: ignored for provider {profile.name!r}"
+        for name in _BINDING_SETTINGS
+        if getattr(settings, name) not in (None, False)
+    ]
+
+
+def resolve_settings(
+    settings: AgentSettings,
+    deps: AgentDeps,
+    logger: logging.Logger,
+    compaction: CompactionSetup | None = None,
+) -> AgentResolution:
+    """Resolve ``settings`` against the registry and the provider's profile.
+
+    ``compaction`` is the setup the settings' validation resolved; only its
+    ``summary_max_tokens`` is checked here, against the registry.
+
+    The profile's warnings are logged on ``logger`` (once per Agent).
+
+    Raises:
+        ValueError: an unknown model, or an option the provider refuses.
+        TypeError: an option in a form the provider does not take.
+    """
+    provider = deps.registry.detect_provider(settings.model)
+    row = deps.registry.row(settings.model)
+    if row is None:
+        # The missing price is warned about once, at the first request it leaves unpriced.
+        close = closest_model_names(settings.model, [r.model for r in deps.registry.models()])
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        logger.warning("model %s has no registry row: default limits apply%s", settings.model, hint)
+    else:
+        lifecycle = row.lifecycle_warning(datetime.date.today().isoformat())
+        if lifecycle is not None:
+            logger.warning(lifecycle)
+    profile = deps.provider_profiles(provider)
+    report = profile.check_options(
+        ProviderOptions(
+            thinking=settings.thinking,
+            built_in_tools=settings.built_in_tools or None,
+            remote_mcp_servers=settings.remote_mcp_servers,
+            provider_kwargs=settings.provider_kwargs,
+            service_tier=settings.service_tier,
+            has_custom_tools=settings.has_custom_tools,
+            agent_parameters=_AGENT_PARAMETERS,
+        ),
+        row,
+    )
+    for warning in (*report.warnings, *_binding_ignored(settings, profile)):
+        logger.warning(warning)
+    window = row.context_window_tokens if row is not None else None
+    check_summary_cap(compaction, model=settings.model, row_lookup=deps.registry.row)
+    return AgentResolution(
+        provider=provider,
+        row=row,
+        profile=profile,
+        service_tier=report.service_tier,
+        built_in_tool_names=tuple(report.built_in_tool_names),
+        native_tool_search=report.native_tool_search,
+        tool_result_cap=resolve_cap(settings.max_tool_result_chars, window),
+        compaction=compaction,
+        row_lookup=deps.registry.row,
+        prefix_auditor=PrefixAuditor() if prefix_audit_enabled(settings.prefix_audit) else None,
+    )

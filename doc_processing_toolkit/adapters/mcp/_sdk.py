@@ -24,7 +24,6 @@ MCP_EXTRA_HINT = "pip install 'doc-processing-toolkit[mcp]'"
 """The extra that installs the MCP SDKs."""
 
 
-
 def import_mcp() -> Any:
     """Import the ``mcp`` SDK, or raise an ImportError naming the pip extra."""
     try:

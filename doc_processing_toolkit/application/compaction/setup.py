@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from doc_processing_toolkit.application.config import environment
+from doc_processing_toolkit.application.config.resolution import CompactionSetup
 from doc_processing_toolkit.domain.compaction.config import (
     CONTEXT_WINDOW_FLOOR,
     CompactionConfig,
@@ -52,15 +52,6 @@ DEFAULT_SUMMARY_PROMPT = (
 def protect_current_turn() -> bool:
     """False when DPT_COMPACTION_PROTECT_CURRENT_TURN=off."""
     return environment.compaction_protect_current_turn()
-
-
-@dataclass(frozen=True, slots=True)
-class CompactionSetup:
-    """An Agent's resolved compaction: the config and the prompt text."""
-
-    config: CompactionConfig
-    prompt: str
-    """The summarisation prompt (inline, from the file, or the default)."""
 
 
 def summary_prompt_text(config: CompactionConfig) -> str:

@@ -15,9 +15,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from doc_processing_toolkit.application.config import environment
+from doc_processing_toolkit.application.config.resolution import AgentResolution, PrefixObserver
 from doc_processing_toolkit.application.config.settings import AgentSettings
-from doc_processing_toolkit.application.run.prefix_audit import PrefixAuditor
-from doc_processing_toolkit.application.run.resolution import AgentResolution
 from doc_processing_toolkit.application.run.retry import RetryPolicy
 from doc_processing_toolkit.application.run.turn_system import run_system
 from doc_processing_toolkit.domain.binding import check_behaviour, resolve_behaviour
@@ -75,7 +74,7 @@ class RunSettings:
     """Replayed reasoning of the completed turns is not sent."""
     strict_prefix_binding: bool = False
     """A mid-session tool-surface change fails the run instead of being frozen."""
-    prefix_auditor: PrefixAuditor | None = None
+    prefix_auditor: PrefixObserver | None = None
     """The Agent's shadow prefix audit (None: off)."""
     row_lookup: Callable[[str], ModelInfo | None] | None = None
     """The registry, for pricing a request at the row of the model that served it."""

@@ -27,7 +27,7 @@ from doc_processing_toolkit.adapters.registry.json_file import (
 )
 from doc_processing_toolkit.agent.config import validate_config
 from doc_processing_toolkit.agent.parameter_mapping import detect_provider
-from doc_processing_toolkit.application.deps import default_deps
+from doc_processing_toolkit.application.container import default_deps
 from doc_processing_toolkit.domain.errors import ConfigValidationError
 from doc_processing_toolkit.domain.registry import ModelInfo, Pricing
 from doc_processing_toolkit.testing import FakeModel, StaticRegistry, reply

@@ -14,8 +14,8 @@ import pytest
 
 from doc_processing_toolkit import tool
 from doc_processing_toolkit.adapters.tool_sessions.local_functions import LocalFunctionSession
+from doc_processing_toolkit.agent.loader import ToolLoader
 from doc_processing_toolkit.application.tools.formats import detect_format
-from doc_processing_toolkit.application.tools.loader import ToolLoader
 from doc_processing_toolkit.application.tools.mcp_shapes import openai_strict_schema
 from doc_processing_toolkit.domain.errors import MCPConnectionError, ToolDefinitionError
 from doc_processing_toolkit.domain.messages import TextPart
