@@ -2,7 +2,7 @@
 
 `derive_run_settings` is the one place an `AgentSettings` (plus what it
 resolved to at construction) becomes the loop's settings; the Agent copies no field and
-derives them once (`AgentRunSettings`).
+derives them once (`AgentRunSettings`, at its first run).
 """
 
 from __future__ import annotations
@@ -81,7 +81,8 @@ class RunSettings:
 
 
 class AgentRunSettings:
-    """An Agent's run settings, derived once, when the Agent is constructed.
+    """An Agent's run settings, derived once per Agent (at its first run, so that
+    constructing an Agent costs nothing more).
 
     A run takes them with `for_run`: its system prompt and output schema replace those
     of the previous run (the same value is returned when both are unchanged), and the
@@ -94,16 +95,14 @@ class AgentRunSettings:
     def __init__(self, settings: AgentSettings, resolution: AgentResolution) -> None:
         self._settings = settings
         self._resolution = resolution
-        self._switches = environment.run_switches()
-        self._current = derive_run_settings(
-            settings, resolution, system=settings.instructions, switches=self._switches
-        )
+        self._switches: environment.RunSwitches | None = None
+        self._current: RunSettings | None = None
 
     def for_run(self, *, system: str, output_schema: type[BaseModel] | None = None) -> RunSettings:
         """The settings of a run with ``system`` and ``output_schema``."""
         switches = environment.run_switches()
         current = self._current
-        if switches != self._switches:
+        if current is None or switches != self._switches:
             self._switches = switches
             current = derive_run_settings(
                 self._settings,

@@ -1,5 +1,5 @@
-"""AgentRunSettings (issue 17, issue 34): an Agent's runs reuse one RunSettings, derived at
-construction, while its inputs are unchanged, and get a fresh one as soon as any of them moves."""
+"""AgentRunSettings (issue 17, issue 34): an Agent's runs reuse one RunSettings, derived once
+per Agent, while its inputs are unchanged, and get a fresh one as soon as any of them moves."""
 
 from __future__ import annotations
 
