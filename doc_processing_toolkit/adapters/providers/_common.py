@@ -384,7 +384,7 @@ class SdkModelClient:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if SdkModelClient in cls.__bases__:  # a provider's client; its subclasses inherit
+        if "provider" in cls.__dict__:  # a provider's client; its subclasses inherit
             cls._log = get_logger(cls.__module__)
             cls._repr_name = cls.__name__
 

@@ -1,13 +1,19 @@
-"""WireRequest: what a provider mapping hands its client for one SDK call (pure data)."""
+"""What a provider mapping hands its client for one SDK call (`WireRequest`), and the
+pieces every mapping's ``build_request`` shares: the `RequestDraft` its section builders
+fill in, the routing of ``provider_options`` keys, the wire model id (pure data)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from doc_processing_toolkit.adapters.providers._options import VendorOptions
 from doc_processing_toolkit.domain._dataclass import quick_init
+from doc_processing_toolkit.domain.registry import ModelInfo
+from doc_processing_toolkit.domain.requests import ModelRequest
 
-__all__ = ["WireRequest"]
+__all__ = ["RequestDraft", "WireRequest", "wire_int", "wire_model"]
 
 
 @quick_init
@@ -31,3 +37,55 @@ class WireRequest:
     """What the client logs at WARNING."""
     built_in_tools: tuple[str, ...] = ()
     """The neutral names of the built-in tools the request carries."""
+
+
+@dataclass(slots=True)
+class RequestDraft:
+    """A request being mapped: each section builder of a ``build_request`` adds to it, in
+    the order the orchestrating function calls them (the order of ``params`` keys)."""
+
+    params: dict[str, Any]
+    """The SDK call's keyword arguments so far (Gemini: its ``config``)."""
+    notes: list[str] = field(default_factory=list)
+    """Debug notes (`WireRequest.notes`)."""
+    warnings: list[str] = field(default_factory=list)
+    """Warnings (`WireRequest.warnings`)."""
+    ignored: list[str] = field(default_factory=list)
+    """provider_options keys not sent (`WireRequest.ignored_options`)."""
+    extra_body: dict[str, Any] = field(default_factory=dict)
+    """Body keys sent through the SDK's ``extra_body``."""
+    extra_headers: dict[str, str] = field(default_factory=dict)
+    """Headers sent through the SDK's ``extra_headers``."""
+
+    def route_option(self, key: str, value: Any, rules: VendorOptions) -> None:
+        """Send one ``provider_options`` entry where the vendor's ``rules`` say.
+
+        A typed keyword (`VendorOptions.request_keywords`) goes into `params` as given,
+        ``extra_headers`` / ``extra_body`` mappings are merged, a key consumed elsewhere
+        (`VendorOptions.consumed_options`) is not sent, a documented one this adapter
+        does not send (`VendorOptions.unsent_options`) is named in `ignored`; anything
+        else goes through ``extra_body``, with a note.
+        """
+        if key in rules.request_keywords:
+            self.params[key] = value
+        elif key == "extra_headers" and isinstance(value, Mapping):
+            self.extra_headers.update({str(k): str(v) for k, v in value.items()})
+        elif key == "extra_body" and isinstance(value, Mapping):
+            self.extra_body.update(value)
+        elif key in rules.consumed_options:
+            return
+        elif key in rules.unsent_options:
+            self.ignored.append(key)
+        else:
+            self.extra_body[key] = value
+            self.notes.append(f"provider option {key!r} sent through extra_body")
+
+
+def wire_model(request: ModelRequest, row: ModelInfo | None) -> str:
+    """The model id sent on the wire: the row's ``api_model`` when it has one."""
+    return row.api_model if row is not None and row.api_model else request.model
+
+
+def wire_int(value: Any) -> int:
+    """``value`` when it is an int (not a bool), else 0: a usage figure read off the wire."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
