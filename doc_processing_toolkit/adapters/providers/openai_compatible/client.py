@@ -28,13 +28,15 @@ from collections.abc import AsyncIterator
 from typing import Any, ClassVar
 
 from doc_processing_toolkit.adapters.providers._common import (
-    LoopClientCache,
     SdkModelClient,
     StreamProgress,
-    close_sdk_client,
     import_sdk,
     shared_ssl_context,
     with_cause,
+)
+from doc_processing_toolkit.adapters.providers._loop_clients import (
+    LoopClientCache,
+    close_sdk_client,
 )
 from doc_processing_toolkit.adapters.providers._sse import OpenAIRawEvents
 from doc_processing_toolkit.adapters.providers.openai_compatible.codec import (
