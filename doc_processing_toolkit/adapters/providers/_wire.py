@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from doc_processing_toolkit.adapters.providers._options import VendorOptions
 from doc_processing_toolkit.domain._dataclass import quick_init
@@ -14,6 +14,8 @@ from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest
 
 __all__ = ["RequestDraft", "WireRequest", "wire_int", "wire_model"]
+
+_Wire = TypeVar("_Wire", bound="WireRequest")
 
 
 @quick_init
@@ -56,6 +58,19 @@ class RequestDraft:
     """Body keys sent through the SDK's ``extra_body``."""
     extra_headers: dict[str, str] = field(default_factory=dict)
     """Headers sent through the SDK's ``extra_headers``."""
+
+    def wire(self, cls: type[_Wire], **reported: Any) -> _Wire:
+        """The finished request as ``cls`` (a `WireRequest`), with what else the mapping
+        ``reported`` (a downgraded tool choice, the built-in tools sent, ...)."""
+        return cls(
+            params=self.params,
+            extra_body=self.extra_body,
+            extra_headers=self.extra_headers,
+            notes=tuple(self.notes),
+            ignored_options=tuple(self.ignored),
+            warnings=tuple(self.warnings),
+            **reported,
+        )
 
     def route_option(self, key: str, value: Any, rules: VendorOptions) -> None:
         """Send one ``provider_options`` entry where the vendor's ``rules`` say.

@@ -184,15 +184,7 @@ def build_request(
     if output_config:
         draft.params["output_config"] = output_config
     _merge_betas(draft.extra_headers, betas)
-    return WireRequest(
-        params=draft.params,
-        extra_body=draft.extra_body,
-        extra_headers=draft.extra_headers,
-        downgraded_tool_choice=downgraded,
-        notes=tuple(draft.notes),
-        ignored_options=tuple(draft.ignored),
-        warnings=tuple(draft.warnings),
-    )
+    return draft.wire(WireRequest, downgraded_tool_choice=downgraded)
 
 
 def _messages(draft: RequestDraft, request: ModelRequest) -> None:

@@ -231,16 +231,7 @@ def build_request(request: ModelRequest, row: ModelInfo | None = None) -> WireRe
         draft.params["include"] = list(dict.fromkeys(include))
     if text:
         draft.params["text"] = text
-    return WireRequest(
-        params=draft.params,
-        extra_body=draft.extra_body,
-        extra_headers=draft.extra_headers,
-        downgraded_tool_choice=downgraded,
-        warnings=tuple(draft.warnings),
-        notes=tuple(draft.notes),
-        ignored_options=tuple(draft.ignored),
-        built_in_tools=built_in.names,
-    )
+    return draft.wire(WireRequest, downgraded_tool_choice=downgraded, built_in_tools=built_in.names)
 
 
 def _sampling(draft: RequestDraft, request: ModelRequest) -> None:

@@ -121,15 +121,11 @@ def build_request(
     _sampling(draft, request, profile.prompt_caching_note)
     for key, value in request.provider_options.items():
         draft.route_option(key, value, rules)
-    return ChatCompletionsWireRequest(
-        params=draft.params,
-        extra_body=draft.extra_body,
-        extra_headers=draft.extra_headers,
+    return draft.wire(
+        ChatCompletionsWireRequest,
         unconfirmed_forced_tool=unconfirmed,
         dropped=dropped,
         dropped_earlier=dropped_earlier,
-        warnings=tuple(draft.warnings),
-        notes=tuple(draft.notes),
     )
 
 
