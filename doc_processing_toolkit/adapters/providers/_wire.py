@@ -41,23 +41,28 @@ class WireRequest:
     """The neutral names of the built-in tools the request carries."""
 
 
-@dataclass(slots=True)
 class RequestDraft:
     """A request being mapped: each section builder of a ``build_request`` adds to it, in
-    the order the orchestrating function calls them (the order of ``params`` keys)."""
+    the order the orchestrating function calls them (the order of ``params`` keys).
 
-    params: dict[str, Any]
-    """The SDK call's keyword arguments so far (Gemini: its ``config``)."""
-    notes: list[str] = field(default_factory=list)
-    """Debug notes (`WireRequest.notes`)."""
-    warnings: list[str] = field(default_factory=list)
-    """Warnings (`WireRequest.warnings`)."""
-    ignored: list[str] = field(default_factory=list)
-    """provider_options keys not sent (`WireRequest.ignored_options`)."""
-    extra_body: dict[str, Any] = field(default_factory=dict)
-    """Body keys sent through the SDK's ``extra_body``."""
-    extra_headers: dict[str, str] = field(default_factory=dict)
-    """Headers sent through the SDK's ``extra_headers``."""
+    A plain slotted class: one is made per request, on the hot path.
+    """
+
+    __slots__ = ("extra_body", "extra_headers", "ignored", "notes", "params", "warnings")
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        self.params = params
+        """The SDK call's keyword arguments so far (Gemini: its ``config``)."""
+        self.notes: list[str] = []
+        """Debug notes (`WireRequest.notes`)."""
+        self.warnings: list[str] = []
+        """Warnings (`WireRequest.warnings`)."""
+        self.ignored: list[str] = []
+        """provider_options keys not sent (`WireRequest.ignored_options`)."""
+        self.extra_body: dict[str, Any] = {}
+        """Body keys sent through the SDK's ``extra_body``."""
+        self.extra_headers: dict[str, str] = {}
+        """Headers sent through the SDK's ``extra_headers``."""
 
     def wire(self, cls: type[_Wire], **reported: Any) -> _Wire:
         """The finished request as ``cls`` (a `WireRequest`), with what else the mapping
