@@ -1,9 +1,12 @@
 """Parameter mapping: Agent parameters -> provider-specific formats (documented import path).
 
-Re-exports `doc_processing_toolkit.adapters.providers.options` (the functions by
-provider name over each vendor's rules in ``adapters/providers/<vendor>/options.py``, and
-the ParameterMapper / ParameterValidator classes) and adds `detect_provider`,
-which asks the process registry (``registry/model_information.json``).
+Thin re-exports, no logic: `doc_processing_toolkit.adapters.providers.options` (the
+functions by provider name over each vendor's rules in
+``adapters/providers/<vendor>/options.py``, the shared mechanics of
+``adapters/providers/_options.py``, and the ParameterMapper / ParameterValidator
+classes), and `detect_provider` from the composition root
+(``application/container.py``), which asks the process registry
+(``registry/model_information.json``).
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from doc_processing_toolkit.adapters.providers.options import (
     transform_thinking_param,
     validate_service_tier,
 )
-from doc_processing_toolkit.domain.errors import InvalidArgumentTypeError
+from doc_processing_toolkit.application.container import detect_provider
 
 __all__ = [
     "AGENT_OWNED_KWARGS",
@@ -73,28 +76,3 @@ __all__ = [
     "transform_thinking_param",
     "validate_service_tier",
 ]
-
-
-def detect_provider(model_name: str) -> str:
-    """Detect the provider from a model name using model_information.json.
-
-    ``_``-prefixed keys are registry metadata at every level and never resolve as
-    models.
-
-    Args:
-        model_name: Model name (e.g. "claude-sonnet-5-5", "gpt-4o").
-
-    Returns:
-        The provider name ("anthropic", "openai", "google", "fireworks").
-
-    Raises:
-        ValueError: if the model is not found.
-        TypeError: if ``model_name`` is None (or not a string).
-    """
-    if not isinstance(model_name, str):
-        raise InvalidArgumentTypeError(
-            f"model_name must be a string, got {type(model_name).__name__}"
-        )
-    from doc_processing_toolkit.application.container import registry
-
-    return registry().detect_provider(model_name)

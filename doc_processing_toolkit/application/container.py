@@ -59,7 +59,7 @@ from doc_processing_toolkit.adapters.tool_sessions.truncated_results import Trun
 from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.application.deps import AgentDeps, ToolWiring
 from doc_processing_toolkit.application.fleet.fleet import FleetDeps
-from doc_processing_toolkit.domain.errors import ConfigurationError
+from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidArgumentTypeError
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.ports.archive_sink import ArchiveSink
 from doc_processing_toolkit.ports.batch import BatchClient
@@ -84,6 +84,7 @@ __all__ = [
     "build_provider_profile",
     "default_container",
     "default_deps",
+    "detect_provider",
     "fleet_deps",
     "local_function_session",
     "registry",
@@ -378,3 +379,21 @@ def fleet_deps(container: Container | None = None) -> FleetDeps:
 def registry(container: Container | None = None) -> ModelRegistry:
     """The registry of ``container`` (default: the process container)."""
     return cast(ModelRegistry, (container or default_container()).registry())
+
+
+def detect_provider(model_name: str, container: Container | None = None) -> str:
+    """The provider of ``model_name`` by the registry of ``container`` (default: the process
+    container, ``registry/model_information.json`` plus user rows).
+
+    ``_``-prefixed keys are registry metadata at every level and never resolve as
+    models.
+
+    Raises:
+        ValueError: if the model is not found.
+        TypeError: if ``model_name`` is None (or not a string).
+    """
+    if not isinstance(model_name, str):
+        raise InvalidArgumentTypeError(
+            f"model_name must be a string, got {type(model_name).__name__}"
+        )
+    return registry(container).detect_provider(model_name)

@@ -394,6 +394,13 @@ class VendorOptions:
     """Documented default values (a parameter absent here has no fixed default)."""
     native_built_in_tools: frozenset[str] = frozenset()
     """The neutral built-in tools this provider runs itself."""
+    request_keywords: frozenset[str] = frozenset()
+    """``provider_options`` keys that are typed keywords of the SDK call, sent as given."""
+    consumed_options: frozenset[str] = frozenset({"max_pause_turn_iterations"})
+    """``provider_options`` keys consumed elsewhere (the run loop, uploads, the MCP
+    connector); never sent as such."""
+    unsent_options: frozenset[str] = frozenset()
+    """Documented ``provider_options`` keys this adapter does not send (named in a warning)."""
 
     def __init__(self, name: str) -> None:
         """Rules for the provider ``name``."""

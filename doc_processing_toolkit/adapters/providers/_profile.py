@@ -19,7 +19,6 @@ from doc_processing_toolkit.adapters.providers._options import (
     keyword_warnings,
     validate_service_tier,
 )
-from doc_processing_toolkit.adapters.providers.options import PROVIDER_KWARGS
 from doc_processing_toolkit.domain.history.report import Salvage
 from doc_processing_toolkit.domain.history.rules import reasoning_drop
 from doc_processing_toolkit.domain.media import MediaLookup, Position, no_media_in_model_turns
@@ -54,6 +53,10 @@ class BaseProfile:
         The warnings come in that order: provider keywords, the service tier, built-in
         tools; provider-run MCP servers raise or pass.
         """
+        # The by-name table imports every vendor's rules, and a vendor's client imports its
+        # profile: read at call time, so that importing a profile imports no vendor.
+        from doc_processing_toolkit.adapters.providers.options import PROVIDER_KWARGS
+
         rules = self.options or VendorOptions(self.name)
         known = None if self.options is None else rules.kwargs
         warnings = keyword_warnings(

@@ -34,6 +34,7 @@ from typing import Any, assert_never
 from urllib.parse import urlsplit
 
 from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.adapters.providers._codec import own_payload
 from doc_processing_toolkit.adapters.providers._source import with_bytes
 from doc_processing_toolkit.domain.errors import CompatibilityError, InvalidInputError
 from doc_processing_toolkit.domain.messages import (
@@ -160,15 +161,8 @@ def part_to_block(part: Part) -> dict[str, Any] | None:
             return result
         case ReasoningPart():
             return _reasoning_block(part)
-        case ProviderPart(provider=provider, payload=payload):
-            if provider == PROVIDER:
-                return payload
-            log.warning(
-                "anthropic: dropping a provider block of another provider",
-                block_provider=provider,
-                block_type=payload.get("type"),
-            )
-            return None
+        case ProviderPart():
+            return own_payload(part, PROVIDER, log)
         case _:
             assert_never(part)
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from doc_processing_toolkit.adapters.providers._wire import WireRequest
+from doc_processing_toolkit.adapters.providers._wire import RequestDraft, WireRequest, wire_int
 from doc_processing_toolkit.adapters.providers.anthropic.binding import (
     apply_binding,
     without_block_binding,
@@ -47,25 +47,6 @@ DEFAULT_MAX_TOKENS = 8192
 
 MAX_DEFAULT_MAX_TOKENS = 32_000
 """The registry's max_output_tokens is capped to this when used as a default."""
-
-_TYPED_OPTIONS = frozenset(
-    {
-        "metadata",
-        "stop_sequences",
-        "speed",
-        "inference_geo",
-        "container",
-        "diagnostics",
-        "cache_control",
-        "user_profile_id",
-        "workspace_id",
-    }
-)
-"""provider_options keys that are typed ``messages.create`` keywords."""
-
-_LOOP_OPTIONS = frozenset({"max_pause_turn_iterations", "mcp_remote_servers"})
-"""provider_options keys consumed elsewhere (the run loop, the MCP connector); never sent
-as such."""
 
 _STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "end_turn",
@@ -185,22 +166,30 @@ def build_request(
     """Map a `ModelRequest` to ``messages.create`` keyword arguments (without stream).
 
     ``row`` (the model's registry row) decides the thinking-off value and which
-    built-in tools the model offers; None maps the request unchecked.
+    built-in tools the model offers; None maps the request unchecked. One builder per
+    section of the request, in the order its keywords are sent.
 
     Raises:
         ValueError: for a built-in tool the row does not offer, or a remote MCP server
             config the connector cannot take.
         TypeError: for a remote MCP server's allowed_tools that is not a list of names.
     """
-    notes: list[str] = []
-    warnings: list[str] = []
+    draft = RequestDraft(params={"model": request.model, "max_tokens": max_tokens})
     betas: list[str] = []
-    extra_body: dict[str, Any] = {}
-    extra_headers: dict[str, str] = {}
-    ignored: list[str] = []
-    messages = _CODEC.render(list(request.messages))
-    params: dict[str, Any] = {"model": request.model, "max_tokens": max_tokens}
+    _messages(draft, request)
+    downgraded = _tools(draft, request, row, betas, supports_forced_tool_choice)
+    _thinking(draft, request, row, betas, max_tokens)
+    output_config = _output_format(draft, request)
+    _provider_options(draft, request, output_config, betas)
+    if output_config:
+        draft.params["output_config"] = output_config
+    _merge_betas(draft.extra_headers, betas)
+    return draft.wire(WireRequest, downgraded_tool_choice=downgraded)
 
+
+def _messages(draft: RequestDraft, request: ModelRequest) -> None:
+    """``messages`` and ``system``, with cache breakpoints when prompt caching is on."""
+    messages = _CODEC.render(list(request.messages))
     system: str | list[dict[str, Any]] | None = request.system or None
     if request.prompt_caching is not None:
         cache_control = _cache_control(request.prompt_caching)
@@ -208,11 +197,22 @@ def build_request(
         if system:
             system = [{"type": "text", "text": system, "cache_control": cache_control}]
         if _mark_last_turn(messages, cache_control):
-            notes.append("prompt caching: breakpoints on the system block and the last turn")
-    params["messages"] = messages
+            draft.notes.append("prompt caching: breakpoints on the system block and the last turn")
+    draft.params["messages"] = messages
     if system:
-        params["system"] = system
+        draft.params["system"] = system
 
+
+def _tools(
+    draft: RequestDraft,
+    request: ModelRequest,
+    row: ModelInfo | None,
+    betas: list[str],
+    supports_forced_tool_choice: bool,
+) -> str | None:
+    """``tool_choice``, ``tools`` (functions, server tools, MCP toolsets) and the MCP
+    connector's ``mcp_servers``; returns a downgraded forced choice."""
+    params = draft.params
     downgraded = None
     tools: list[dict[str, Any]] = [_tool_param(spec) for spec in request.tools]
     if request.tools:
@@ -227,24 +227,35 @@ def build_request(
         built_in = ANTHROPIC_OPTIONS.map_built_in_tools(request.built_in_tools, row)
         tools.extend(built_in.tools)
         params.update(built_in.params)
-        warnings.extend(built_in.warnings)
+        draft.warnings.extend(built_in.warnings)
     remote = [*request.remote_mcp_servers, *request.provider_options.get("mcp_remote_servers", ())]
     if remote:
         servers, toolsets = anthropic_mcp_connector(remote)
-        extra_body["mcp_servers"] = servers
+        draft.extra_body["mcp_servers"] = servers
         tools.extend(toolsets)
         betas.append(ANTHROPIC_MCP_BETA)
-        notes.append("remote MCP servers sent through extra_body with the MCP connector beta")
+        draft.notes.append("remote MCP servers sent through extra_body with the MCP connector beta")
     if tools:
         params["tools"] = tools
+    return downgraded
 
+
+def _thinking(
+    draft: RequestDraft,
+    request: ModelRequest,
+    row: ModelInfo | None,
+    betas: list[str],
+    max_tokens: int,
+) -> None:
+    """``thinking`` (``max_tokens`` raised above a budget) and the thinking binding."""
+    params = draft.params
     effort = request.provider_options.get("effort_config")
     transform = ANTHROPIC_OPTIONS.transform_thinking(
         without_block_binding(request.thinking),
         row,
         effort=effort if isinstance(effort, str) else None,
     )
-    warnings.extend(transform.warnings)
+    draft.warnings.extend(transform.warnings)
     betas.extend(transform.betas)
     if transform.value is not None:
         thinking = dict(transform.value)
@@ -252,51 +263,37 @@ def build_request(
         budget = thinking.get("budget_tokens")
         if isinstance(budget, int) and budget >= max_tokens:
             params["max_tokens"] = budget + DEFAULT_MAX_TOKENS
-            notes.append(f"max_tokens raised to {params['max_tokens']} above the thinking budget")
-    notes.extend(apply_binding(params, betas, request, thinking_on=transform.thinking_on))
+            draft.notes.append(
+                f"max_tokens raised to {params['max_tokens']} above the thinking budget"
+            )
+    draft.notes.extend(apply_binding(params, betas, request, thinking_on=transform.thinking_on))
 
+
+def _output_format(draft: RequestDraft, request: ModelRequest) -> dict[str, Any]:
+    """The ``output_config`` so far (its schema ``format``); ``service_tier``, and
+    ``temperature`` through ``extra_body``."""
     output_config: dict[str, Any] = {}
     if request.output_schema is not None:
         output_config["format"] = {"type": "json_schema", "schema": request.output_schema}
     if request.service_tier is not None:
-        params["service_tier"] = request.service_tier
+        draft.params["service_tier"] = request.service_tier
     if request.temperature is not None:
-        extra_body["temperature"] = request.temperature
-        notes.append("temperature sent through extra_body (not in the typed signature)")
+        draft.extra_body["temperature"] = request.temperature
+        draft.notes.append("temperature sent through extra_body (not in the typed signature)")
+    return output_config
 
+
+def _provider_options(
+    draft: RequestDraft, request: ModelRequest, output_config: dict[str, Any], betas: list[str]
+) -> None:
+    """The ``provider_options``: ``effort_config`` and ``skills``, then the shared routing."""
     for key, value in request.provider_options.items():
         if key == "effort_config":
             output_config["effort"] = value
-        elif key in _TYPED_OPTIONS:
-            params[key] = value
-        elif key == "extra_headers" and isinstance(value, Mapping):
-            extra_headers.update({str(k): str(v) for k, v in value.items()})
-        elif key == "extra_body" and isinstance(value, Mapping):
-            extra_body.update(value)
-        elif key in _LOOP_OPTIONS:
-            continue
         elif key == "skills":
-            betas.extend(apply_skills(params, value))
+            betas.extend(apply_skills(draft.params, value))
         else:
-            extra_body[key] = value
-            notes.append(f"provider option {key!r} sent through extra_body")
-    if output_config:
-        params["output_config"] = output_config
-    _merge_betas(extra_headers, betas)
-
-    return WireRequest(
-        params=params,
-        extra_body=extra_body,
-        extra_headers=extra_headers,
-        downgraded_tool_choice=downgraded,
-        notes=tuple(notes),
-        ignored_options=tuple(ignored),
-        warnings=tuple(warnings),
-    )
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+            draft.route_option(key, value, ANTHROPIC_OPTIONS)
 
 
 _TOP_LEVEL_ITERATIONS = frozenset({"message"})
@@ -343,20 +340,20 @@ def parse_usage(usage: Mapping[str, Any] | None) -> Usage:
 
 def _usage_of(usage: Mapping[str, Any]) -> Usage:
     """One usage object (the top level or one iteration entry) as `Usage`."""
-    cache_read = _int(usage.get("cache_read_input_tokens"))
-    cache_write = _int(usage.get("cache_creation_input_tokens"))
+    cache_read = wire_int(usage.get("cache_read_input_tokens"))
+    cache_write = wire_int(usage.get("cache_creation_input_tokens"))
     # `type(x) is dict` first: the wire's JSON is dicts, and an ABC check is a Python call.
     creation = usage.get("cache_creation")
     write_1h = 0
     if creation is not None and (type(creation) is dict or isinstance(creation, Mapping)):
-        write_1h = _int(creation.get("ephemeral_1h_input_tokens"))
+        write_1h = wire_int(creation.get("ephemeral_1h_input_tokens"))
     details = usage.get("output_tokens_details")
     reasoning = 0
     if details is not None and (type(details) is dict or isinstance(details, Mapping)):
-        reasoning = _int(details.get("thinking_tokens"))
+        reasoning = wire_int(details.get("thinking_tokens"))
     return Usage(
-        input_tokens=_int(usage.get("input_tokens")) + cache_read,
-        output_tokens=_int(usage.get("output_tokens")),
+        input_tokens=wire_int(usage.get("input_tokens")) + cache_read,
+        output_tokens=wire_int(usage.get("output_tokens")),
         reasoning_tokens=reasoning,
         cached_input_tokens=cache_read,
         cache_write_tokens=cache_write,

@@ -43,6 +43,7 @@ __all__ = [
     "ANTHROPIC_MCP_BETA",
     "ANTHROPIC_OPTIONS",
     "INTERLEAVED_THINKING_BETA",
+    "MESSAGES_KEYWORDS",
     "AnthropicOptions",
     "anthropic_mcp_connector",
     "apply_anthropic_allowed_tools",
@@ -53,6 +54,21 @@ INTERLEAVED_THINKING_BETA = "interleaved-thinking-2025-05-14"
 
 ANTHROPIC_MCP_BETA = "mcp-client-2025-11-20"
 """The MCP connector beta that takes ``mcp_servers`` plus ``mcp_toolset`` tool entries."""
+
+MESSAGES_KEYWORDS = frozenset(
+    {
+        "metadata",
+        "stop_sequences",
+        "speed",
+        "inference_geo",
+        "container",
+        "diagnostics",
+        "cache_control",
+        "user_profile_id",
+        "workspace_id",
+    }
+)
+"""provider_options keys that are typed ``messages.create`` keywords."""
 
 _INTERLEAVED_KEYS = ("interleaved", "interleaved_thinking")
 
@@ -153,6 +169,8 @@ class AnthropicOptions(VendorOptions):
     kwargs = frozenset({"effort_config", "skills", "max_pause_turn_iterations"})
     defaults = MappingProxyType({"tool_choice": "auto", "max_pause_turn_iterations": 10})
     native_built_in_tools = frozenset({"web_search", "code_execution", "tool_search"})
+    request_keywords = MESSAGES_KEYWORDS
+    consumed_options = frozenset({"max_pause_turn_iterations", "mcp_remote_servers"})
 
     def __init__(self) -> None:
         """Anthropic's rules."""

@@ -1,54 +1,27 @@
 """FireworksModelClient: the ModelClient for Fireworks chat completions, through ``openai``.
 
-Fireworks serves an OpenAI-compatible chat-completions API, so this adapter drives the
-``openai`` SDK's ``chat.completions.create(..., stream=True)`` against Fireworks'
-endpoint. This module owns the SDK client and its lifecycle; `mapping` maps the
-request, `stream` turns chunks into deltas. The SDK is imported inside methods, so
-importing this module (or the package) does not import ``openai``.
+Fireworks serves an OpenAI-compatible chat-completions API: this client is the shared
+`ChatCompletionsModelClient` (``openai_compatible/client.py``, which documents the SDK
+client, its sharing and the errors) with Fireworks' facts. The SDK is imported inside
+methods, so importing this module (or the package) does not import ``openai``.
 
 Endpoint: the ``base_url`` argument, else ``DPT_FIREWORKS_BASE_URL``, else
 `DEFAULT_BASE_URL`; always passed explicitly, so the OpenAI SDK's own
 ``OPENAI_BASE_URL`` never redirects Fireworks traffic. The key is the ``api_key``
-argument, else ``FIREWORKS_API_KEY`` (never ``OPENAI_API_KEY``), and the OpenAI-only
-organisation / project / admin-key settings the SDK reads from the environment are
-cleared, so no OpenAI credential or header reaches Fireworks.
-
-SDK retries are off (``max_retries=0``): the application's retry layer is the only one.
-SDK clients are shared per process, per event loop and per (key, endpoint) when no
-``api_key`` is given, in a cache of this module (apart from the OpenAI adapter's); an
-explicit ``api_key`` gets its own SDK client, which `FireworksModelClient.aclose`
-closes. A client is bound to an event loop because its connection pool is.
+argument, else ``FIREWORKS_API_KEY`` (never ``OPENAI_API_KEY``), and no OpenAI
+organisation / project / admin-key setting reaches Fireworks. A request id is read from
+``x-request-id``, else ``fireworks-request-id``.
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import AsyncIterator
 from typing import Any
 
-from doc_processing_toolkit._logging import get_logger
-from doc_processing_toolkit.adapters.providers._common import (
-    LoopClientCache,
-    SdkModelClient,
-    StreamProgress,
-    close_sdk_client,
-    import_sdk,
-    shared_ssl_context,
-    with_cause,
+from doc_processing_toolkit.adapters.providers.fireworks.dialect import FireworksHistoryCodec
+from doc_processing_toolkit.adapters.providers.fireworks.profile import FIREWORKS_PROFILE
+from doc_processing_toolkit.adapters.providers.openai_compatible.client import (
+    ChatCompletionsModelClient,
 )
-from doc_processing_toolkit.adapters.providers._sse import OpenAIRawEvents
-from doc_processing_toolkit.adapters.providers.fireworks.dialect import PROVIDER
-from doc_processing_toolkit.adapters.providers.fireworks.mapping import (
-    FireworksWireRequest,
-    build_request,
-    dropped_part_records,
-)
-from doc_processing_toolkit.adapters.providers.fireworks.stream import ChunkAssembler
-from doc_processing_toolkit.domain.errors import (
-    ProviderError,
-    StreamInterruptedError,
-)
-from doc_processing_toolkit.domain.requests import ModelRequest, StreamItem
 
 __all__ = [
     "API_KEY_ENV",
@@ -65,171 +38,18 @@ DPT_BASE_URL_ENV = "DPT_FIREWORKS_BASE_URL"
 API_KEY_ENV = "FIREWORKS_API_KEY"
 """Where the key comes from when no ``api_key`` is given."""
 
-log = get_logger(__name__)
 
-
-_SHARED = LoopClientCache(close_sdk_client)
-"""SDK clients shared per (event loop, key, endpoint) when no api_key is given."""
-
-
-def import_openai() -> Any:
-    """Import the ``openai`` SDK, or raise an ImportError naming the pip extra."""
-    return import_sdk("openai", provider="Fireworks", sdk="openai", extra="fireworks")
-
-
-def _key_digest(key: str) -> str:
-    """A cache key for an API key that does not keep the key itself."""
-    return hashlib.sha256(key.encode()).hexdigest()
-
-
-class FireworksModelClient(SdkModelClient):
+class FireworksModelClient(ChatCompletionsModelClient):
     """Streams Fireworks chat-completions requests; see the module docstring."""
 
-    provider = PROVIDER
+    profile = FIREWORKS_PROFILE
+    codec = FireworksHistoryCodec()
+    sdk_extra = "fireworks"
     DPT_BASE_URL_ENV = DPT_BASE_URL_ENV
     DEFAULT_URL = DEFAULT_BASE_URL
     API_KEY_ENVS = (API_KEY_ENV,)
 
-    # -- the SDK client ------------------------------------------------------------------
 
-    def _fallback_endpoint(self) -> tuple[str, str]:
-        """Fireworks' own endpoint, passed explicitly (``OPENAI_BASE_URL`` never applies)."""
-        return DEFAULT_BASE_URL, "default"
-
-    @staticmethod
-    def _new_sdk_client(sdk: Any, api_key: str, base_url: str) -> Any:
-        from doc_processing_toolkit.adapters.providers._pool import sdk_http_client
-
-        http = sdk_http_client(sdk, shared_ssl_context())
-        client = sdk.AsyncOpenAI(
-            api_key=api_key, base_url=base_url, max_retries=0, http_client=http
-        )
-        # OpenAI-only settings the SDK read from OPENAI_* variables: never sent to Fireworks.
-        client.organization = None
-        client.project = None
-        client.admin_api_key = None
-        return client
-
-    def _sdk_client(self, sdk: Any) -> Any:
-        endpoint, source = self._endpoint()
-        self._log_endpoint(endpoint, source)
-        base_url = endpoint or DEFAULT_BASE_URL  # always set: see _fallback_endpoint
-        key = self._require_api_key()
-        if self._api_key is not None:
-            return self._own.get(None, lambda: self._new_sdk_client(sdk, key, base_url))
-        cache_key = (_key_digest(key), base_url)
-        return _SHARED.get(cache_key, lambda: self._new_sdk_client(sdk, key, base_url))
-
-    # -- requests ------------------------------------------------------------------------
-
-    def _wire(self, request: ModelRequest) -> FireworksWireRequest:
-        wire = build_request(request, row=self._row(request.model))
-        if wire.unconfirmed_forced_tool is not None:
-            log.warning(
-                "fireworks: this model may ignore a forced tool_choice; sent as asked, "
-                "check which tools actually ran",
-                model=request.model,
-                tool=wire.unconfirmed_forced_tool,
-            )
-        self._log_warnings(wire, request.model)
-        for drop in wire.dropped:
-            log.warning(
-                "fireworks: dropping a part Fireworks cannot take",
-                model=request.model,
-                kind=drop.kind,
-                reason=drop.reason,
-                message_index=drop.message_index,
-                part_index=drop.part_index,
-            )
-        self._log_mapping(wire, earlier_parts_not_sent=wire.dropped_earlier)
-        return wire
-
-    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
-        """Send ``request`` (always streaming); yield deltas, then one ModelResponse."""
-        sdk = import_openai()
-        import httpx2
-
-        wire = self._wire(request)
-        client = self._sdk_client(sdk)
-        assembler = ChunkAssembler(structured_output=request.output_schema is not None)
-        chunks = await self._open_stream(
-            sdk,
-            client.chat.completions.create(
-                **wire.params,
-                stream=True,
-                stream_options={"include_usage": True},
-                **self._call_options(wire),
-            ),
-            self._status_error,
-        )
-
-        headers = chunks.response.headers
-        request_id = headers.get("x-request-id") or headers.get("fireworks-request-id")
-        progress = StreamProgress(PROVIDER, assembler, request_id)
-        try:
-            raw = OpenAIRawEvents(sdk, chunks.response)
-            async for chunk in self._guard(raw, progress.interrupted):
-                for delta in progress.feed(chunk):
-                    yield delta
-        except (sdk.APIError, httpx2.HTTPError) as exc:
-            raise self._stream_error(exc, assembler, progress.emitted, request_id) from exc
-        finally:
-            await chunks.close()
-        if not assembler.complete:
-            raise progress.interrupted("fireworks: the stream ended before a finish_reason")
-        if assembler.think_tags:
-            log.debug("fireworks: reasoning arrived as <think> tags", model=request.model)
-        metadata: dict[str, Any] = {}
-        if wire.dropped:
-            metadata["dropped_parts"] = dropped_part_records(wire.dropped, model=request.model)
-        yield assembler.response(
-            requested_model=request.model, request_id=request_id, metadata=metadata
-        )
-
-    # -- errors --------------------------------------------------------------------------
-
-    @staticmethod
-    def _error_fields(body: Any) -> tuple[str | None, str | None]:
-        """(type, message) of an OpenAI-style error body (``{"error": {...}}`` or the inner)."""
-        if isinstance(body, dict) and isinstance(body.get("error"), dict):
-            body = body["error"]
-        if not isinstance(body, dict):
-            return None, None
-        kind = body.get("type") or body.get("code")
-        message = body.get("message")
-        return (
-            str(kind) if kind is not None else None,
-            str(message) if message is not None else None,
-        )
-
-    def _status_error(self, exc: Any) -> ProviderError:
-        status = int(exc.status_code)
-        kind, message = self._error_fields(getattr(exc, "body", None))
-        detail = message or str(getattr(exc, "message", exc))
-        return self._api_status_error(
-            exc,
-            self._redact(f"fireworks HTTP {status} {kind or 'error'}: {detail}"),
-            error_type=kind,
-        )
-
-    def _stream_error(
-        self,
-        exc: BaseException,
-        assembler: ChunkAssembler,
-        emitted: bool,
-        request_id: str | None,
-    ) -> ProviderError:
-        """An error chunk or a broken connection after the stream began."""
-        kind, message = self._error_fields(getattr(exc, "body", None))
-        if message is not None:
-            text = f"fireworks: error chunk mid-stream {kind or 'error'}: {message}"
-        else:
-            text = f"fireworks: the stream broke: {type(exc).__name__}: {with_cause(exc)}"
-        return StreamInterruptedError(
-            self._redact(text),
-            provider=PROVIDER,
-            request_id=request_id,
-            partial_usage=assembler.partial_usage(),
-            deltas_emitted=emitted,
-            error_type=kind,
-        )
+def import_openai() -> Any:
+    """Import the ``openai`` SDK, or raise an ImportError naming the pip extra."""
+    return FireworksModelClient.import_openai()

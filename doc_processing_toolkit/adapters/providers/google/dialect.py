@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any, assert_never
 
 from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.adapters.providers._codec import own_payload
 from doc_processing_toolkit.adapters.providers._source import uploaded_ref, with_bytes
 from doc_processing_toolkit.domain.errors import InvalidInputError
 from doc_processing_toolkit.domain.messages import (
@@ -172,15 +173,8 @@ def _render_part(part: Part, book: _CallBook) -> dict[str, Any] | None:
             return _function_response(part, book)
         case ReasoningPart():
             return _reasoning(part)
-        case ProviderPart(provider=provider, payload=payload):
-            if provider == PROVIDER:
-                return payload
-            log.warning(
-                "google: dropping a provider block of another provider",
-                block_provider=provider,
-                block_type=payload.get("type"),
-            )
-            return None
+        case ProviderPart():
+            return own_payload(part, PROVIDER, log)
         case _:
             assert_never(part)
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from doc_processing_toolkit.adapters.providers._wire import RequestDraft, wire_int, wire_model
 from doc_processing_toolkit.adapters.providers.google.dialect import GoogleHistoryCodec
 from doc_processing_toolkit.adapters.providers.google.options import GOOGLE_OPTIONS
 from doc_processing_toolkit.adapters.providers.google.part_options import apply_part_options
@@ -37,43 +38,6 @@ __all__ = [
 SERVED_TIER_HEADER = "x-gemini-service-tier"
 """The response header that says which tier served a request (Google's priority-inference
 guide checks ``response.sdk_http_response.headers["x-gemini-service-tier"]``)."""
-
-_CONFIG_OPTIONS = frozenset(
-    {
-        "top_p",
-        "top_k",
-        "seed",
-        "stop_sequences",
-        "presence_penalty",
-        "frequency_penalty",
-        "safety_settings",
-        "labels",
-        "cached_content",
-        "response_modalities",
-        "response_logprobs",
-        "logprobs",
-        "media_resolution",
-        "speech_config",
-        "image_config",
-    }
-)
-"""provider_options keys that are ``GenerateContentConfig`` fields, sent as given."""
-
-_NOT_SENT_OPTIONS: frozenset[str] = frozenset()
-"""Documented Google options this adapter does not implement: logged, not sent."""
-
-_LOOP_OPTIONS = frozenset(
-    {
-        "max_pause_turn_iterations",
-        "mcp_remote_servers",
-        "file_active_timeout_s",
-        "file_poll_interval_s",
-        "file_poll_backoff",
-        "video_metadata",
-    }
-)
-"""provider_options keys consumed elsewhere (the run loop, the Files API uploads in
-``files.py``); never sent as such."""
 
 _CONTENT_FILTER = frozenset(
     {
@@ -195,7 +159,8 @@ def build_request(request: ModelRequest, row: ModelInfo | None = None) -> Google
     """Map a `ModelRequest` to ``generate_content_stream`` arguments.
 
     The SDK's automatic function calling and automatic continuation are turned off:
-    the run loop runs tools, and one request is one HTTP request.
+    the run loop runs tools, and one request is one HTTP request. One builder per section
+    of the config, in the order its fields are set.
 
     Raises:
         ValueError: for provider-run (remote) MCP servers (Google has none: use
@@ -205,18 +170,42 @@ def build_request(request: ModelRequest, row: ModelInfo | None = None) -> Google
     remote = [*request.remote_mcp_servers, *request.provider_options.get("mcp_remote_servers", ())]
     if remote:
         GOOGLE_OPTIONS.remote_mcp_servers(remote)  # raises: no provider-run MCP
-    warnings: list[str] = []
-    notes: list[str] = []
-    ignored: list[str] = []
-    extra_body: dict[str, Any] = {}
-    extra_headers: dict[str, str] = {}
-    config: dict[str, Any] = {
-        "automatic_function_calling": {"disable": True},
-        "automatic_continuation": False,
-    }
+    draft = RequestDraft(
+        params={"automatic_function_calling": {"disable": True}, "automatic_continuation": False}
+    )
     if request.system:
-        config["system_instruction"] = request.system
+        draft.params["system_instruction"] = request.system
+    built_in_names, choice = _tools(draft, request, row)
+    _thinking(draft, request, row)
+    _output_format(draft, request)
+    _sampling(draft, request)
+    for key, value in request.provider_options.items():
+        draft.route_option(key, value, GOOGLE_OPTIONS)
+    return GoogleWireRequest(
+        model=wire_model(request, row),
+        contents=apply_part_options(
+            _CODEC.render(list(request.messages)),
+            request.provider_options.get("video_metadata"),
+            request.media_resolutions,
+            draft.warnings,
+        ),
+        config=draft.params,
+        tool_config=choice if choice.mode is not None else None,
+        built_in_tools=built_in_names,
+        warnings=tuple(draft.warnings),
+        notes=tuple(draft.notes),
+        ignored_options=tuple(draft.ignored),
+        extra_body=draft.extra_body,
+        extra_headers=draft.extra_headers,
+    )
 
+
+def _tools(
+    draft: RequestDraft, request: ModelRequest, row: ModelInfo | None
+) -> tuple[tuple[str, ...], ToolConfigChoice]:
+    """``tools`` (function declarations, built-in tools) and ``tool_config``; returns the
+    built-in tool names sent and the function-calling choice."""
+    config = draft.params
     tools: list[dict[str, Any]] = []
     names = tuple(spec.name for spec in request.tools)
     if request.tools:
@@ -226,24 +215,38 @@ def build_request(request: ModelRequest, row: ModelInfo | None = None) -> Google
         built_in = GOOGLE_OPTIONS.map_built_in_tools(request.built_in_tools, row)
         tools.extend(built_in.tools)
         built_in_names = built_in.names
-        warnings.extend(built_in.warnings)
+        draft.warnings.extend(built_in.warnings)
     if tools:
         config["tools"] = tools
     choice = map_tool_choice(request.tool_choice, names)
-    warnings.extend(choice.warnings)
+    draft.warnings.extend(choice.warnings)
     if choice.mode is not None:
         calling: dict[str, Any] = {"mode": choice.mode}
         if choice.allowed_function_names is not None:
             calling["allowed_function_names"] = list(choice.allowed_function_names)
         config["tool_config"] = {"function_calling_config": calling}
+    return built_in_names, choice
 
+
+def _thinking(draft: RequestDraft, request: ModelRequest, row: ModelInfo | None) -> None:
+    """``thinking_config``."""
     thinking = GOOGLE_OPTIONS.transform_thinking(request.thinking, row)
-    warnings.extend(thinking.warnings)
+    draft.warnings.extend(thinking.warnings)
     if thinking.value is not None:
-        config["thinking_config"] = dict(thinking.value)
+        draft.params["thinking_config"] = dict(thinking.value)
+
+
+def _output_format(draft: RequestDraft, request: ModelRequest) -> None:
+    """``response_mime_type`` and ``response_json_schema`` for a structured-output schema."""
     if request.output_schema is not None:
-        config["response_mime_type"] = "application/json"
-        config["response_json_schema"] = request.output_schema
+        draft.params["response_mime_type"] = "application/json"
+        draft.params["response_json_schema"] = request.output_schema
+
+
+def _sampling(draft: RequestDraft, request: ModelRequest) -> None:
+    """``max_output_tokens``, ``temperature`` and ``service_tier``; prompt caching is
+    implicit (a note)."""
+    config = draft.params
     if request.max_tokens is not None:
         config["max_output_tokens"] = request.max_tokens
     if request.temperature is not None:
@@ -251,45 +254,7 @@ def build_request(request: ModelRequest, row: ModelInfo | None = None) -> Google
     if request.service_tier is not None:
         config["service_tier"] = request.service_tier.strip().lower()
     if request.prompt_caching is not None:
-        notes.append("prompt_caching ignored: Gemini caches prompt prefixes implicitly")
-
-    for key, value in request.provider_options.items():
-        if key in _CONFIG_OPTIONS:
-            config[key] = value
-        elif key == "extra_headers" and isinstance(value, Mapping):
-            extra_headers.update({str(k): str(v) for k, v in value.items()})
-        elif key == "extra_body" and isinstance(value, Mapping):
-            extra_body.update(value)
-        elif key in _LOOP_OPTIONS:
-            continue
-        elif key in _NOT_SENT_OPTIONS:
-            ignored.append(key)
-        else:
-            extra_body[key] = value
-            notes.append(f"provider option {key!r} sent through extra_body")
-
-    model = row.api_model if row is not None and row.api_model else request.model
-    return GoogleWireRequest(
-        model=model,
-        contents=apply_part_options(
-            _CODEC.render(list(request.messages)),
-            request.provider_options.get("video_metadata"),
-            request.media_resolutions,
-            warnings,
-        ),
-        config=config,
-        tool_config=choice if choice.mode is not None else None,
-        built_in_tools=built_in_names,
-        warnings=tuple(warnings),
-        notes=tuple(notes),
-        ignored_options=tuple(ignored),
-        extra_body=extra_body,
-        extra_headers=extra_headers,
-    )
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+        draft.notes.append("prompt_caching ignored: Gemini caches prompt prefixes implicitly")
 
 
 def parse_usage(usage: Mapping[str, Any] | None) -> Usage:
@@ -302,13 +267,13 @@ def parse_usage(usage: Mapping[str, Any] | None) -> Usage:
     """
     if not usage:
         return Usage()
-    thoughts = _int(usage.get("thoughts_token_count"))
+    thoughts = wire_int(usage.get("thoughts_token_count"))
     return Usage(
-        input_tokens=_int(usage.get("prompt_token_count"))
-        + _int(usage.get("tool_use_prompt_token_count")),
-        output_tokens=_int(usage.get("candidates_token_count")) + thoughts,
+        input_tokens=wire_int(usage.get("prompt_token_count"))
+        + wire_int(usage.get("tool_use_prompt_token_count")),
+        output_tokens=wire_int(usage.get("candidates_token_count")) + thoughts,
         reasoning_tokens=thoughts,
-        cached_input_tokens=_int(usage.get("cached_content_token_count")),
+        cached_input_tokens=wire_int(usage.get("cached_content_token_count")),
     )
 
 

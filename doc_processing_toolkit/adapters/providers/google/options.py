@@ -28,7 +28,28 @@ from doc_processing_toolkit.adapters.providers.google.dialect import PROVIDER
 from doc_processing_toolkit.domain.errors import CompatibilityError, ConfigurationError
 from doc_processing_toolkit.domain.registry import ModelInfo
 
-__all__ = ["GOOGLE_OPTIONS", "GoogleOptions"]
+__all__ = ["CONFIG_KEYWORDS", "GOOGLE_OPTIONS", "GoogleOptions"]
+
+CONFIG_KEYWORDS = frozenset(
+    {
+        "top_p",
+        "top_k",
+        "seed",
+        "stop_sequences",
+        "presence_penalty",
+        "frequency_penalty",
+        "safety_settings",
+        "labels",
+        "cached_content",
+        "response_modalities",
+        "response_logprobs",
+        "logprobs",
+        "media_resolution",
+        "speech_config",
+        "image_config",
+    }
+)
+"""provider_options keys that are ``GenerateContentConfig`` fields, sent as given."""
 
 _THINKING_KEYS = frozenset({"budget_tokens", "level", "include_thoughts", "type"})
 _BOUNDS: dict[str, tuple[float, float]] = {
@@ -55,6 +76,19 @@ class GoogleOptions(VendorOptions):
     )
     defaults = MappingProxyType({"tool_choice": "auto", "file_poll_backoff": 1.0})
     native_built_in_tools = frozenset({"web_search", "code_execution"})
+    request_keywords = CONFIG_KEYWORDS
+    consumed_options = frozenset(
+        {
+            "max_pause_turn_iterations",
+            "mcp_remote_servers",
+            "file_active_timeout_s",
+            "file_poll_interval_s",
+            "file_poll_backoff",
+            "video_metadata",
+        }
+    )
+    """Also the Files API keywords and ``video_metadata`` (read by ``files.py`` and
+    ``part_options.py``)."""
 
     def __init__(self) -> None:
         """Google's rules."""

@@ -43,6 +43,7 @@ from typing import Any, assert_never
 from urllib.parse import urlsplit
 
 from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.adapters.providers._codec import own_payload
 from doc_processing_toolkit.adapters.providers._source import with_bytes
 from doc_processing_toolkit.domain.errors import InvalidInputError
 from doc_processing_toolkit.domain.messages import (
@@ -246,15 +247,8 @@ def part_to_item(part: Part) -> dict[str, Any] | None:
                 reasoning_provider=part.provider,
             )
             return None
-        case ProviderPart(provider=provider, payload=payload):
-            if provider == PROVIDER:
-                return payload
-            log.warning(
-                "openai: dropping a provider block of another provider",
-                block_provider=provider,
-                block_type=payload.get("type"),
-            )
-            return None
+        case ProviderPart():
+            return own_payload(part, PROVIDER, log)
         case _:
             assert_never(part)
 

@@ -12,9 +12,19 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from doc_processing_toolkit.adapters.providers._wire import WireRequest
+from doc_processing_toolkit.adapters.providers._options import BuiltInToolsWire
+from doc_processing_toolkit.adapters.providers._wire import (
+    RequestDraft,
+    WireRequest,
+    wire_int,
+    wire_model,
+)
 from doc_processing_toolkit.adapters.providers.openai.dialect import OpenAIHistoryCodec
-from doc_processing_toolkit.adapters.providers.openai.options import OPENAI_OPTIONS
+from doc_processing_toolkit.adapters.providers.openai.options import (
+    IMAGE_DETAILS,
+    OPENAI_OPTIONS,
+    VERBOSITIES,
+)
 from doc_processing_toolkit.domain.errors import CompatibilityError, ConfigurationError
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest, StopReason, Usage
@@ -36,36 +46,6 @@ __all__ = [
 
 ENCRYPTED_REASONING = "reasoning.encrypted_content"
 """The ``include`` value that returns reasoning items replayable with ``store=False``."""
-
-_TYPED_OPTIONS = frozenset(
-    {
-        "access_programs",
-        "background",
-        "context_management",
-        "conversation",
-        "max_tool_calls",
-        "metadata",
-        "moderation",
-        "previous_response_id",
-        "prompt",
-        "prompt_cache_key",
-        "prompt_cache_options",
-        "prompt_cache_retention",
-        "safety_identifier",
-        "store",
-        "top_logprobs",
-        "top_p",
-        "truncation",
-        "user",
-    }
-)
-"""provider_options keys that are typed ``responses.create`` keywords, sent as given."""
-
-_LOOP_OPTIONS = frozenset({"max_pause_turn_iterations"})
-"""provider_options keys the run loop consumes; never sent."""
-
-_IMAGE_DETAILS = frozenset({"low", "high", "auto", "original"})
-_VERBOSITIES = frozenset({"low", "medium", "high"})
 
 _BUILT_IN_ITEMS = {
     "web_search_call": "web_search",
@@ -234,19 +214,29 @@ def _replayable(items: list[dict[str, Any]], notes: list[str]) -> list[dict[str,
 
 
 def build_request(request: ModelRequest, row: ModelInfo | None = None) -> WireRequest:
-    """Map a `ModelRequest` to ``responses.create`` keyword arguments (without stream)."""
-    notes: list[str] = []
-    warnings: list[str] = []
-    ignored: list[str] = []
-    extra_body: dict[str, Any] = {}
-    extra_headers: dict[str, str] = {}
-    params: dict[str, Any] = {"model": row.api_model if row and row.api_model else request.model}
-    if request.prompt_caching is not None:
-        notes.append("prompt_caching ignored: OpenAI caches prompt prefixes automatically")
-    text: dict[str, Any] = {}
-    include: list[str] = []
-    image_detail: str | None = None
+    """Map a `ModelRequest` to ``responses.create`` keyword arguments (without stream).
 
+    One builder per section of the request, in the order its keywords are sent.
+    """
+    draft = RequestDraft(params={"model": wire_model(request, row)})
+    if request.prompt_caching is not None:
+        draft.notes.append("prompt_caching ignored: OpenAI caches prompt prefixes automatically")
+    _sampling(draft, request)
+    include = _thinking(draft, request, row)
+    built_in, downgraded = _tools(draft, request, row)
+    text = _output_format(draft, request)
+    image_detail = _provider_options(draft, request, text, include)
+    _input(draft, request, image_detail)
+    if include:
+        draft.params["include"] = list(dict.fromkeys(include))
+    if text:
+        draft.params["text"] = text
+    return draft.wire(WireRequest, downgraded_tool_choice=downgraded, built_in_tools=built_in.names)
+
+
+def _sampling(draft: RequestDraft, request: ModelRequest) -> None:
+    """``instructions``, ``max_output_tokens``, ``temperature`` and ``service_tier``."""
+    params = draft.params
     if request.system:
         params["instructions"] = request.system
     if request.max_tokens is not None:
@@ -257,34 +247,49 @@ def build_request(request: ModelRequest, row: ModelInfo | None = None) -> WireRe
     if tier is not None:
         params["service_tier"] = tier
 
-    thinking = OPENAI_OPTIONS.transform_thinking(request.thinking, row)
-    warnings.extend(thinking.warnings)
-    params.update(thinking.as_params())
-    if thinking.thinking_on or (row is not None and row.supports_thinking):
-        include.append(ENCRYPTED_REASONING)
 
+def _thinking(draft: RequestDraft, request: ModelRequest, row: ModelInfo | None) -> list[str]:
+    """``reasoning``; returns the ``include`` list (encrypted reasoning when it may think)."""
+    thinking = OPENAI_OPTIONS.transform_thinking(request.thinking, row)
+    draft.warnings.extend(thinking.warnings)
+    draft.params.update(thinking.as_params())
+    if thinking.thinking_on or (row is not None and row.supports_thinking):
+        return [ENCRYPTED_REASONING]
+    return []
+
+
+def _tools(
+    draft: RequestDraft, request: ModelRequest, row: ModelInfo | None
+) -> tuple[BuiltInToolsWire, str | None]:
+    """``tools`` (functions, hosted tools, provider-run MCP) and ``tool_choice``; returns
+    the built-in tools sent and a downgraded forced choice."""
     built_in = OPENAI_OPTIONS.map_built_in_tools(request.built_in_tools, row)
-    warnings.extend(built_in.warnings)
+    draft.warnings.extend(built_in.warnings)
     tools = [
-        _function_tool(spec, tool_search=built_in.tool_search, notes=notes)
+        _function_tool(spec, tool_search=built_in.tool_search, notes=draft.notes)
         for spec in request.tools
     ]
     tools.extend(copy.deepcopy(list(built_in.tools)))
     if request.code_execution_file_ids:
-        _add_container_files(tools, request.code_execution_file_ids, notes)
+        _add_container_files(tools, request.code_execution_file_ids, draft.notes)
     if request.remote_mcp_servers:
         tools.extend(OPENAI_OPTIONS.remote_mcp_servers(request.remote_mcp_servers))
-    params.update(built_in.params)
+    draft.params.update(built_in.params)
     downgraded = None
     if tools:
-        params["tools"] = tools
+        draft.params["tools"] = tools
         supports_forced = row.supports_forced_tool_choice if row else True
         choice, downgraded = map_tool_choice(
             request.tool_choice, supports_forced_tool_choice=supports_forced
         )
         if choice != "auto":
-            params["tool_choice"] = choice
+            draft.params["tool_choice"] = choice
+    return built_in, downgraded
 
+
+def _output_format(draft: RequestDraft, request: ModelRequest) -> dict[str, Any]:
+    """The ``text`` object so far: its ``format`` for a structured-output schema."""
+    text: dict[str, Any] = {}
     if request.output_schema is not None:
         schema = strict_schema(request.output_schema)
         text["format"] = {
@@ -294,66 +299,52 @@ def build_request(request: ModelRequest, row: ModelInfo | None = None) -> WireRe
             "strict": schema is not None,
         }
         if schema is None:
-            notes.append("output schema sent without strict mode (it cannot be strict)")
+            draft.notes.append("output schema sent without strict mode (it cannot be strict)")
+    return text
 
+
+def _provider_options(
+    draft: RequestDraft, request: ModelRequest, text: dict[str, Any], include: list[str]
+) -> str | None:
+    """The ``provider_options``: OpenAI's own (verbosity, parallel calls, image detail,
+    include), then the shared routing; returns the image detail to set."""
+    image_detail: str | None = None
     for key, value in request.provider_options.items():
         if key == "verbosity_config":
-            if value in _VERBOSITIES:
+            if value in VERBOSITIES:
                 text["verbosity"] = value
             else:
-                warnings.append(f"verbosity_config {value!r} is not one of low, medium, high")
+                draft.warnings.append(f"verbosity_config {value!r} is not one of low, medium, high")
         elif key == "parallel_tool_calls":
-            params["parallel_tool_calls"] = bool(value)
+            draft.params["parallel_tool_calls"] = bool(value)
         elif key == "image_detail":
-            if value in _IMAGE_DETAILS:
+            if value in IMAGE_DETAILS:
                 image_detail = str(value)
             else:
-                warnings.append(f"image_detail {value!r} is not one of low, high, auto, original")
+                draft.warnings.append(
+                    f"image_detail {value!r} is not one of low, high, auto, original"
+                )
         elif key == "include" and isinstance(value, list | tuple):
             include.extend(str(v) for v in value if str(v) not in include)
-        elif key in _TYPED_OPTIONS:
-            params[key] = value
-        elif key == "extra_headers" and isinstance(value, Mapping):
-            extra_headers.update({str(k): str(v) for k, v in value.items()})
-        elif key == "extra_body" and isinstance(value, Mapping):
-            extra_body.update(value)
-        elif key in _LOOP_OPTIONS:
-            continue
-        elif key in ("openai_transport", "effort_config", "skills"):
-            ignored.append(key)
         else:
-            extra_body[key] = value
-            notes.append(f"provider option {key!r} sent through extra_body")
+            draft.route_option(key, value, OPENAI_OPTIONS)
+    return image_detail
 
+
+def _input(draft: RequestDraft, request: ModelRequest, image_detail: str | None) -> None:
+    """``store`` (False unless given) and ``input``, the rendered history."""
+    params = draft.params
     params.setdefault("store", False)
     items = _CODEC.render(list(request.messages))
     if params["store"] is False:
-        items = _replayable(items, notes)
+        items = _replayable(items, draft.notes)
     if image_detail is not None:
         items = copy.deepcopy(items)
         _apply_image_detail(items, image_detail)
     params["input"] = items
-    if include:
-        params["include"] = list(dict.fromkeys(include))
-    if text:
-        params["text"] = text
-    return WireRequest(
-        params=params,
-        extra_body=extra_body,
-        extra_headers=extra_headers,
-        downgraded_tool_choice=downgraded,
-        warnings=tuple(warnings),
-        notes=tuple(notes),
-        ignored_options=tuple(ignored),
-        built_in_tools=built_in.names,
-    )
 
 
 # -- the response --------------------------------------------------------------------------
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def parse_usage(usage: Mapping[str, Any] | None) -> Usage:
@@ -370,11 +361,11 @@ def parse_usage(usage: Mapping[str, Any] | None) -> Usage:
     inputs = inputs if isinstance(inputs, Mapping) else {}
     outputs = outputs if isinstance(outputs, Mapping) else {}
     return Usage(
-        input_tokens=_int(usage.get("input_tokens")),
-        output_tokens=_int(usage.get("output_tokens")),
-        reasoning_tokens=_int(outputs.get("reasoning_tokens")),
-        cached_input_tokens=_int(inputs.get("cached_tokens")),
-        cache_write_tokens=_int(inputs.get("cache_write_tokens")),
+        input_tokens=wire_int(usage.get("input_tokens")),
+        output_tokens=wire_int(usage.get("output_tokens")),
+        reasoning_tokens=wire_int(outputs.get("reasoning_tokens")),
+        cached_input_tokens=wire_int(inputs.get("cached_tokens")),
+        cache_write_tokens=wire_int(inputs.get("cache_write_tokens")),
     )
 
 

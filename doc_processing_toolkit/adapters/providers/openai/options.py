@@ -31,7 +31,43 @@ from doc_processing_toolkit.adapters.providers.openai.dialect import PROVIDER
 from doc_processing_toolkit.domain.errors import InvalidArgumentTypeError
 from doc_processing_toolkit.domain.registry import ModelInfo
 
-__all__ = ["OPENAI_OPTIONS", "OpenAIOptions", "openai_allowed_tools"]
+__all__ = [
+    "IMAGE_DETAILS",
+    "OPENAI_OPTIONS",
+    "RESPONSES_KEYWORDS",
+    "VERBOSITIES",
+    "OpenAIOptions",
+    "openai_allowed_tools",
+]
+
+RESPONSES_KEYWORDS = frozenset(
+    {
+        "access_programs",
+        "background",
+        "context_management",
+        "conversation",
+        "max_tool_calls",
+        "metadata",
+        "moderation",
+        "previous_response_id",
+        "prompt",
+        "prompt_cache_key",
+        "prompt_cache_options",
+        "prompt_cache_retention",
+        "safety_identifier",
+        "store",
+        "top_logprobs",
+        "top_p",
+        "truncation",
+        "user",
+    }
+)
+"""provider_options keys that are typed ``responses.create`` keywords, sent as given."""
+
+IMAGE_DETAILS = frozenset({"low", "high", "auto", "original"})
+"""The ``image_detail`` values (set on every input image)."""
+VERBOSITIES = frozenset({"low", "medium", "high"})
+"""The ``verbosity_config`` values (``text.verbosity``)."""
 
 
 _THINKING_KEYS = frozenset({"effort", "summary", "mode", "type"})
@@ -100,6 +136,8 @@ class OpenAIOptions(VendorOptions):
         {"tool_choice": "auto", "parallel_tool_calls": True, "openai_transport": "http"}
     )
     native_built_in_tools = frozenset({"web_search", "code_execution", "tool_search"})
+    request_keywords = RESPONSES_KEYWORDS
+    unsent_options = frozenset({"openai_transport", "effort_config", "skills"})
 
     def __init__(self) -> None:
         """OpenAI's rules."""

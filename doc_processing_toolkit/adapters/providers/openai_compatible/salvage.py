@@ -1,5 +1,5 @@
-"""What a Fireworks (chat completions) message or reasoning contributes when a history
-leaves Fireworks.
+"""What a chat-completions message or reasoning contributes when a history leaves an
+OpenAI-compatible vendor (Fireworks, ...).
 
 The codec keeps every message it cannot map exactly as a ``ProviderPart``; here such a
 message is read leniently (its text, image URLs, tool calls and tool results) and
