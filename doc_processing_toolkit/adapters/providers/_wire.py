@@ -5,12 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from doc_processing_toolkit.domain._dataclass import quick_init
-
 __all__ = ["WireRequest"]
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class WireRequest:
     """The SDK call's keyword arguments plus what the client logs about them."""
