@@ -9,7 +9,10 @@ give the same results).
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
+
+import pytest
 
 import doc_processing_toolkit.adapters.providers as providers
 
@@ -83,3 +86,17 @@ def test_the_batch_clients_use_no_private_member_of_their_client() -> None:
         if names:
             offenders[str(path.relative_to(PROVIDERS))] = names
     assert offenders == {}
+
+
+def test_the_google_sdk_path_is_chosen_at_import_and_logged_at_debug(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from doc_processing_toolkit.adapters.providers.google import _sdk_private
+
+    caplog.set_level("DEBUG", logger=_sdk_private.__name__)
+    _sdk_private.available.cache_clear()
+    reloaded = importlib.reload(_sdk_private)
+    assert reloaded.PRIVATE_PATH is True  # the installed (locked) SDK has every member
+    (record,) = [r for r in caplog.records if "stream path chosen" in r.getMessage()]
+    assert record.levelname == "DEBUG"
+    assert "private" in record.getMessage()
