@@ -68,7 +68,7 @@ soak: install
 		$(RUN) pytest -s \
 		tests/integration/test_fault_matrix.py \
 		tests/integration/test_soak_concurrent.py \
-		"tests/unit/test_agent_resources.py::test_many_agents_with_file_logging_leave_no_descriptor_or_logger"
+		"tests/unit/application/test_resources.py::test_many_agents_with_file_logging_leave_no_descriptor_or_logger"
 
 bench: install
 	$(RUN) python tests/bench/bench.py

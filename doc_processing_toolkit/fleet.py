@@ -16,16 +16,13 @@ re-execution, so a tool with a side effect can make it once.
 
 Needs the ``fleet`` extra (DBOS): ``pip install 'doc-processing-toolkit[fleet]'``. See
 `Fleet` for every parameter.
-Importing this module installs the composition root's adapters (DBOS, the registry, the
-providers' batch clients) as the fleets' defaults; ``dbos`` itself is imported when the
-first Fleet is built.
+This module's `Fleet` is handed the composition root's adapters (DBOS, the registry, the
+providers' batch clients) when it is built without ``deps=``; importing it installs
+nothing, and ``dbos`` itself is imported when the first Fleet is built.
 """
 
-from doc_processing_toolkit.application.fleet.fleet import (
-    Fleet,
-    FleetDeps,
-    set_default_fleet_deps_factory,
-)
+from doc_processing_toolkit.application.fleet import fleet as _fleet
+from doc_processing_toolkit.application.fleet.fleet import FleetDeps
 from doc_processing_toolkit.domain.fleet import (
     FleetStatus,
     JobRecord,
@@ -51,4 +48,7 @@ def _container_fleet_deps() -> FleetDeps:
     return fleet_deps()
 
 
-set_default_fleet_deps_factory(_container_fleet_deps)
+class Fleet(_fleet.Fleet):
+    """Durable, rate-limited jobs for one Agent factory (see the module docstring)."""
+
+    _default_deps = staticmethod(_container_fleet_deps)  # the composition root's, on first use

@@ -18,6 +18,7 @@ import griffe
 # Classes whose method docstrings are completed at import time.
 RUNTIME_DOCUMENTED = (
     "doc_processing_toolkit.application.agent.Agent",
+    "doc_processing_toolkit.agent.core.Agent",
     "doc_processing_toolkit.application.session.session.AgentSession",
 )
 

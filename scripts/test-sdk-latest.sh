@@ -42,8 +42,10 @@ done
 # public SDK paths compared on the same emulator traffic), plus the tests that check the
 # Google fast path's chunk conversion and requests against the SDK itself.
 targets=(tests/contract tests/integration/test_google_own_stream_path.py)
-while IFS= read -r file; do targets+=("$file"); done < <(
-  find tests/unit -name 'test_google_raw_stream.py' -o -name 'test_google_sdk_private.py' | sort
-)
+for file in tests/unit/adapters/providers/google/test_raw_stream.py \
+  tests/unit/adapters/providers/google/test_sdk_models.py \
+  tests/unit/adapters/providers/test_sdk_private_seams.py; do
+  [ -f "$file" ] && targets+=("$file")
+done
 cd "$root"
 scripts/run-pytest.sh "$venv/bin/python" -m pytest "${targets[@]}"

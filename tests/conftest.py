@@ -72,3 +72,23 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     faulthandler.cancel_dump_traceback_later()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Every folder under tests/unit is a package (an empty ``__init__.py``): the unit tests
+    mirror the package, so a basename such as ``test_dialect.py`` repeats, and without the
+    ``__init__.py`` two of them would import as one module (tests/README.md)."""
+    from pathlib import Path
+
+    unit = Path(__file__).parent / "unit"
+    folders = {parent for test in unit.rglob("test_*.py") for parent in test.parents}
+    missing = sorted(
+        str(folder.relative_to(unit.parent.parent))
+        for folder in folders
+        if folder.is_relative_to(unit) and not (folder / "__init__.py").is_file()
+    )
+    if missing:
+        raise pytest.UsageError(
+            "every folder under tests/unit needs an empty __init__.py (tests/README.md); "
+            "missing in: " + ", ".join(missing)
+        )

@@ -10,6 +10,20 @@ Provider media support (from the registry rows' ``input_types`` and each wire fo
 
 from __future__ import annotations
 
-from doc_processing_toolkit.application.media.transformer import MediaTransformer
+from doc_processing_toolkit.agent.core import container_deps
+from doc_processing_toolkit.application.media.transformer import (
+    MediaTransformer as ApplicationMediaTransformer,
+)
 
 __all__ = ["MediaTransformer"]
+
+
+class MediaTransformer(ApplicationMediaTransformer):
+    """Transformer for converting media inputs to provider-specific formats.
+
+    Example:
+        transformer = MediaTransformer(provider="anthropic", logger=logger)
+        parts = transformer.transform(["image.png", "document.pdf"])
+    """
+
+    _default_deps = staticmethod(container_deps)  # the composition root's, built on first use

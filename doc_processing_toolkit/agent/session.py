@@ -9,7 +9,7 @@ from doc_processing_toolkit.application.session.fingerprint import compute_prefi
 from doc_processing_toolkit.application.session.history_config import (
     resolve_session_history_config,
 )
-from doc_processing_toolkit.application.session.persistence import UNSET
+from doc_processing_toolkit.application.session.saving import UNSET
 from doc_processing_toolkit.application.session.session import AgentSession
 from doc_processing_toolkit.domain.errors import SessionCompatibilityError
 from doc_processing_toolkit.domain.session import ENVELOPE_SCHEMA_VERSION, MalformedEnvelopeError

@@ -20,14 +20,11 @@ from typing import Any, Self
 from pydantic import BaseModel
 
 from doc_processing_toolkit.application.builder import AgentBuilder
-from doc_processing_toolkit.application.compaction.run_hook import CompactionScope, run_compactor
+from doc_processing_toolkit.application.compaction.run_hook import run_compactor
 from doc_processing_toolkit.application.config import log_setup, reference
 from doc_processing_toolkit.application.config.env_references import references_of
 from doc_processing_toolkit.application.config.export import export_config
-from doc_processing_toolkit.application.config.from_config import (
-    agent_from_file,
-    agent_from_string,
-)
+from doc_processing_toolkit.application.config.from_config import agent_from_file, agent_from_string
 from doc_processing_toolkit.application.config.resolution import resolve_settings
 from doc_processing_toolkit.application.config.settings import (
     DEFAULT_MEDIA_MAX_INLINE_BYTES,
@@ -36,9 +33,8 @@ from doc_processing_toolkit.application.config.settings import (
     SettingView,
 )
 from doc_processing_toolkit.application.config.validation import validate_settings
-from doc_processing_toolkit.application.costs.builder import ReportContext
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
-from doc_processing_toolkit.application.deps import AgentDeps, default_deps, with_user_registry
+from doc_processing_toolkit.application.deps import AgentDeps, no_default_deps, with_user_registry
 from doc_processing_toolkit.application.hooks.control import (
     RunControl,
     RunHandles,
@@ -54,16 +50,17 @@ from doc_processing_toolkit.application.resources import (
     unstarted_run_error,
 )
 from doc_processing_toolkit.application.result import AgentResult
+from doc_processing_toolkit.application.run.cost_report import ReportContext
 from doc_processing_toolkit.application.run.events import EventChannel, EventSink
 from doc_processing_toolkit.application.run.loop import RunLoop, RunOutcome
 from doc_processing_toolkit.application.run.offloop import client_for_run
 from doc_processing_toolkit.application.run.outcome import new_run_id
 from doc_processing_toolkit.application.run.result_builder import build_result
+from doc_processing_toolkit.application.run.run_input import RunInput, TurnHistory
 from doc_processing_toolkit.application.run.settings import RunSettingsCache
 from doc_processing_toolkit.application.run.streaming import (
     STREAM_CANCEL_WAIT_SECONDS,
     check_no_client_session,
-    check_run_args,
     check_run_inputs,
     log_run_end,
     run_blocking,
@@ -74,10 +71,8 @@ from doc_processing_toolkit.application.tools.loader import ToolLoader
 from doc_processing_toolkit.application.tools.planning import build_tool_planner
 from doc_processing_toolkit.domain.errors import DocProcessingToolkitError
 from doc_processing_toolkit.domain.events import AgentStreamEvent
-from doc_processing_toolkit.domain.messages import Message
 from doc_processing_toolkit.domain.tools.results import DEFAULT_TOOL_RESULT_PREVIEW_CHARS
 from doc_processing_toolkit.domain.tools.specs import ToolChoice
-from doc_processing_toolkit.domain.tools.truncated import TruncatedResultStore
 from doc_processing_toolkit.ports.model_client import ModelClient
 from doc_processing_toolkit.ports.session_store import SessionStore
 
@@ -86,6 +81,11 @@ __all__ = ["STREAM_CANCEL_WAIT_SECONDS", "Agent"]
 
 class Agent:
     """High-level Agent class for AI interactions.
+
+    A wrapper that keeps a conversation (as `AgentSession` does) runs each turn through
+    the public seam `run_turn` / `stream_turn`: a `RunInput` (what ``run()`` takes) and a
+    `TurnHistory` (the conversation so far), plus `model_client`, `release_loop_resources`
+    and `declared_tool_surface`. It needs no private member of the Agent.
 
     Attributes:
         model: The model name.
@@ -114,6 +114,7 @@ class Agent:
     detailed_costs = SettingView(lambda s: s.detailed_costs)
     cost_output_dir = SettingView(lambda s: s.cost_output_dir)
     provider_kwargs = SettingView(lambda s: s.provider_kwargs)
+    _default_deps = staticmethod(no_default_deps)  # agent.core's Agent: the container's
 
     def __init__(
         self,
@@ -173,7 +174,7 @@ class Agent:
         # The parameters are the settings' fields, one to one (AgentSettings.from_arguments).
         arguments = {k: v for k, v in locals().items() if k not in ("self", "deps")}
         self._settings: AgentSettings = validate_settings(AgentSettings.from_arguments(arguments))
-        self._deps = with_user_registry(deps or default_deps(), self._settings.registry)
+        self._deps = with_user_registry(deps or self._default_deps(), self._settings.registry)
         self._setup()
 
     def _setup(self) -> None:
@@ -240,7 +241,8 @@ class Agent:
         """The adapters this Agent was handed."""
         return self._deps
 
-    def _get_client(self) -> ModelClient:
+    def model_client(self) -> ModelClient:
+        """The `ModelClient` this Agent sends through (built on first use, then kept)."""
         s = self._settings
         if s.client is not None:
             return s.client
@@ -254,29 +256,26 @@ class Agent:
             self._owns_client = True
         return self._client
 
+    _get_client = model_client
+
     # ------------------------------------------------------------------ running
     async def _execute(
         self,
-        message: str,
+        run_input: RunInput,
+        history: TurnHistory | None,
         *,
         sink: EventSink | None,
-        output_schema: type[BaseModel] | None,
-        history: list[Message] | None = None,
         on_loop: Callable[[RunLoop], None] | None = None,
-        files: list[Any] | None = None,
-        tool_files: list[Any] | None = None,
-        container_id: str | None = None,
-        media_resolutions: list[str | None] | None = None,
-        compaction: CompactionScope | None = None,
-        truncated_results: TruncatedResultStore | None = None,
     ) -> tuple[AgentResult, BaseException | None]:
+        message, output_schema = run_input.message, run_input.output_schema
         check_run_inputs(message, output_schema)
         run_id = new_run_id()
-        prior = list(history or [])
+        prior = list(history.messages) if history is not None else []
+        compaction = history.compaction if history is not None else None
         s, res = self._settings, self._resolution
         prompt = build_prompt(
             message,
-            files,
+            run_input.files,
             provider=res.provider,
             model=s.model,
             row=res.row,
@@ -289,9 +288,9 @@ class Agent:
             client,
             provider=res.provider,
             logger=self.logger,
-            tool_files=tool_files,
-            container_id=container_id,
-            media_resolutions=media_resolutions,
+            tool_files=run_input.tool_files,
+            container_id=run_input.anthropic_container_id,
+            media_resolutions=run_input.media_resolution_list,
             row=res.row,
         )
         control = RunControl.start(s, provider=res.provider, sink=sink)
@@ -305,7 +304,9 @@ class Agent:
         ):
             if log_setup.handled(self.logger, logging.INFO):  # no record nobody takes
                 self.logger.info("run %s started: model=%s", run_id, s.model)
-            store = self._tool_planner.store_for_run(truncated_results)
+            store = self._tool_planner.store_for_run(
+                history.truncated_results if history is not None else None
+            )
             await self._tool_loader.connect_mcp_servers()
             plan = await self._tool_planner.plan(self._tool_loader, s.instructions, store)
             messages = [*prior, await media.user_turn(prompt.message)]
@@ -364,16 +365,12 @@ class Agent:
         anthropic_container_id: str | None = None,
     ) -> AgentResult:
         """Run the agent with a message."""  # Args / Returns / Raises: config/reference.py
+        args = (files, tool_files, output_schema, media_resolution_list, anthropic_container_id)
+        return await self._run(RunInput(message, *args))
+
+    async def _run(self, run_input: RunInput) -> AgentResult:
         try:
-            result, error = await self._run_turn(
-                message,
-                history=None,
-                files=files,
-                tool_files=tool_files,
-                output_schema=output_schema,
-                media_resolution_list=media_resolution_list,
-                anthropic_container_id=anthropic_container_id,
-            )
+            result, error = await self.run_turn(run_input)
         except DocProcessingToolkitError as exc:  # raised before the loop had a result
             unstarted_run_error(exc)
             raise
@@ -381,33 +378,30 @@ class Agent:
             raise failed_run_error(error, result)
         return result
 
-    async def _run_turn(
-        self,
-        message: str,
-        *,
-        history: list[Message] | None,
-        files: list[Any] | None = None,
-        tool_files: list[Any] | None = None,
-        output_schema: type[BaseModel] | None = None,
-        media_resolution_list: list[str | None] | None = None,
-        anthropic_container_id: str | None = None,
-        compaction: CompactionScope | None = None,
-        truncated_results: TruncatedResultStore | None = None,
+    async def run_turn(
+        self, run_input: RunInput, history: TurnHistory | None = None
     ) -> tuple[AgentResult, BaseException | None]:
-        """One run after ``history`` (a session's turn, its store of cut tool results)."""
-        check_run_args(files, tool_files, media_resolution_list, anthropic_container_id)
-        return await self._execute(
-            message,
-            compaction=compaction,
-            truncated_results=truncated_results,
-            sink=None,
-            output_schema=output_schema,
-            history=history,
-            files=files,
-            tool_files=tool_files,
-            container_id=anthropic_container_id,
-            media_resolutions=media_resolution_list,
-        )
+        """One run after ``history``: the seam for session-like wrappers.
+
+        `run()` is this with no history, raising the failure; `AgentSession` runs each
+        turn through it. A failed run returns its partial result beside the error, so the
+        wrapper can bank what the run spent before it decides what to raise.
+
+        Args:
+            run_input (RunInput): The message and per-run keywords, as `run()` takes them.
+            history (TurnHistory | None): The conversation so far, the wrapper's side of
+                compaction and its store of cut tool results; None runs from nothing.
+                Default: None.
+
+        Returns:
+            tuple[AgentResult, BaseException | None]: The result, and the error when the
+                run failed (its result then carries the partial usage).
+
+        Raises:
+            TypeError: A per-run keyword is malformed (nothing was sent).
+        """
+        run_input.check()
+        return await self._execute(run_input, history, sink=None)
 
     def run_sync(
         self,
@@ -420,20 +414,26 @@ class Agent:
         anthropic_container_id: str | None = None,
     ) -> AgentResult:
         """Synchronous wrapper for run(); works inside a running loop (Jupyter) too."""
-        coro_kwargs: dict[str, Any] = {"files": files, "tool_files": tool_files}
-        coro_kwargs.update(output_schema=output_schema, media_resolution_list=media_resolution_list)
-        coro_kwargs["anthropic_container_id"] = anthropic_container_id
+        args = (files, tool_files, output_schema, media_resolution_list, anthropic_container_id)
+        run_input = RunInput(message, *args)
         check_no_client_session(self._tool_loader.server_configs)
 
         async def run_and_release() -> AgentResult:
             # This loop ends with the call: its MCP sessions and SDK pools go with it.
             try:
-                return await self.run(message, **coro_kwargs)
+                return await self._run(run_input)
             finally:
-                await self._tool_loader.disconnect_mcp_servers()
-                await self._deps.release_loop_resources()
+                await self.release_loop_resources()
 
         return run_blocking(run_and_release)
+
+    async def release_loop_resources(self) -> None:
+        """Release what the running event loop holds for this Agent: its MCP sessions
+        and the SDK connection pools bound to the loop. `run_sync` does this before its
+        loop ends; a wrapper that runs its own ``asyncio.run`` loop calls it the same way.
+        The configurations stay, so the next run reconnects."""
+        await self._tool_loader.disconnect_mcp_servers()
+        await self._deps.release_loop_resources()
 
     async def stream(
         self,
@@ -451,35 +451,30 @@ class Agent:
         Closing the generator early cancels the run and records what it had spent on
         `last_abandoned_stream`.
         """
-        events = self._stream_with_history(
-            message,
-            history=None,
-            files=files,
-            tool_files=tool_files,
-            output_schema=output_schema,
-            media_resolution_list=media_resolution_list,
-            anthropic_container_id=anthropic_container_id,
-        )
+        args = (files, tool_files, output_schema, media_resolution_list, anthropic_container_id)
+        events = self.stream_turn(RunInput(message, *args))
         async with contextlib.aclosing(events):
             async for event in events:
                 yield event
 
-    async def _stream_with_history(
+    async def stream_turn(
         self,
-        message: str,
+        run_input: RunInput,
+        history: TurnHistory | None = None,
         *,
-        history: list[Message] | None,
-        files: list[Any] | None = None,
-        tool_files: list[Any] | None = None,
-        output_schema: type[BaseModel] | None = None,
-        media_resolution_list: list[str | None] | None = None,
-        anthropic_container_id: str | None = None,
         on_result: Callable[[AgentResult, BaseException | None], None] | None = None,
-        compaction: CompactionScope | None = None,
-        truncated_results: TruncatedResultStore | None = None,
     ) -> AsyncGenerator[AgentStreamEvent, None]:
-        """`stream` after ``history`` (a session's turn); ``on_result`` receives the
-        run's result before ``complete`` is yielded."""
+        """`stream()` after ``history``: the streaming seam for session-like wrappers.
+
+        Args:
+            run_input (RunInput): The message and per-run keywords, as `stream()` takes them.
+            history (TurnHistory | None): As in `run_turn`. Default: None.
+            on_result (Callable | None): Receives the run's result and error (None on
+                success) before ``complete`` is yielded. Default: None.
+
+        Yields:
+            AgentStreamEvent: The events of `stream()`; a failure is an ``error`` event.
+        """
         self.last_abandoned_stream = None
 
         async def abandoned(loop: RunLoop | None) -> None:
@@ -488,30 +483,16 @@ class Agent:
         async def execute(
             sink: EventSink, on_loop: Callable[[RunLoop], None]
         ) -> tuple[AgentResult, BaseException | None]:
-            result, error = await self._execute(
-                message,
-                compaction=compaction,
-                truncated_results=truncated_results,
-                sink=sink,
-                output_schema=output_schema,
-                history=history,
-                on_loop=on_loop,
-                files=files,
-                tool_files=tool_files,
-                container_id=anthropic_container_id,
-                media_resolutions=media_resolution_list,
-            )
+            result, error = await self._execute(run_input, history, sink=sink, on_loop=on_loop)
             if on_result is not None:
                 on_result(result, error)
             return result, error
 
         events = stream_run(
             execute,
-            structured=output_schema is not None,
+            structured=run_input.output_schema is not None,
             on_abandoned=abandoned,
-            check=lambda: check_run_args(
-                files, tool_files, media_resolution_list, anthropic_container_id
-            ),
+            check=run_input.check,
         )
         # Closing this generator closes the run's at once (it cancels the run).
         async with contextlib.aclosing(events):
@@ -566,8 +547,8 @@ class Agent:
             store=store,
         )
 
-    def _tool_surface(self) -> list[dict[str, Any]]:
-        """The tool surface as declared, nothing connected (the prefix fingerprint's)."""
+    def declared_tool_surface(self) -> list[dict[str, Any]]:
+        """The tool surface as declared, nothing connected (a session's prefix fingerprint)."""
         return self._tool_loader.declared_surface(self.settings.built_in_tools)
 
     @classmethod

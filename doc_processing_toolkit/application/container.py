@@ -56,9 +56,8 @@ from doc_processing_toolkit.adapters.providers.openai.profile import OpenAIProfi
 from doc_processing_toolkit.adapters.registry.json_file import JsonFileRegistry, overlay_registry
 from doc_processing_toolkit.adapters.tool_sessions.local_functions import LocalFunctionSession
 from doc_processing_toolkit.adapters.tool_sessions.truncated_results import TruncatedResultSession
-from doc_processing_toolkit.application.deps import AgentDeps
+from doc_processing_toolkit.application.deps import AgentDeps, ToolWiring
 from doc_processing_toolkit.application.fleet.fleet import FleetDeps
-from doc_processing_toolkit.application.tools.wiring import ToolWiring
 from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.ports.archive_sink import ArchiveSink

@@ -2,27 +2,32 @@
 
 The composition root (``application/container.py``) builds one per Agent
 (``container.default_deps()``); the Agent and what it builds read their adapters from it
-and look nothing up. ``Agent(...)`` without ``deps=`` takes the process default, which the
-documented entry point (``doc_processing_toolkit.agent.core``) installs with
-`set_default_deps_factory` — so nothing in the application imports the container.
+and look nothing up. The documented entry points (``doc_processing_toolkit.agent``) pass the
+composition root's in when the caller gives none — so nothing in the application imports
+the container, and importing a module installs nothing.
+
+`default_deps` is transitional: ``config/`` and ``compaction/setup.py`` still look the
+default up while a documented call that reaches them runs (the entry point binds it for
+that call with `default_deps_from`); the settings refactor passes it in instead.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
-import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from doc_processing_toolkit.application.tools.wiring import ToolWiring
 from doc_processing_toolkit.domain.errors import (
     ConfigurationError,
     InvalidArgumentTypeError,
     StateError,
 )
 from doc_processing_toolkit.domain.registry import ModelInfo
+from doc_processing_toolkit.domain.tools.truncated import TruncatedResultStore
 from doc_processing_toolkit.ports.archive_sink import ArchiveSink
 from doc_processing_toolkit.ports.dialect import HistoryCodec
 from doc_processing_toolkit.ports.media_store import MediaStore
@@ -30,13 +35,20 @@ from doc_processing_toolkit.ports.model_client import ModelClient
 from doc_processing_toolkit.ports.native_media import NativeMediaShapes
 from doc_processing_toolkit.ports.provider_profile import ProviderProfile
 from doc_processing_toolkit.ports.registry import ModelRegistry
+from doc_processing_toolkit.ports.tool_session import ManagedToolSession, ToolSession
 
 __all__ = [
     "AgentDeps",
+    "ConfigValidator",
     "DepsFactory",
+    "LocalSessionFactory",
     "ModelClientFactory",
+    "SessionFactory",
+    "ToolWiring",
+    "TruncatedSessionFactory",
     "default_deps",
-    "set_default_deps_factory",
+    "default_deps_from",
+    "no_default_deps",
     "with_user_registry",
 ]
 
@@ -57,6 +69,36 @@ class ModelClientFactory(Protocol):
         row_lookup: Callable[[str], ModelInfo | None] | None = None,
         **kwargs: Any,
     ) -> ModelClient: ...
+
+
+SessionFactory = Callable[[dict[str, Any]], ManagedToolSession]
+"""Builds the (unconnected) session of one server config of a session format."""
+ConfigValidator = Callable[[Mapping[str, Any]], Any]
+"""Checks a format's config when the Agent is built (raises on a bad one)."""
+TruncatedSessionFactory = Callable[[TruncatedResultStore], ToolSession]
+"""Builds the session serving ``read_truncated_result`` over a run's store."""
+
+
+class LocalSessionFactory(Protocol):
+    """Builds the session serving ``@tool`` functions."""
+
+    def __call__(self, functions: Sequence[Callable[..., Any]], name: str = ...) -> ToolSession: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ToolWiring:
+    """The tool-session adapters the ToolLoader and the run planner are handed: the
+    session factories of every tool format (built by the composition root)."""
+
+    session_factories: Mapping[str, SessionFactory]
+    """A factory per session format (``fastmcp``, ``mcp_script``, ``mcp_command``,
+    ``client_session``, ``mcp_remote_client``): config dict -> unconnected session."""
+    local_session_factory: LocalSessionFactory
+    """The session over ``@tool`` functions (formats 1-3)."""
+    config_validators: Mapping[str, ConfigValidator]
+    """Checks run by ``ToolLoader.load`` per format."""
+    truncated_session_factory: TruncatedSessionFactory
+    """The ``read_truncated_result`` session of a run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,35 +134,49 @@ class AgentDeps:
 
 
 DepsFactory = Callable[[], AgentDeps]
-"""Builds the process default AgentDeps (called once per Agent built without ``deps=``)."""
+"""Builds the composition root's default AgentDeps."""
 
-_default_factory: DepsFactory | None = None
-_lock = threading.Lock()
+_DEFAULT: ContextVar[DepsFactory | None] = ContextVar("dpt_default_deps", default=None)
 
 
-def set_default_deps_factory(factory: DepsFactory | None) -> None:
-    """Install the factory of the process default AgentDeps (None uninstalls it)."""
-    global _default_factory
-    with _lock:
-        _default_factory = factory
+@contextlib.contextmanager
+def default_deps_from(factory: DepsFactory) -> Iterator[None]:
+    """Bind ``factory`` as the default AgentDeps for the calls made inside the block (a
+    context variable: nothing outlives the block, nothing is installed at import)."""
+    token = _DEFAULT.set(factory)
+    try:
+        yield
+    finally:
+        _DEFAULT.reset(token)
 
 
 def default_deps() -> AgentDeps:
-    """The process default AgentDeps, from the installed factory.
+    """The default AgentDeps bound by the documented call that is running (transitional).
 
     Raises:
-        StateError: no factory is installed (importing the ``doc_processing_toolkit.agent``
-            entry point installs the composition root's; the package root's names load it).
+        StateError: no documented entry point bound one (pass deps= instead).
     """
-    with _lock:
-        factory = _default_factory
+    factory = _DEFAULT.get()
     if factory is None:
         raise StateError(
-            "no default AgentDeps: import doc_processing_toolkit.agent (or take Agent from "
-            "doc_processing_toolkit, which loads it), which installs the composition root's, "
+            "no default AgentDeps: call this through its documented entry point "
+            "(doc_processing_toolkit.agent...), which passes the composition root's, "
             "or pass deps="
         )
     return factory()
+
+
+def no_default_deps() -> AgentDeps:
+    """What a class of the application does for adapters it was not handed: refuse (the
+    documented classes in ``doc_processing_toolkit.agent`` pass the composition root's).
+
+    Raises:
+        StateError: always, naming the way out.
+    """
+    raise StateError(
+        "no adapters given: build it from its documented path (doc_processing_toolkit, "
+        "doc_processing_toolkit.agent...), which hands it the composition root's, or pass deps="
+    )
 
 
 def with_user_registry(deps: AgentDeps, source: Any) -> AgentDeps:

@@ -52,7 +52,7 @@ Every exception the library raises derives from `DocProcessingToolkitError`, so 
 ``except DocProcessingToolkitError`` catches them all; where the API reference names a
 builtin (``ValueError``, ``TypeError``, ``RuntimeError``, ``FileNotFoundError``), the class
 also derives from it, so ``except ValueError`` keeps working. The exceptions to that rule
-(``tests/unit/test_error_tree.py`` holds the allow-list): ``NotImplementedError`` for an
+(``tests/unit/domain/test_errors.py`` holds the allow-list): ``NotImplementedError`` for an
 unbuilt feature; ``AttributeError`` where Python's attribute protocol expects it (a
 module's ``__getattr__``, a read-only setting); ``AssertionError`` in the contract kit's
 test helpers and on unreachable branches; and two raises that are control flow caught a

@@ -4,8 +4,9 @@ The run loop uses `RunCompactor`, which shares the engine; these two
 functions serve a host that keeps its own message list. ``messages`` may be
 provider-native dicts (parsed and rendered with the provider's HistoryCodec, and changed
 in place) or neutral IR messages. The summarisation request goes through ``client``
-(default: the process default container's client for the summary model's provider) and
-the one retry layer; its cost is on the returned CompactionResult.
+(default: ``deps``' client for the summary model's provider) and the one retry layer; its
+cost is on the returned CompactionResult. ``deps`` comes from the caller: the documented
+functions (``agent.compaction``) pass the composition root's when none is given.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from doc_processing_toolkit.application.compaction.summary import (
     SummaryOutcome,
     request_summary,
 )
-from doc_processing_toolkit.application.deps import AgentDeps, default_deps
+from doc_processing_toolkit.application.deps import AgentDeps, no_default_deps
 from doc_processing_toolkit.domain.compaction.config import CompactionConfig, resolve_threshold
 from doc_processing_toolkit.domain.compaction.result import CompactionResult
 from doc_processing_toolkit.domain.costs.ledger import RetryAccumulator
@@ -73,7 +74,8 @@ async def check_and_perform_compaction(
         request_start_emitter: Announces the summarisation request (purpose
             ``compaction_summary``).
         client: The ModelClient of the summarisation request (default: built by ``deps``).
-        deps: The adapters (default: the process default AgentDeps).
+        deps: The adapters (default: the composition root's, passed in by the documented
+            function in ``agent.compaction``).
 
     Returns:
         A CompactionResult describing what happened.
@@ -158,7 +160,7 @@ async def _check(
         or (limit is not None and compaction_count >= limit)
     ):
         return idle
-    deps = deps or default_deps()
+    deps = deps or no_default_deps()
     native = bool(messages) and not isinstance(messages[0], Message)
     codec = deps.history_codecs(provider) if native else None
     ir: list[Message] = codec.parse(list(messages)) if codec is not None else list(messages)

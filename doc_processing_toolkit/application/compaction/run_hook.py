@@ -42,6 +42,7 @@ from doc_processing_toolkit.application.deps import AgentDeps
 from doc_processing_toolkit.application.run.events import EventChannel
 from doc_processing_toolkit.application.run.outcome import RunOutcome
 from doc_processing_toolkit.application.run.retry import RetryPolicy
+from doc_processing_toolkit.application.run.run_input import CompactionScope
 from doc_processing_toolkit.domain.compaction.config import resolve_threshold
 from doc_processing_toolkit.domain.compaction.structure import estimate_tokens
 from doc_processing_toolkit.domain.messages import Message
@@ -57,18 +58,6 @@ ESTIMATE_MARGIN = 1.2
 """Local estimates (~4 chars/token of the neutral messages) are scaled up by this much:
 the wire form adds ids, roles and JSON, and the tool definitions are not counted, so the
 estimate errs toward compacting early, never toward overflowing."""
-
-
-@dataclass
-class CompactionScope:
-    """A session's side of one run's compaction."""
-
-    session_id: str
-    """Names the archives."""
-    prior_count: int = 0
-    """Compactions the session already made (``max_compactions_per_session``)."""
-    history: list[Message] | None = None
-    """Set when the run compacted: the history before this turn's messages, as it now is."""
 
 
 @dataclass

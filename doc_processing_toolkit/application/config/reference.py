@@ -1,8 +1,9 @@
 """The Agent constructor's reference text, generated from the API reference's parameter table.
 
 Kept apart from ``application/agent.py`` so the facade stays small; the Agent assigns it as
-``Agent.__init__.__doc__`` (what ``help(Agent)`` shows). ``tests/unit/test_agent_docstring.py``
-checks it against the signature and, where ``../shared/spec`` is present, against the spec.
+``Agent.__init__.__doc__`` (what ``help(Agent)`` shows).
+``tests/unit/application/config/test_reference.py`` checks it against the signature and,
+where ``../shared/spec`` is present, against the spec.
 """
 
 __all__ = [

@@ -4,5 +4,5 @@ Belongs here: the Fleet facade, the job runner (an Agent run whose model request
 tool calls are durable steps), the job's model client (rate permits, 429 absorption),
 and batch rounds over the BatchClient port. Does not: the engine itself (``ports/durable``
 + ``adapters/durable``), provider batch APIs (``adapters/providers/*/batch``), the run
-loop (``run/``; the fleet reaches it only through ``run/step_scope``).
+loop (``run/``; the fleet reaches it only through ``application/step_scope``).
 """

@@ -55,7 +55,7 @@ from doc_processing_toolkit.ports.batch import BatchClient
 from doc_processing_toolkit.ports.durable import DurableEngine
 from doc_processing_toolkit.ports.registry import ModelRegistry
 
-__all__ = ["Fleet", "FleetDeps", "set_default_fleet_deps_factory"]
+__all__ = ["Fleet", "FleetDeps", "no_default_fleet_deps"]
 
 FleetMode = Literal["interactive", "batch"]
 
@@ -72,22 +72,13 @@ class FleetDeps:
     """Registry rows (rate limits)."""
 
 
-_default_factory: Callable[[], FleetDeps] | None = None
-
-
-def set_default_fleet_deps_factory(factory: Callable[[], FleetDeps] | None) -> None:
-    """Install the factory of the default FleetDeps (``doc_processing_toolkit.fleet`` does)."""
-    global _default_factory
-    _default_factory = factory
-
-
-def _default_deps() -> FleetDeps:
-    if _default_factory is None:
-        raise StateError(
-            "no default FleetDeps: import doc_processing_toolkit.fleet (which installs the "
-            "composition root's) or pass deps="
-        )
-    return _default_factory()
+def no_default_fleet_deps() -> FleetDeps:
+    """What a Fleet built without ``deps=`` gets here: a refusal (the documented
+    ``doc_processing_toolkit.fleet.Fleet`` passes the composition root's)."""
+    raise StateError(
+        "Fleet(...) without deps=: build it from doc_processing_toolkit.fleet, whose Fleet "
+        "is handed the composition root's adapters, or pass deps="
+    )
 
 
 def headroom(period: float) -> float:
@@ -98,6 +89,8 @@ def headroom(period: float) -> float:
 
 class Fleet:
     """Durable, rate-limited jobs for one Agent factory (see the module docstring)."""
+
+    _default_deps = staticmethod(no_default_fleet_deps)
 
     def __init__(
         self,
@@ -145,7 +138,7 @@ class Fleet:
             raise ConfigurationError(f"Fleet mode must be 'interactive' or 'batch', got {mode!r}")
         if concurrency < 1:
             raise ConfigurationError(f"Fleet concurrency must be at least 1, got {concurrency}")
-        self._deps = deps or _default_deps()
+        self._deps = deps or self._default_deps()
         self._factory = agent_factory
         self.name = name
         self.mode: FleetMode = mode

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.application.fleet.batching import RoundBatcher
 from doc_processing_toolkit.application.fleet.sending import JobModelClient, ProviderGate
-from doc_processing_toolkit.application.run.step_scope import run_scope
+from doc_processing_toolkit.application.step_scope import run_scope
 from doc_processing_toolkit.domain.errors import (
     DocProcessingToolkitError,
     StateError,

@@ -126,7 +126,7 @@ async def report_abandoned(
     if loop is None or loop.outcome is None:  # closed before the loop began
         return {**AgentResult().to_dict(), "abandoned": True}
     result = result_of(loop.outcome, "abandoned")
-    runner = loop.hooks
+    runner = loop.hooks if isinstance(loop.hooks, HookRunner) else None  # RunControl's
     if runner is not None:
         result.injected_messages = list(runner.consumed_injections)
         result.undelivered_injections = list(runner.undelivered)

@@ -6,15 +6,17 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from doc_processing_toolkit.application.deps import default_deps
 from doc_processing_toolkit.domain import messages as _ir
 from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.messages import user_text
+from doc_processing_toolkit.ports.dialect import HistoryCodec
 
 __all__ = ["build_injected_user_message", "stream_callback_accepts_metadata"]
 
 
-def build_injected_user_message(provider: str, text: str) -> Any:
+def build_injected_user_message(
+    provider: str, text: str, *, history_codecs: Callable[[str], HistoryCodec | None]
+) -> Any:
     """Build a provider-native user-role message carrying ``text``.
 
     The provider's history codec renders it, so a plug-in provider gets its own shape.
@@ -22,6 +24,8 @@ def build_injected_user_message(provider: str, text: str) -> Any:
     Args:
         provider: A registry provider name (a built-in one or a plug-in's).
         text: The message text to inject.
+        history_codecs: provider -> its HistoryCodec (``AgentDeps.history_codecs``; the
+            documented ``agent.hooks`` function passes the composition root's).
 
     Returns:
         A provider-native message dict appendable to the loop's live message list (the
@@ -33,7 +37,7 @@ def build_injected_user_message(provider: str, text: str) -> Any:
     if not isinstance(text, str) or not text:
         raise ConfigurationError("build_injected_user_message needs a non-empty text")
     message = user_text(text)
-    codec = default_deps().history_codecs(provider)
+    codec = history_codecs(provider)
     if codec is None:
         return _ir.MESSAGES_ADAPTER.dump_python([message], mode="json")[0]
     return codec.render([message])[0]

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from doc_processing_toolkit.application.deps import AgentDeps, default_deps
+from doc_processing_toolkit.application.deps import AgentDeps, no_default_deps
 from doc_processing_toolkit.application.media.detect import (
     OCTET_STREAM,
     guess_from_name,
@@ -71,6 +71,10 @@ class MediaTransformer:
         parts = transformer.transform(["image.png", "document.pdf"])
     """
 
+    _default_deps = staticmethod(no_default_deps)
+    """The adapters of a transformer built without ``deps=`` (none here; the documented
+    ``agent.media.MediaTransformer`` passes the composition root's)."""
+
     def __init__(
         self,
         provider: str,
@@ -84,12 +88,12 @@ class MediaTransformer:
             provider: Target provider (a registry provider name).
             logger: Logger instance for warnings/errors.
             deps: The adapters to read rows, profiles and codecs from (default: the
-                process default).
+                composition root's, passed in by the documented ``agent.media`` class).
 
         Raises:
             ValueError: If provider is not supported.
         """
-        self._deps = deps if deps is not None else default_deps()
+        self._deps = deps if deps is not None else self._default_deps()
         self.logger = logger or logging.getLogger("doc_processing_toolkit.media")
         self.provider = self._check_provider(provider)
 

@@ -23,13 +23,18 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
 from doc_processing_toolkit.application.run import binding
+from doc_processing_toolkit.application.run.callbacks import (
+    RequestAnnouncer,
+    RunCompaction,
+    TurnHooks,
+)
 from doc_processing_toolkit.application.run.events import EventChannel
 from doc_processing_toolkit.application.run.input_estimate import estimate_request_tokens
 from doc_processing_toolkit.application.run.outcome import RunOutcome
@@ -82,11 +87,6 @@ from doc_processing_toolkit.domain.tools.truncated import (
 )
 from doc_processing_toolkit.ports.model_client import ModelClient
 
-if TYPE_CHECKING:
-    from doc_processing_toolkit.application.compaction.run_hook import RunCompactor
-    from doc_processing_toolkit.application.hooks.request_start import RequestStartEmitter
-    from doc_processing_toolkit.application.hooks.runner import HookRunner
-
 __all__ = [
     "DECLINED_TOOL_TEXT",
     "FINAL_RESULT_TOOL",
@@ -115,9 +115,9 @@ class RunLoop:
         logger: Any = None,
         truncated_results: TruncatedResultStore | None = None,
         unpriced_warning: UnpricedModelWarning | None = None,
-        hooks: HookRunner | None = None,
-        request_start: RequestStartEmitter | None = None,
-        compactor: RunCompactor | None = None,
+        hooks: TurnHooks | None = None,
+        request_start: RequestAnnouncer | None = None,
+        compactor: RunCompaction | None = None,
     ) -> None:
         """Args:
         unpriced_warning: The owner's one-shot "no known price" warning (an Agent passes

@@ -24,7 +24,7 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from doc_processing_toolkit.application.run.step_scope import current_scope
+from doc_processing_toolkit.application.step_scope import current_scope
 from doc_processing_toolkit.application.tools.tool_set import ToolSet
 from doc_processing_toolkit.domain.requests import ModelRequest, StreamItem
 from doc_processing_toolkit.ports.model_client import ModelClient

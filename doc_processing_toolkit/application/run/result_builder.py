@@ -10,15 +10,18 @@ from typing import Any
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.application.config.log_setup import redact
-from doc_processing_toolkit.application.costs.builder import (
+from doc_processing_toolkit.application.costs.structured import mark_structured_records
+from doc_processing_toolkit.application.result import AgentResult
+from doc_processing_toolkit.application.run.cost_report import (
     ReportContext,
     RunCostFacts,
     build_detailed_report,
     write_detailed_report,
 )
-from doc_processing_toolkit.application.costs.failure import STREAM_PARTIAL, failed_request_record
-from doc_processing_toolkit.application.costs.structured import mark_structured_records
-from doc_processing_toolkit.application.result import AgentResult
+from doc_processing_toolkit.application.run.failed_request import (
+    STREAM_PARTIAL,
+    failed_request_record,
+)
 from doc_processing_toolkit.application.run.loop import RunOutcome
 from doc_processing_toolkit.domain import messages as _ir
 from doc_processing_toolkit.domain.binding import count_mismatches

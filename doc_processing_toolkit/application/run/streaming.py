@@ -30,7 +30,6 @@ __all__ = [
     "STREAM_CANCEL_WAIT_SECONDS",
     "RunExecutor",
     "check_no_client_session",
-    "check_run_args",
     "check_run_inputs",
     "log_run_end",
     "run_blocking",
@@ -54,30 +53,6 @@ RunExecutor = Callable[
     Awaitable[tuple[AgentResult, BaseException | None]],
 ]
 """Runs one turn with a stream sink and a callback receiving the live RunLoop."""
-
-
-def check_run_args(
-    files: Any, tool_files: Any, media_resolution_list: Any, anthropic_container_id: Any
-) -> None:
-    """The shape checks of run()'s per-run arguments (the media room checks ``files`` and
-    ``tool_files`` themselves; a provider checks the resolution levels it takes).
-
-    Raises:
-        TypeError: ``media_resolution_list`` not a list of strings and Nones, or
-            ``anthropic_container_id`` not a string.
-    """
-    if media_resolution_list is not None and (
-        not isinstance(media_resolution_list, list | tuple)
-        or not all(v is None or isinstance(v, str) for v in media_resolution_list)
-    ):
-        raise InvalidArgumentTypeError(
-            "media_resolution_list must be a list of resolution strings or None, got "
-            f"{media_resolution_list!r}"
-        )
-    if anthropic_container_id is not None and not isinstance(anthropic_container_id, str):
-        raise InvalidArgumentTypeError(
-            f"anthropic_container_id must be a string, got {type(anthropic_container_id).__name__}"
-        )
 
 
 async def stream_run(

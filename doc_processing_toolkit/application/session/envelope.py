@@ -25,7 +25,11 @@ from doc_processing_toolkit.application.session.media_policy import (
     resolve_media_policy,
     strip_messages,
 )
-from doc_processing_toolkit.application.session.metadata import utc_now
+from doc_processing_toolkit.application.session.metadata import (
+    RunBoundary,
+    SessionMetadata,
+    utc_now,
+)
 from doc_processing_toolkit.domain.errors import (
     ConfigurationError,
     MissingFileError,
@@ -65,7 +69,7 @@ class EnvelopeSource:
     provider: str
     model: str
     messages: list[dict[str, Any]]
-    metadata: dict[str, Any]
+    metadata: SessionMetadata
     prefix_fingerprint: dict[str, str]
     media_table: dict[str, dict[str, Any]] = field(default_factory=dict)
     media_report: list[dict[str, Any]] = field(default_factory=list)
@@ -100,12 +104,12 @@ def json_clean(value: Any) -> Any:
 
 
 def drop_system_message(
-    messages: list[dict[str, Any]], boundaries: list[dict[str, int]]
-) -> tuple[list[dict[str, Any]], list[dict[str, int]]]:
+    messages: list[dict[str, Any]], boundaries: list[RunBoundary]
+) -> tuple[list[dict[str, Any]], list[RunBoundary]]:
     """Without a leading system message, and with the boundaries rebased onto what is left."""
     if messages and isinstance(messages[0], dict) and messages[0].get("role") == "system":
         rebased = [
-            {**b, "start": b["start"] - 1, "end": b["end"] - 1}
+            RunBoundary(**{**b, "start": b["start"] - 1, "end": b["end"] - 1})
             for b in boundaries
             if b["start"] >= 1
         ]

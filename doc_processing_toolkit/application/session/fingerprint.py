@@ -21,7 +21,7 @@ class FingerprintedAgent(Protocol):
     @property
     def instructions(self) -> str: ...
 
-    def _tool_surface(self) -> list[dict[str, Any]]: ...
+    def declared_tool_surface(self) -> list[dict[str, Any]]: ...
 
 
 def _digest(value: Any) -> str:
@@ -31,7 +31,8 @@ def _digest(value: Any) -> str:
 
 def compute_prefix_fingerprint(agent: FingerprintedAgent) -> dict[str, str]:
     """Fingerprint the request prefix an Agent will send: ``{"system", "tools"}`` digests."""
-    return {"system": _digest(agent.instructions or ""), "tools": _digest(agent._tool_surface())}
+    tools = agent.declared_tool_surface()
+    return {"system": _digest(agent.instructions or ""), "tools": _digest(tools)}
 
 
 def compare_fingerprints(

@@ -6,10 +6,90 @@ or truncating never rewinds them, and a failed turn adds the spend it really bil
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypedDict, cast
 
-__all__ = ["FIRST_RUN_TOTALS", "fold_spend", "new_metadata", "record_served_models", "utc_now"]
+__all__ = [
+    "FIRST_RUN_TOTALS",
+    "InterruptedTurn",
+    "RunBoundary",
+    "ServedModel",
+    "SessionMetadata",
+    "as_metadata",
+    "fold_spend",
+    "new_metadata",
+    "record_served_models",
+    "utc_now",
+]
+
+
+class RunBoundary(TypedDict):
+    """Where one recorded turn's messages sit in the history."""
+
+    run: int
+    start: int
+    end: int
+
+
+class InterruptedTurn(TypedDict):
+    """The most recent turn that did not complete (``AgentSession.interrupted_turn``)."""
+
+    message: str
+    files: int
+    """How many files were attached."""
+    error: str
+    at: str
+    run: int
+    """The run number the turn would have had."""
+
+
+class ServedModel(TypedDict, total=False):
+    """One run's served model (``requests`` of them), or one rebind (``rebind``: True)."""
+
+    run: int
+    provider: str
+    requested_model: str
+    model: str
+    requests: int
+    rebind: bool
+
+
+class SessionMetadata(TypedDict, total=False):
+    """A session's metadata (``AgentSession.metadata``): a JSON-clean dict, typed.
+
+    The envelope carries it as it is; a key a newer writer added is kept and ignored.
+    """
+
+    created_at: str | None
+    run_count: int
+    total_tokens: int
+    total_cost: float
+    total_input_tokens: int
+    total_output_tokens: int
+    total_cached_input_tokens: int
+    total_cache_write_tokens: int
+    total_retry_cost: float
+    total_retry_count: int
+    total_retry_input_tokens: int
+    total_retry_output_tokens: int
+    total_cost_inclusive: float
+    compaction_count: int
+    compaction_archives: list[Any]
+    run_boundaries: list[RunBoundary]
+    boundaries_reset_at_run: int
+    served_models: list[ServedModel]
+    """One record per run and served model, and one per rebind."""
+    pending_injections: list[str]
+    interrupted_turn: InterruptedTurn
+    conversion_report: list[dict[str, Any]]
+    tool_surface_drift: list[dict[str, Any]]
+
+
+def as_metadata(value: Mapping[str, Any]) -> SessionMetadata:
+    """``value`` (an envelope's metadata, or an edited copy) as the typed metadata."""
+    return cast(SessionMetadata, value)
+
 
 FIRST_RUN_TOTALS = (
     "total_cached_input_tokens",
@@ -28,7 +108,7 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat()
 
 
-def new_metadata() -> dict[str, Any]:
+def new_metadata() -> SessionMetadata:
     """The metadata of a session that has run nothing."""
     return {
         "created_at": utc_now(),
@@ -51,10 +131,15 @@ def _get(result: Any, name: str, default: Any = 0) -> Any:
     return getattr(result, name, default)
 
 
-def fold_spend(metadata: dict[str, Any], result: Any) -> None:
+def fold_spend(metadata: SessionMetadata, result: Any) -> None:
     """Add one run's spend (an AgentResult, or its ``to_dict()``) to the totals."""
-    for name in FIRST_RUN_TOTALS:
-        metadata.setdefault(name, 0.0 if "cost" in name else 0)
+    metadata.setdefault("total_cached_input_tokens", 0)
+    metadata.setdefault("total_cache_write_tokens", 0)
+    metadata.setdefault("total_retry_cost", 0.0)
+    metadata.setdefault("total_retry_count", 0)
+    metadata.setdefault("total_retry_input_tokens", 0)
+    metadata.setdefault("total_retry_output_tokens", 0)
+    metadata.setdefault("total_cost_inclusive", 0.0)
     input_tokens = int(_get(result, "input_tokens") or 0)
     output_tokens = int(_get(result, "output_tokens") or 0)
     cost = float(_get(result, "cost") or 0.0)
@@ -74,10 +159,10 @@ def fold_spend(metadata: dict[str, Any], result: Any) -> None:
 
 
 def record_served_models(
-    metadata: dict[str, Any], run: int, result: Any, *, provider: str, model: str
+    metadata: SessionMetadata, run: int, result: Any, *, provider: str, model: str
 ) -> None:
     """One record per run and served model, from the run's request_cost_records."""
-    seen: dict[str, dict[str, Any]] = {}
+    seen: dict[str, ServedModel] = {}
     for record in _get(result, "request_cost_records", []) or []:
         served = (record.get("served_model") if isinstance(record, dict) else None) or model
         entry = seen.setdefault(

@@ -1,17 +1,18 @@
 """AgentSession: a conversation that carries its history across turns.
 
 Each turn hands the stored history (parsed from the provider-native form through the
-Agent's codec) to the Agent's one run loop and stores what the turn added, including the
-final assistant reply. A turn commits all at once — messages, run boundary, totals, the
-per-turn store row — or, when it fails, leaves everything but the spend it really billed
-exactly as it was, with `interrupted_turn` set.
+Agent's codec) to the Agent's public seam, `Agent.run_turn` / `Agent.stream_turn`, and
+stores what the turn added, including the final assistant reply. A turn commits all at
+once — messages, run boundary, totals, the per-turn store row — or, when it fails, leaves
+everything but the spend it really billed exactly as it was, with `interrupted_turn` set.
+
+The class is composed, not inherited: one `SessionState` and the parts that work on it —
+`SessionSaver` (envelope out, the per-turn store), `SessionRestorer` (envelope in, rebind),
+`HistoryEditor` (clear, truncation, compaction) and `TurnRunner` (the turns).
 """
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-import contextlib
 import copy
 import os
 import uuid
@@ -25,18 +26,36 @@ from doc_processing_toolkit.application.config.reference import (
     document_methods,
 )
 from doc_processing_toolkit.application.result import AgentResult
+from doc_processing_toolkit.application.run.run_input import RunInput
+from doc_processing_toolkit.application.run.streaming import run_blocking
+from doc_processing_toolkit.application.run.tool_surface import ToolSurfaceGuard
+from doc_processing_toolkit.application.session.editing import HistoryEditor
 from doc_processing_toolkit.application.session.envelope import (
     envelope_source,
     read_envelope_json,
 )
 from doc_processing_toolkit.application.session.history_config import validate_history_config
-from doc_processing_toolkit.application.session.metadata import new_metadata
+from doc_processing_toolkit.application.session.metadata import (
+    InterruptedTurn,
+    RunBoundary,
+    SessionMetadata,
+)
 from doc_processing_toolkit.application.session.native import copy_tree
-from doc_processing_toolkit.application.session.turns import INTERRUPTED_TURN_ENV, SessionTurns
-from doc_processing_toolkit.domain.errors import ConfigurationError, StateError
+from doc_processing_toolkit.application.session.restoring import SessionRestorer
+from doc_processing_toolkit.application.session.saving import UNSET, SessionSaver
+from doc_processing_toolkit.application.session.state import (
+    NativeMessages,
+    SessionAgent,
+    SessionState,
+)
+from doc_processing_toolkit.application.session.turns import (
+    INTERRUPTED_TURN_ENV,
+    TurnPolicy,
+    TurnRunner,
+)
+from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.events import AgentStreamEvent
 from doc_processing_toolkit.domain.session import MalformedEnvelopeError
-from doc_processing_toolkit.domain.tools.truncated import TruncatedResultStore, marker_ids
 from doc_processing_toolkit.ports.session_store import SessionStore
 
 __all__ = ["INTERRUPTED_TURN_ENV", "LATE_INJECTION_POLICIES", "AgentSession"]
@@ -45,7 +64,7 @@ LATE_INJECTION_POLICIES = ("surface", "new_turn")
 """What happens to a hook message that arrived too late for any turn boundary."""
 
 
-class AgentSession(SessionTurns):
+class AgentSession:
     """Stateful conversation session with message history.
 
     Attributes:
@@ -60,7 +79,7 @@ class AgentSession(SessionTurns):
 
     def __init__(
         self,
-        agent: Any,
+        agent: SessionAgent,
         session_id: str | None = None,
         session_history_config: dict[str, Any] | None = None,
         reuse_anthropic_container: bool = False,
@@ -90,31 +109,19 @@ class AgentSession(SessionTurns):
             )
         if session_history_config is not None:
             session_history_config = validate_history_config(session_history_config)
-        self.agent: Any = agent
-        self._session_id = session_id or uuid.uuid4().hex
-        self._history_config = session_history_config
-        self._reuse_container = bool(reuse_anthropic_container)
-        self._late_policy = late_injection_policy
-        self._max_follow_ups = max_follow_up_turns
-        self._store = store
-        self._messages: list[dict[str, Any]] = []
-        self._metadata: dict[str, Any] = new_metadata()
-        self._media_table: dict[str, dict[str, Any]] = {}
-        self._media_report: list[dict[str, Any]] = []
-        self._kept_uploads: dict[str, tuple[str, str]] | None = None
-        self._container_id: str | None = None
-        self._closed = False
-        self._in_flight = False
-        self._truncated: TruncatedResultStore | None = None
-        """Cut tool results kept for the session's lifetime (created at the first turn)."""
-        self.restored_from_schema_version: int | None = None
-        self.prefix_changed_on_resume = False
-        self.prefix_change_report: dict[str, Any] | None = None
-        self.converted_from: str | None = None
-        self.dropped_parts: list[dict[str, Any]] = []
-        self.last_turn_results: list[AgentResult] = []
-        if reuse_anthropic_container and not self._profile_flag("code_execution_containers"):
-            self._log().warning(
+        state = SessionState(
+            agent, session_id or uuid.uuid4().hex, session_history_config, store=store
+        )
+        policy = TurnPolicy(
+            late_injection_policy, max_follow_up_turns, bool(reuse_anthropic_container)
+        )
+        self._state = state
+        self._saver = SessionSaver(state)
+        self._restorer = SessionRestorer(state, self._saver)
+        self._editor = HistoryEditor(state, self._saver)
+        self._turns = TurnRunner(state, self._saver, self._editor, policy)
+        if reuse_anthropic_container and not state.profile_flag("code_execution_containers"):
+            state.log().warning(
                 "reuse_anthropic_container is ignored: %s does not reuse code-execution containers",
                 agent.provider,
             )
@@ -122,123 +129,144 @@ class AgentSession(SessionTurns):
             saved = store.load(session_id)
             if saved is not None:
                 try:
-                    self._adopt(saved, media_store=None)
+                    self._restorer.adopt(saved, media_store=None)
                 except MalformedEnvelopeError as exc:
                     where = f"{getattr(store, 'path', store)} session {session_id!r}"
                     raise exc.with_source(where) from None
 
     # ------------------------------------------------------------------ facts
-    def _profile_flag(self, name: str) -> bool:
-        profile = self.agent.deps.provider_profiles(self.agent.provider)
-        return bool(getattr(profile, name, False))
+    @property
+    def agent(self) -> SessionAgent:
+        """The Agent the next turn runs on (`rebind` moves the session to another)."""
+        return self._state.agent
+
+    @agent.setter
+    def agent(self, value: SessionAgent) -> None:
+        self._state.agent = value
 
     @property
     def session_id(self) -> str:
         """Get the unique session identifier."""
-        return self._session_id
+        return self._state.session_id
 
     @property
-    def messages(self) -> list[dict[str, Any]]:
+    def messages(self) -> NativeMessages:
         """Conversation history in provider-native shape, each turn's final reply included."""
-        return self._messages
+        return self._state.messages
 
     @messages.setter
-    def messages(self, value: list[dict[str, Any]]) -> None:
-        self._messages = list(value)
+    def messages(self, value: NativeMessages) -> None:
+        self._state.messages = list(value)
 
     @property
-    def metadata(self) -> dict[str, Any]:
+    def metadata(self) -> SessionMetadata:
         """Session metadata accumulated across runs."""
-        return self._metadata
+        return self._state.metadata
 
     @property
     def turn_in_flight(self) -> bool:
         """Whether a run() / stream() call is currently running on this session."""
-        return self._in_flight
+        return self._state.in_flight
 
     @property
     def late_injection_policy(self) -> str:
         """The configured late-injection policy (read-only)."""
-        return self._late_policy
+        return self._turns.policy.late_injection_policy
 
     @property
     def max_follow_up_turns(self) -> int:
         """Automatic follow-up turns allowed per call (read-only)."""
-        return self._max_follow_ups
+        return self._turns.policy.max_follow_up_turns
 
     @property
-    def run_boundaries(self) -> list[dict[str, int]]:
+    def run_boundaries(self) -> list[RunBoundary]:
         """Where each recorded turn's messages sit in `messages` (a copy)."""
-        return copy.deepcopy(list(self._metadata.get("run_boundaries", [])))
+        return copy.deepcopy(list(self._state.metadata.get("run_boundaries", [])))
 
     @property
     def conversion_report(self) -> list[dict[str, Any]]:
         """Every artefact a cross-provider conversion dropped and every id it re-keyed."""
-        return copy.deepcopy(list(self._metadata.get("conversion_report", [])))
+        return copy.deepcopy(list(self._state.metadata.get("conversion_report", [])))
 
     @property
-    def interrupted_turn(self) -> dict[str, Any] | None:
+    def interrupted_turn(self) -> InterruptedTurn | None:
         """The most recent turn that did not complete, or None (a copy)."""
-        turn = self._metadata.get("interrupted_turn")
+        turn = self._state.metadata.get("interrupted_turn")
         return copy.deepcopy(turn) if turn else None
 
     @property
     def pending_injections(self) -> list[str]:
         """Texts a run could not deliver and the session has not sent (a copy)."""
-        return list(self._metadata.get("pending_injections", []))
+        return list(self._state.metadata.get("pending_injections", []))
 
     @property
     def media_report(self) -> list[dict[str, Any]]:
         """What a save or a restore could not keep (a copy)."""
-        return copy.deepcopy(self._media_report)
+        return copy.deepcopy(self._state.media_report)
 
     @property
     def tool_surface_drift(self) -> list[dict[str, Any]]:
         """Every mid-session change to the provider's tools array (a copy)."""
-        return copy.deepcopy(list(self._metadata.get("tool_surface_drift", [])))
+        return copy.deepcopy(list(self._state.metadata.get("tool_surface_drift", [])))
 
-    def get_history(self) -> list[dict[str, Any]]:
+    @property
+    def persistence_report(self) -> dict[str, Any]:
+        """What `to_dict` would write, measured (size, counts, media inventory)."""
+        return self._saver.persistence_report()
+
+    @property
+    def restored_from_schema_version(self) -> int | None:
+        """The envelope version a restore read, else None."""
+        return self._state.restored_from_schema_version
+
+    @property
+    def prefix_changed_on_resume(self) -> bool:
+        """The restoring (or rebound) Agent's prefix differs from the saved one."""
+        return self._state.prefix_changed_on_resume
+
+    @property
+    def prefix_change_report(self) -> dict[str, Any] | None:
+        """What moved in the prefix, or None."""
+        return self._state.prefix_change_report
+
+    @property
+    def converted_from(self) -> str | None:
+        """The dialect the last restore or rebind converted from, or None."""
+        return self._state.converted_from
+
+    @property
+    def dropped_parts(self) -> list[dict[str, Any]]:
+        """Restored media parts the target model cannot take."""
+        return self._state.dropped_parts
+
+    @property
+    def last_turn_results(self) -> list[AgentResult]:
+        """Every AgentResult the most recent call produced."""
+        return self._state.last_turn_results
+
+    @property
+    def _tool_surface(self) -> ToolSurfaceGuard:
+        """The session's frozen tool surface (application/run/tool_surface.py)."""
+        return self._turns.tool_surface
+
+    def _store_header(self) -> dict[str, Any]:
+        """The envelope a store keeps beside the messages (every key but ``messages``)."""
+        return self._saver.store_header()
+
+    def get_history(self) -> NativeMessages:
         """A copy of the conversation history, in provider-native shape."""
-        return copy_tree(self._messages)
+        return copy_tree(self._state.messages)
 
     # ------------------------------------------------------------------ lifecycle
-    def _check_open(self) -> None:
-        if self._closed:
-            raise StateError(f"session {self._session_id!r} is closed")
-
-    def _check_idle(self) -> None:
-        if self._in_flight:
-            raise StateError(f"a turn is already running on session {self._session_id!r}")
-
     def clear(self) -> None:
         """Clear the history while keeping the session open (metadata is kept)."""
-        self._check_idle()
-        changes: dict[str, Any] = {"run_boundaries": []}
-        if self._metadata.get("run_boundaries"):
-            changes["boundaries_reset_at_run"] = self._metadata["run_count"]
-        if self._store is not None:  # stored first: a refused cut changes nothing
-            header = self._store_header([], {**self._metadata, **changes})
-            self._store.truncate(self._session_id, 0, header)
-        self._messages = []
-        self._metadata.update(changes)
-        if self._truncated is not None:
-            self._truncated.clear()
+        self._editor.clear()
 
     def close(self) -> None:
         """Close the session, preventing further runs (its truncated results are released)."""
-        self._closed = True
-        if self._truncated is not None:
-            self._truncated.clear()
-
-    def _truncated_results(self) -> TruncatedResultStore:
-        """The session's store of truncated tool results, so a later turn can read on from
-        an earlier turn's result and an id a provider reuses gets a ``-2`` suffix. Created at
-        the first turn with every id the history already names retired: a restored
-        session's old results are no longer available and their ids are never reused."""
-        if self._truncated is None:
-            self._truncated = TruncatedResultStore()
-            self._truncated.retire(_marker_ids(self._messages))
-        return self._truncated
+        self._state.closed = True
+        if self._state.truncated is not None:
+            self._state.truncated.clear()
 
     def __enter__(self) -> Self:
         return self
@@ -253,62 +281,14 @@ class AgentSession(SessionTurns):
         self.close()
 
     def __repr__(self) -> str:
+        state = self._state
         return (
-            f"AgentSession(session_id={self._session_id!r}, model={self.agent.model!r}, "
-            f"messages={len(self._messages)}, runs={self._metadata.get('run_count', 0)}, "
-            f"closed={self._closed})"
+            f"AgentSession(session_id={state.session_id!r}, model={state.agent.model!r}, "
+            f"messages={len(state.messages)}, runs={state.metadata.get('run_count', 0)}, "
+            f"closed={state.closed})"
         )
 
     # ------------------------------------------------------------------ turns
-    def _start_call(self) -> None:
-        self._check_open()
-        self._check_idle()
-        self.last_turn_results = []
-        self._metadata.pop("interrupted_turn", None)
-        if self._metadata.get("pending_injections"):
-            self._metadata["pending_injections"] = []
-
-    async def _one_turn(
-        self,
-        message: str,
-        *,
-        files: list[Any] | None,
-        tool_files: list[Any] | None,
-        output_schema: type[BaseModel] | None,
-        media_resolution_list: list[str | None] | None,
-        anthropic_container_id: str | None,
-    ) -> AgentResult:
-        await self._refresh_uploads()
-        history, scope = self._native().parse(self._messages), self._compaction_scope()
-        self._in_flight = True
-        result: AgentResult
-        error: BaseException | None
-        guard = self._enter_turn()
-        try:
-            result, error = await self.agent._run_turn(
-                message,
-                history=history,
-                files=files,
-                tool_files=tool_files,
-                output_schema=output_schema,
-                media_resolution_list=media_resolution_list,
-                anthropic_container_id=self._container_for(anthropic_container_id),
-                compaction=scope,
-                truncated_results=self._truncated_results(),
-            )
-        finally:
-            self._in_flight = False
-            self._leave_turn(guard)
-        if error is not None:
-            self._bank_failure(message, files, result, error)
-            raise error
-        try:
-            self._commit(self._turn_native(result, self._adopt_compacted(scope, history)), result)
-        except Exception as exc:  # the turn was billed: bank it, raise it typed
-            failure = self._save_failed(message, files, result, exc)
-            raise failure from (None if failure is exc else exc)
-        return result
-
     async def run(
         self,
         message: str,
@@ -322,27 +302,8 @@ class AgentSession(SessionTurns):
         """Run the agent within the session: the history goes in, the turn is stored
         (a failed turn leaves the session as it was). Also raises ``StateError`` (a
         RuntimeError) when the session is closed or a turn is already running."""
-        self._start_call()
-        result = await self._one_turn(
-            message,
-            files=files,
-            tool_files=tool_files,
-            output_schema=output_schema,
-            media_resolution_list=media_resolution_list,
-            anthropic_container_id=anthropic_container_id,
-        )
-        budget, sent = self._max_follow_ups, message
-        while (text := self._follow_up_text(result, sent, budget)) is not None:
-            budget, sent = budget - 1, text
-            result = await self._one_turn(
-                text,
-                files=None,
-                tool_files=None,
-                output_schema=output_schema,
-                media_resolution_list=None,
-                anthropic_container_id=None,
-            )
-        return result
+        args = (files, tool_files, output_schema, media_resolution_list, anthropic_container_id)
+        return await self._turns.run(RunInput(message, *args))
 
     def run_sync(
         self,
@@ -355,27 +316,16 @@ class AgentSession(SessionTurns):
         anthropic_container_id: str | None = None,
     ) -> AgentResult:
         """Synchronous wrapper for run() (its own asyncio.run loop per call)."""
-        kwargs: dict[str, Any] = {
-            "files": files,
-            "tool_files": tool_files,
-            "output_schema": output_schema,
-            "media_resolution_list": media_resolution_list,
-            "anthropic_container_id": anthropic_container_id,
-        }
+        args = (files, tool_files, output_schema, media_resolution_list, anthropic_container_id)
+        run_input = RunInput(message, *args)
 
         async def run_and_release() -> AgentResult:
             try:
-                return await self.run(message, **kwargs)
+                return await self._turns.run(run_input)
             finally:
-                await self.agent._tool_loader.disconnect_mcp_servers()
-                await self.agent.deps.release_loop_resources()
+                await self._state.agent.release_loop_resources()
 
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(run_and_release())
-        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(asyncio.run, run_and_release()).result()
+        return run_blocking(run_and_release)
 
     async def stream(
         self,
@@ -390,93 +340,64 @@ class AgentSession(SessionTurns):
         """Stream agent events within the session; the turn is stored at ``complete``.
         Raises ``StateError`` (a RuntimeError) when the session is closed or a turn is
         already running; a failed turn is an ``error`` event and is not stored."""
-        self._start_call()
-        budget, sent, turn_index = self._max_follow_ups, message, 0
-        send_files, send_tool_files, send_resolutions = files, tool_files, media_resolution_list
-        container = anthropic_container_id
-        turn_costs: list[float] = []
-        captured: dict[str, tuple[AgentResult, BaseException | None]] = {}
-        while True:
-            captured.clear()
-            await self._refresh_uploads()
-            history, scope = self._native().parse(self._messages), self._compaction_scope()
-            events = self.agent._stream_with_history(
-                sent,
-                history=history,
-                files=send_files,
-                tool_files=send_tool_files,
-                output_schema=output_schema,
-                media_resolution_list=send_resolutions,
-                anthropic_container_id=self._container_for(container),
-                on_result=lambda r, e: captured.__setitem__("turn", (r, e)),
-                compaction=scope,
-                truncated_results=self._truncated_results(),
-            )
-            follow_up: str | None = None
-            completed = False
-            self._in_flight = True
-            guard = self._enter_turn()
-            try:
-                async with contextlib.aclosing(events):
-                    async for event in events:
-                        if event.event_type != "complete":
-                            yield event
-                            continue
-                        completed = True
-                        self._in_flight = False
-                        result, error = captured.get("turn", (AgentResult(), None))
-                        try:
-                            history = self._adopt_compacted(scope, history, error)
-                            follow_up = self._settle_streamed(
-                                sent, send_files, result, error, history, output_schema, budget
-                            )
-                        except Exception as exc:  # the turn was billed: bank it, raise it
-                            failure = self._save_failed(sent, send_files, result, exc)
-                            raise failure from (None if failure is exc else exc)
-                        turn_costs.append(result.cost)
-                        meta = dict(event.metadata or {})
-                        if follow_up is not None:
-                            yield AgentStreamEvent(
-                                "turn_complete",
-                                None,
-                                {
-                                    **meta,
-                                    "turn_index": turn_index,
-                                    "auto_follow_up": turn_index > 0,
-                                },
-                            )
-                        else:
-                            if turn_index > 0:
-                                meta.update(
-                                    turns=turn_index + 1,
-                                    turn_costs=list(turn_costs),
-                                    total_cost=sum(turn_costs),
-                                )
-                            yield AgentStreamEvent("complete", event.content, meta)
-            finally:
-                self._in_flight = False
-                self._leave_turn(guard)
-                if not completed:
-                    self._bank_abandoned()
-            if follow_up is None:
-                return
-            budget, sent, turn_index = budget - 1, follow_up, turn_index + 1
-            send_files = send_tool_files = send_resolutions = None
-            container = None
-            yield AgentStreamEvent(
-                "turn_start",
-                None,
-                {
-                    "turn_index": turn_index,
-                    "auto_follow_up": True,
-                    "trigger": "late_injection",
-                    "message": sent,
-                },
-            )
+        args = (files, tool_files, output_schema, media_resolution_list, anthropic_container_id)
+        async for event in self._turns.stream(RunInput(message, *args)):
+            yield event
+
+    # ------------------------------------------------------------------ save
+    def to_dict(
+        self,
+        *,
+        media: str | None = None,
+        media_store: Any = UNSET,
+        media_max_inline_bytes: Any = UNSET,
+    ) -> dict[str, Any]:
+        """Serialize the session to a detached, JSON-clean version-3 envelope.
+
+        Args:
+            media (str | None): The media policy for this save (``"auto"``, ``"inline"``,
+                ``"externalize"``, ``"strip"``); the Agent's ``media_policy`` when None.
+                Default: None.
+            media_store (MediaStore | None): Where ``"externalize"`` puts the bytes; the
+                Agent's ``media_store`` when not given.
+            media_max_inline_bytes (int | None): The largest media part kept inline; the
+                Agent's when not given.
+
+        Returns:
+            dict: The version-3 envelope.
+
+        Raises:
+            ValueError: If media is not a known policy, or is "externalize" with no store.
+        """
+        return self._saver.to_dict(
+            media=media, media_store=media_store, media_max_inline_bytes=media_max_inline_bytes
+        )
+
+    def to_json(
+        self,
+        *,
+        path: str | os.PathLike[str] | None = None,
+        indent: int | None = None,
+        media: str | None = None,
+        media_store: Any = UNSET,
+        media_max_inline_bytes: Any = UNSET,
+    ) -> str:
+        """The envelope as JSON text; with ``path`` also written there atomically.
+
+        Raises ``SessionStoreError`` when the file cannot be written (naming it)."""
+        return self._saver.to_json(
+            path=path,
+            indent=indent,
+            media=media,
+            media_store=media_store,
+            media_max_inline_bytes=media_max_inline_bytes,
+        )
 
     # ------------------------------------------------------------------ restore
     @classmethod
-    def from_dict(cls, data: dict[str, Any], agent: Any, *, media_store: Any = None) -> Self:
+    def from_dict(
+        cls, data: dict[str, Any], agent: SessionAgent, *, media_store: Any = None
+    ) -> Self:
         """Restore a session from `to_dict` output, bound to ``agent``.
 
         Args:
@@ -498,12 +419,16 @@ class AgentSession(SessionTurns):
             UnsupportedPartError: under on_unsupported_part="raise".
         """
         session = cls(agent)
-        session._adopt(data, media_store=media_store)
+        session._restorer.adopt(data, media_store=media_store)
         return session
 
     @classmethod
     def from_json(
-        cls, source: str | bytes | os.PathLike[str], *, agent: Any, media_store: Any = None
+        cls,
+        source: str | bytes | os.PathLike[str],
+        *,
+        agent: SessionAgent,
+        media_store: Any = None,
     ) -> Self:
         """Restore a session from JSON text, UTF-8 bytes or a file written by to_json.
 
@@ -527,16 +452,57 @@ class AgentSession(SessionTurns):
         except MalformedEnvelopeError as exc:
             raise exc.with_source(envelope_source(source)) from None
 
+    def rebind(self, new_agent: SessionAgent) -> Self:
+        """Continue this session's next turn on ``new_agent``, converting the history.
+
+        Args:
+            new_agent (Agent): The agent the next turn runs on.
+
+        Returns:
+            AgentSession: This session, for chaining.
+
+        Raises:
+            RuntimeError: If a turn is running on this session.
+            SessionCompatibilityError: If the history cannot be converted.
+        """
+        self._restorer.rebind(new_agent)
+        self._turns.tool_surface.snapshot = None  # the frozen array does not cross agents
+        return self
+
+    # ------------------------------------------------------------------ truncation
+    def truncate_to(self, message_count: int, *, drop_orphans: bool = True) -> int:
+        """Cut stored history down to (a legal prefix of) its first message_count messages.
+
+        Args:
+            message_count (int): How many leading messages to keep (0 to len(messages)).
+            drop_orphans (bool): Move the cut back to a legal point (no open tool round)
+                and drop tool results stored without their call. Default: True.
+
+        Returns:
+            int: The number of messages kept.
+
+        Raises:
+            ValueError: message_count is not an int, negative, or past the history.
+            RuntimeError: the session is closed (or a turn is running).
+        """
+        return self._editor.truncate_to(message_count, drop_orphans=drop_orphans)
+
+    def truncate_to_turn(self, turn_index: int, *, drop_orphans: bool = True) -> int:
+        """Cut stored history to just before recorded turn ``turn_index``.
+
+        Args:
+            turn_index (int): The recorded turn to cut before (0 to the number of
+                recorded turns; the number itself keeps everything).
+            drop_orphans (bool): As in `truncate_to`. Default: True.
+
+        Returns:
+            int: The number of messages kept.
+
+        Raises:
+            ValueError: turn_index is not an int, negative, or past the recorded turns.
+            RuntimeError: the session is closed.
+        """
+        return self._editor.truncate_to_turn(turn_index, drop_orphans=drop_orphans)
+
 
 document_methods(AgentSession, SESSION_METHOD_SECTIONS)
-
-
-def _marker_ids(value: Any) -> list[str]:
-    """The truncated-result ids named by read-back markers anywhere in ``value``."""
-    if isinstance(value, str):
-        return marker_ids(value)
-    if isinstance(value, dict):
-        return [i for item in value.values() for i in _marker_ids(item)]
-    if isinstance(value, list | tuple):
-        return [i for item in value for i in _marker_ids(item)]
-    return []

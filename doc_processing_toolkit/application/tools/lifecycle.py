@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit._redaction import redact_text, redacted_summary
+from doc_processing_toolkit.application.deps import SessionFactory
 from doc_processing_toolkit.domain.errors import (
     DocProcessingToolkitError,
     MCPConnectionError,
@@ -32,9 +33,6 @@ from doc_processing_toolkit.ports.tool_session import ManagedToolSession, Reconn
 __all__ = ["Connection", "ServerConfig", "SessionFactory", "SessionPool"]
 
 log = get_logger(__name__)
-
-SessionFactory = Callable[[dict[str, Any]], ManagedToolSession]
-"""Builds an unconnected session from a format's config dict."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,8 @@ servers (format 7) are kept for `ToolLoader.get_remote_mcp_configs`.
 
 The loader never imports an adapter: the session classes come in as factories, one
 per format, usually as a `ToolWiring` (`ToolLoader.from_wiring`);
-``ToolLoader()`` without arguments takes the process default AgentDeps' wiring.
+``ToolLoader()`` without arguments takes the composition root's wiring, which the
+documented ``agent.loader.ToolLoader`` passes in (`ToolLoader._default_wiring`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from doc_processing_toolkit._logging import get_logger
-from doc_processing_toolkit.application.deps import default_deps
+from doc_processing_toolkit.application.deps import (
+    ConfigValidator,
+    LocalSessionFactory,
+    ToolWiring,
+    no_default_deps,
+)
 from doc_processing_toolkit.application.tools.formats import (
     CLIENT_SESSION,
     DIRECTORY,
@@ -37,11 +43,6 @@ from doc_processing_toolkit.application.tools.lifecycle import (
 )
 from doc_processing_toolkit.application.tools.mcp_shapes import convert_to_provider_format
 from doc_processing_toolkit.application.tools.tool_set import ToolSet
-from doc_processing_toolkit.application.tools.wiring import (
-    ConfigValidator,
-    LocalSessionFactory,
-    ToolWiring,
-)
 from doc_processing_toolkit.domain.errors import (
     ConfigurationError,
     InvalidArgumentTypeError,
@@ -59,6 +60,12 @@ log = get_logger(__name__)
 class ToolLoader:
     """Loader for converting various tool formats into a unified representation."""
 
+    @staticmethod
+    def _default_wiring() -> ToolWiring:
+        """The wiring of a loader built without factories (none here; the documented
+        ``agent.loader.ToolLoader`` passes the composition root's)."""
+        return no_default_deps().tools
+
     def __init__(
         self,
         session_factories: Mapping[str, SessionFactory] | None = None,
@@ -75,10 +82,10 @@ class ToolLoader:
             local_session_factory: Builds the session over ``@tool`` functions.
             config_validators: Optional checks per format, run by `load`.
 
-        Without arguments the process default AgentDeps' wiring is used.
+        Without arguments the composition root's wiring is used (documented class).
         """
         if session_factories is None and local_session_factory is None:
-            wiring = default_deps().tools
+            wiring = self._default_wiring()
             session_factories = wiring.session_factories
             local_session_factory = wiring.local_session_factory
             config_validators = config_validators or wiring.config_validators

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from doc_processing_toolkit.application.deps import default_deps
+from doc_processing_toolkit.application.deps import LocalSessionFactory, no_default_deps
 from doc_processing_toolkit.application.tools.formats import LoadedTool
 from doc_processing_toolkit.application.tools.mcp_shapes import (
     MCPCallToolResult,
@@ -19,7 +19,6 @@ from doc_processing_toolkit.application.tools.mcp_shapes import (
     to_mcp_call_result,
     to_mcp_tools_response,
 )
-from doc_processing_toolkit.application.tools.wiring import LocalSessionFactory
 from doc_processing_toolkit.domain.errors import ToolDefinitionError
 from doc_processing_toolkit.ports.tool_session import ToolSession
 
@@ -35,6 +34,12 @@ class LocalFunctionSession:
     a raised exception returned as an error result.
     """
 
+    @staticmethod
+    def _default_factory() -> LocalSessionFactory:
+        """The ``@tool`` session factory when none was given (none here; the documented
+        ``agent.loader.LocalFunctionSession`` passes the composition root's)."""
+        return no_default_deps().tools.local_session_factory
+
     def __init__(
         self,
         name: str = "local-functions",
@@ -43,8 +48,8 @@ class LocalFunctionSession:
     ) -> None:
         """Args:
         name: The session's name.
-        session_factory: Builds the ``@tool`` session; None takes the process default
-            AgentDeps' (on first use).
+        session_factory: Builds the ``@tool`` session; None takes the composition
+            root's (on first use; the documented class passes it in).
         """
         self.name = name
         self._factory = session_factory
@@ -67,7 +72,7 @@ class LocalFunctionSession:
 
     def _inner(self) -> ToolSession:
         if self._session is None:
-            factory = self._factory or default_deps().tools.local_session_factory
+            factory = self._factory or self._default_factory()
             self._session = factory(list(self._functions), name=self.name)
         return self._session
 

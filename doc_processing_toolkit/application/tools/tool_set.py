@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from doc_processing_toolkit.application.run.step_scope import current_scope
+from doc_processing_toolkit.application.step_scope import current_scope
 from doc_processing_toolkit.domain.errors import ToolDefinitionError
 from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 from doc_processing_toolkit.ports.tool_session import ToolSession

@@ -21,7 +21,7 @@ A chunk the table cannot convert exactly goes the SDK's way, validated and then 
 so the result is the same either way. That happens for a field of a kind the table does not
 handle, a value of an unexpected type, an enum value the enum does not list, or a class
 with a validator of its own.
-``tests/unit/test_google_raw_stream.py`` checks both the requests and the chunks
+``tests/unit/adapters/providers/google/test_raw_stream.py`` checks both the requests and the chunks
 against the SDK.
 
 The SDK's private members the fast path needs (the same the public method calls, pinned

@@ -12,7 +12,7 @@ tuple never equals a string, so the SDK then reads the field with ``getattr``. O
 
 The subclasses below answer ``key in model`` with ``False`` straight away. That is the
 answer the fallback always gives, so the SDK builds the same wire dict, which
-``tests/unit/test_google_sdk_models.py`` checks. Nothing else is changed: fields,
+``tests/unit/adapters/providers/google/test_sdk_models.py`` checks. Nothing else is changed: fields,
 validation and serialization are the SDK's own. pydantic keeps an instance of a
 subclass as it is when it fills a field of the base type, so the SDK keeps these.
 The adapter's own stream path (`raw_stream`) validates the contents as
