@@ -362,10 +362,9 @@ class SdkModelClient(BatchSeam):
     once per endpoint. Helpers for the subclass: `_own_or_shared_client`,
     `_row`, the mapping's log lines (`_log_warnings`, `_log_mapping`),
     `_call_options`, `_redact`, and for the ``anthropic`` / ``openai`` SDKs
-    `_open_stream` and `_api_status_error`; `BatchSeam` (the base) makes the ones a batch
-    client needs public. Log events go to the logger of the
-    provider client's module. The subclass sets the class attributes, builds its SDK
-    clients and streams.
+    `_open_stream` and `_api_status_error` (`BatchSeam`, the base, makes public the ones a
+    batch client needs). Log events go to the provider client module's logger. The
+    subclass sets the class attributes, builds its SDK clients and streams.
     """
 
     _log: ClassVar[Any] = log
