@@ -24,17 +24,16 @@ from doc_processing_toolkit.application.compaction.run_hook import run_compactor
 from doc_processing_toolkit.application.config import log_setup, reference
 from doc_processing_toolkit.application.config.env_references import references_of
 from doc_processing_toolkit.application.config.export import export_config
-from doc_processing_toolkit.application.config.from_config import agent_from_file, agent_from_string
-from doc_processing_toolkit.application.config.resolution import resolve_settings
 from doc_processing_toolkit.application.config.settings import (
     DEFAULT_MEDIA_MAX_INLINE_BYTES,
     DEFAULT_STREAM_IDLE_TIMEOUT,
     AgentSettings,
-    SettingView,
+    AgentSettingViews,
 )
-from doc_processing_toolkit.application.config.validation import validate_settings
+from doc_processing_toolkit.application.construction import resolve_settings, validated_settings
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
 from doc_processing_toolkit.application.deps import AgentDeps, no_default_deps, with_user_registry
+from doc_processing_toolkit.application.from_config import agent_from_file, agent_from_string
 from doc_processing_toolkit.application.hooks.control import (
     RunControl,
     RunHandles,
@@ -57,7 +56,7 @@ from doc_processing_toolkit.application.run.offloop import client_for_run
 from doc_processing_toolkit.application.run.outcome import new_run_id
 from doc_processing_toolkit.application.run.result_builder import build_result
 from doc_processing_toolkit.application.run.run_input import RunInput, TurnHistory
-from doc_processing_toolkit.application.run.settings import RunSettingsCache
+from doc_processing_toolkit.application.run.settings import AgentRunSettings
 from doc_processing_toolkit.application.run.streaming import (
     STREAM_CANCEL_WAIT_SECONDS,
     check_no_client_session,
@@ -72,14 +71,13 @@ from doc_processing_toolkit.application.tools.planning import build_tool_planner
 from doc_processing_toolkit.domain.errors import DocProcessingToolkitError
 from doc_processing_toolkit.domain.events import AgentStreamEvent
 from doc_processing_toolkit.domain.tools.results import DEFAULT_TOOL_RESULT_PREVIEW_CHARS
-from doc_processing_toolkit.domain.tools.specs import ToolChoice
 from doc_processing_toolkit.ports.model_client import ModelClient
 from doc_processing_toolkit.ports.session_store import SessionStore
 
 __all__ = ["STREAM_CANCEL_WAIT_SECONDS", "Agent"]
 
 
-class Agent:
+class Agent(AgentSettingViews):
     """High-level Agent class for AI interactions.
 
     A wrapper that keeps a conversation (as `AgentSession` does) runs each turn through
@@ -92,28 +90,6 @@ class Agent:
         instructions: System prompt/instructions.
     """
 
-    # The settings, read-only: an Agent is configured once, by its constructor.
-    model = SettingView(lambda s: s.model)
-    instructions = SettingView(lambda s: s.instructions)
-    max_iterations = SettingView(lambda s: s.max_iterations)
-    max_tokens = SettingView(lambda s: s.max_tokens)
-    temperature = SettingView(lambda s: s.temperature)
-    thinking = SettingView(lambda s: s.thinking)
-    built_in_tools = SettingView(lambda s: s.built_in_tools or None)
-    strict_tools = SettingView(lambda s: s.strict_tools)
-    auto_inject_memory_instructions = SettingView(lambda s: s.auto_inject_memory_instructions)
-    auto_inject_skills = SettingView(lambda s: s.auto_inject_skills)
-    tool_choice: SettingView[ToolChoice] = SettingView(lambda s: s.resolved_tool_choice)
-    emit_request_start = SettingView(lambda s: s.emit_request_start)
-    max_tool_result_chars = SettingView(lambda s: s.max_tool_result_chars)
-    tool_result_preview_chars = SettingView(lambda s: s.tool_result_preview_chars)
-    truncated_result_read_chars = SettingView(lambda s: s.read_back_chars)
-    prompt_caching = SettingView(lambda s: s.prompt_caching_config)
-    """Normalised: None or ``{"ttl": ...}`` (providers that cache automatically ignore it)."""
-    defer_tools = SettingView(lambda s: s.defer_tools)
-    detailed_costs = SettingView(lambda s: s.detailed_costs)
-    cost_output_dir = SettingView(lambda s: s.cost_output_dir)
-    provider_kwargs = SettingView(lambda s: s.provider_kwargs)
     _default_deps = staticmethod(no_default_deps)  # agent.core's Agent: the container's
 
     def __init__(
@@ -171,15 +147,36 @@ class Agent:
         **provider_kwargs: Any,
     ) -> None:
         """Initialize an Agent (every parameter: ``help(Agent)``, from config/reference.py)."""
-        # The parameters are the settings' fields, one to one (AgentSettings.from_arguments).
-        arguments = {k: v for k, v in locals().items() if k not in ("self", "deps")}
-        self._settings: AgentSettings = validate_settings(AgentSettings.from_arguments(arguments))
-        self._deps = with_user_registry(deps or self._default_deps(), self._settings.registry)
-        self._setup()
-
-    def _setup(self) -> None:
-        """Wire the settings to the adapters: logger, resolution, secrets, tools."""
-        s, deps = self.settings, self._deps
+        # The parameters are the settings' fields, one to one; validated once, here.
+        # fmt: off
+        settings = AgentSettings(
+            model=model, instructions=instructions, tools=tuple(tools or ()), api_key=api_key,
+            max_iterations=max_iterations, max_tokens=max_tokens, temperature=temperature,
+            thinking=thinking, built_in_tools=built_in_tools, strict_tools=strict_tools,
+            auto_inject_memory_instructions=auto_inject_memory_instructions,
+            auto_inject_skills=auto_inject_skills, compaction=compaction,
+            compaction_config=compaction_config, session_history_config=session_history_config,
+            logger=logger, log_level=log_level, log_file=log_file, log_to_file=log_to_file,
+            tool_choice=tool_choice, code_execution_output_dir=code_execution_output_dir,
+            service_tier=service_tier, hooks=hooks, emit_request_start=emit_request_start,
+            max_tool_result_chars=max_tool_result_chars,
+            tool_result_preview_chars=tool_result_preview_chars,
+            truncated_result_read_chars=truncated_result_read_chars, prompt_caching=prompt_caching,
+            anthropic_block_binding=anthropic_block_binding,
+            strict_prefix_binding=strict_prefix_binding, prefix_audit=prefix_audit,
+            prefix_strip_fallback=prefix_strip_fallback, remove_citations=remove_citations,
+            on_unsupported_part=on_unsupported_part, media_policy=media_policy,
+            media_store=media_store, media_max_inline_bytes=media_max_inline_bytes,
+            estimate_input_tokens=estimate_input_tokens, defer_tools=defer_tools,
+            detailed_costs=detailed_costs, cost_output_dir=cost_output_dir, client=client,
+            base_url=base_url, connect_timeout=connect_timeout, request_timeout=request_timeout,
+            stream_idle_timeout=stream_idle_timeout, tool_timeout=tool_timeout, registry=registry,
+            provider_kwargs=provider_kwargs,
+        )
+        # fmt: on
+        s, compaction_setup = validated_settings(settings)
+        self._settings: AgentSettings = s
+        self._deps = deps = with_user_registry(deps or self._default_deps(), s.registry)
         self.last_abandoned_stream: dict[str, Any] | None = None
         self._run_handles = RunHandles()
         self._agent_id = uuid.uuid4().hex[:8]
@@ -191,9 +188,9 @@ class Agent:
             log_file=s.log_file,
             log_to_file=s.log_to_file,
         )
-        self._resolution = resolve_settings(s, deps, self.logger)
+        self._resolution = resolve_settings(s, deps, self.logger, compaction_setup)
         self._unpriced = UnpricedModelWarning(s.model)
-        self._run_settings = RunSettingsCache()
+        self._run_settings = AgentRunSettings(s, self._resolution)
         register_agent_secrets(s, self._resolution.profile.api_key_env)
         self._client: ModelClient | None = None
         self._owns_client = False
@@ -310,8 +307,8 @@ class Agent:
             await self._tool_loader.connect_mcp_servers()
             plan = await self._tool_planner.plan(self._tool_loader, s.instructions, store)
             messages = [*prior, await media.user_turn(prompt.message)]
-            run_settings = self._run_settings.get(
-                s, self._resolution, system=plan.system, output_schema=output_schema
+            run_settings = self._run_settings.for_run(
+                system=plan.system, output_schema=output_schema
             )
             if overrides := media.overrides(run_settings.built_in_tools):
                 run_settings = dataclasses.replace(run_settings, **overrides)
@@ -554,12 +551,12 @@ class Agent:
     @classmethod
     def from_config(cls, config_path: str, **overrides: Any) -> Self:
         """Create an Agent from a YAML file (see ``agent.config`` for errors and rules)."""
-        return agent_from_file(cls, config_path, overrides)
+        return agent_from_file(cls, config_path, overrides, default_deps=cls._default_deps)
 
     @classmethod
     def from_config_string(cls, yaml_content: str, **overrides: Any) -> Self:
         """Create an Agent from a YAML string (overrides as in `from_config`)."""
-        return agent_from_string(cls, yaml_content, overrides)
+        return agent_from_string(cls, yaml_content, overrides, default_deps=cls._default_deps)
 
     def to_config(self) -> dict[str, Any]:
         """The data half of this agent's constructor, in the YAML shape from_config reads.

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
-from doc_processing_toolkit.application.config.validation import check_arguments
+from doc_processing_toolkit.application.construction import check_arguments
 from doc_processing_toolkit.application.tools.formats import detect_format
 from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.ports.model_client import ModelClient

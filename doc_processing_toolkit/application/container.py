@@ -56,6 +56,7 @@ from doc_processing_toolkit.adapters.providers.openai.profile import OpenAIProfi
 from doc_processing_toolkit.adapters.registry.json_file import JsonFileRegistry, overlay_registry
 from doc_processing_toolkit.adapters.tool_sessions.local_functions import LocalFunctionSession
 from doc_processing_toolkit.adapters.tool_sessions.truncated_results import TruncatedResultSession
+from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.application.deps import AgentDeps, ToolWiring
 from doc_processing_toolkit.application.fleet.fleet import FleetDeps
 from doc_processing_toolkit.domain.errors import ConfigurationError
@@ -244,7 +245,7 @@ def build_batch_client(
         return None
     kwargs: dict[str, Any] = {
         "row_lookup": row_lookup or registry(container).row,
-        "polling": polling or BatchPolling.from_env(os.environ),
+        "polling": polling or BatchPolling.from_env(environment.batch_polling_values()),
     }
     for name, value in (("api_key", api_key), ("base_url", base_url)):
         if value is not None:

@@ -5,19 +5,13 @@ The composition root (``application/container.py``) builds one per Agent
 and look nothing up. The documented entry points (``doc_processing_toolkit.agent``) pass the
 composition root's in when the caller gives none — so nothing in the application imports
 the container, and importing a module installs nothing.
-
-`default_deps` is transitional: ``config/`` and ``compaction/setup.py`` still look the
-default up while a documented call that reaches them runs (the entry point binds it for
-that call with `default_deps_from`); the settings refactor passes it in instead.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from contextvars import ContextVar
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -46,8 +40,6 @@ __all__ = [
     "SessionFactory",
     "ToolWiring",
     "TruncatedSessionFactory",
-    "default_deps",
-    "default_deps_from",
     "no_default_deps",
     "with_user_registry",
 ]
@@ -135,35 +127,6 @@ class AgentDeps:
 
 DepsFactory = Callable[[], AgentDeps]
 """Builds the composition root's default AgentDeps."""
-
-_DEFAULT: ContextVar[DepsFactory | None] = ContextVar("dpt_default_deps", default=None)
-
-
-@contextlib.contextmanager
-def default_deps_from(factory: DepsFactory) -> Iterator[None]:
-    """Bind ``factory`` as the default AgentDeps for the calls made inside the block (a
-    context variable: nothing outlives the block, nothing is installed at import)."""
-    token = _DEFAULT.set(factory)
-    try:
-        yield
-    finally:
-        _DEFAULT.reset(token)
-
-
-def default_deps() -> AgentDeps:
-    """The default AgentDeps bound by the documented call that is running (transitional).
-
-    Raises:
-        StateError: no documented entry point bound one (pass deps= instead).
-    """
-    factory = _DEFAULT.get()
-    if factory is None:
-        raise StateError(
-            "no default AgentDeps: call this through its documented entry point "
-            "(doc_processing_toolkit.agent...), which passes the composition root's, "
-            "or pass deps="
-        )
-    return factory()
 
 
 def no_default_deps() -> AgentDeps:

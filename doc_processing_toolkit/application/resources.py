@@ -18,7 +18,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import uuid
 import warnings
 import weakref
@@ -31,7 +30,7 @@ from doc_processing_toolkit._redaction import (
     redact_text,
     scrub_exception_chain,
 )
-from doc_processing_toolkit.application.config import log_setup
+from doc_processing_toolkit.application.config import environment, log_setup
 from doc_processing_toolkit.application.config.settings import AgentSettings
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.domain.errors import DocProcessingToolkitError
@@ -50,7 +49,7 @@ def register_agent_secrets(settings: AgentSettings, key_env: Sequence[str] = ())
     install_third_party_redaction()
     register_secret(settings.api_key)
     for env_name in key_env:
-        register_secret(os.environ.get(env_name))
+        register_secret(environment.variable(env_name))
     for server in settings.remote_mcp_servers:
         token = server.get("authorization_token")
         if isinstance(token, str):

@@ -21,12 +21,11 @@ from doc_processing_toolkit.agent.config import (
     ConfigParseError,
     ConfigValidationError,
     config_json_schema,
+    default_registry_check,
 )
-from doc_processing_toolkit.agent.core import container_deps
 from doc_processing_toolkit.agent.cost import DetailedCostReport
 from doc_processing_toolkit.application.config.env_references import EnvReferences, as_written
 from doc_processing_toolkit.application.config.yaml_loader import config_file_problems
-from doc_processing_toolkit.application.deps import default_deps_from
 from doc_processing_toolkit.cli.render import mask_secrets, report_summary, report_table
 from doc_processing_toolkit.domain.errors import InvalidInputError, MissingFileError
 
@@ -41,8 +40,9 @@ def _cmd_schema(args: argparse.Namespace) -> int:
 def _cmd_check(args: argparse.Namespace) -> int:
     import yaml
 
-    with default_deps_from(container_deps):  # the model check's registry
-        config, problems, sources = config_file_problems(args.file)
+    config, problems, sources = config_file_problems(
+        args.file, registry_check=default_registry_check
+    )
     if config is not None:
         refused = _build(args.file)  # what only the constructor can refuse (a tool file, ...)
         if refused is not None:

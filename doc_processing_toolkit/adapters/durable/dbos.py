@@ -27,7 +27,6 @@ import. DBOS is one per process: one worker serves at a time in a process.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -35,6 +34,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.adapters import _environment
 from doc_processing_toolkit.domain.errors import (
     ConfigurationError,
     MissingDependencyError,
@@ -262,7 +262,7 @@ class DbosEngine:
                 "system_database_url": self.url,
                 "application_version": APP_VERSION,
                 "executor_id": worker_id,
-                "log_level": os.environ.get("DPT_DBOS_LOG_LEVEL", "WARNING"),
+                "log_level": _environment.variable("DPT_DBOS_LOG_LEVEL", "WARNING"),
                 "notification_listener_polling_interval_sec": queues.poll_seconds,
             }
             if self._sqlite:

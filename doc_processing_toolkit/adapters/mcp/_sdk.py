@@ -8,9 +8,9 @@ public server methods are called, which needs no import at all.
 
 from __future__ import annotations
 
-import os
 from typing import Any, Literal
 
+from doc_processing_toolkit.adapters import _environment
 from doc_processing_toolkit.domain.errors import MissingDependencyError
 
 __all__ = [
@@ -22,8 +22,6 @@ __all__ = [
 
 MCP_EXTRA_HINT = "pip install 'doc-processing-toolkit[mcp]'"
 """The extra that installs the MCP SDKs."""
-
-_OFF = ("0", "false", "no", "off")
 
 
 def import_mcp() -> Any:
@@ -59,7 +57,4 @@ def server_kind(obj: Any) -> Literal["mcpserver", "fastmcp", "public", "none"]:
 
 def env_switch(name: str, default: bool = True) -> bool:
     """An on/off environment switch: ``0``, ``false``, ``no`` or ``off`` turn it off."""
-    value = os.environ.get(name)
-    if value is None or not value.strip():
-        return default
-    return value.strip().lower() not in _OFF
+    return _environment.switch(name, default)

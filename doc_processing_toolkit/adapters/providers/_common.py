@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import importlib
-import os
 import re
 import sys
 import threading
@@ -27,6 +26,7 @@ from typing import Any, ClassVar, Protocol
 from urllib.parse import urlsplit
 
 from doc_processing_toolkit._logging import get_logger, redact, register_secret
+from doc_processing_toolkit.adapters import _environment
 from doc_processing_toolkit.adapters.providers._batch import BatchSeam
 from doc_processing_toolkit.adapters.providers._guard import GuardedEvents, sdk_timeout
 from doc_processing_toolkit.domain.errors import (
@@ -81,7 +81,7 @@ def shared_ssl_context(build: Callable[[], Any] = _httpx2_default_context) -> An
     whose event loop is new, and so are its SDK clients. A context is safe to share
     between clients, threads and loops; a change of those variables makes a new one.
     """
-    key = (build, *(os.environ.get(name) for name in _SSL_ENV))
+    key = (build, *(_environment.variable(name) for name in _SSL_ENV))
     with _SSL_LOCK:
         context = _SSL_CONTEXTS.get(key)
         if context is None:
@@ -428,14 +428,14 @@ class SdkModelClient(BatchSeam):
         """(base_url to pass to the SDK, where it came from)."""
         if self._base_url:
             return self._base_url, "argument"
-        env = os.environ.get(self.DPT_BASE_URL_ENV)
+        env = _environment.variable(self.DPT_BASE_URL_ENV)
         if env:
             return env, self.DPT_BASE_URL_ENV
         return self._fallback_endpoint()
 
     def _fallback_endpoint(self) -> tuple[str | None, str]:
         """No argument, no toolkit variable: leave it to the SDK (its variable or default)."""
-        if self.SDK_BASE_URL_ENV and os.environ.get(self.SDK_BASE_URL_ENV):
+        if self.SDK_BASE_URL_ENV and _environment.variable(self.SDK_BASE_URL_ENV):
             return None, self.SDK_BASE_URL_ENV
         return None, "sdk default"
 
@@ -446,7 +446,7 @@ class SdkModelClient(BatchSeam):
         self._logged_endpoint = (base_url, source)
         shown = base_url
         if shown is None and self.SDK_BASE_URL_ENV:
-            shown = os.environ.get(self.SDK_BASE_URL_ENV)
+            shown = _environment.variable(self.SDK_BASE_URL_ENV)
         self._log.debug(
             f"{self.provider} endpoint",
             source=source,
@@ -462,7 +462,7 @@ class SdkModelClient(BatchSeam):
                 network attempt (the same error on every provider).
         """
         key = self._api_key or next(
-            (os.environ[name] for name in self.API_KEY_ENVS if os.environ.get(name)), None
+            filter(None, map(_environment.variable, self.API_KEY_ENVS)), None
         )
         if not key:
             first, *fallbacks = self.API_KEY_ENVS or ("an API key variable",)
@@ -486,9 +486,9 @@ class SdkModelClient(BatchSeam):
             return self._own.get(None, lambda: new(self._api_key, base_url))
         sdk_env = self.SDK_BASE_URL_ENV
         key = (
-            *(os.environ.get(name) for name in self.API_KEY_ENVS),
+            *(_environment.variable(name) for name in self.API_KEY_ENVS),
             base_url,
-            os.environ.get(sdk_env) if base_url is None and sdk_env else None,
+            _environment.variable(sdk_env) if base_url is None and sdk_env else None,
         )
         return shared.get(key, lambda: new(None, base_url))
 
@@ -568,7 +568,7 @@ class SdkModelClient(BatchSeam):
 
     def _redact(self, text: str) -> str:
         """``text`` without API keys, bearer tokens or URL userinfo."""
-        for secret in (self._api_key, *(os.environ.get(name) for name in self.API_KEY_ENVS)):
+        for secret in (self._api_key, *(_environment.variable(name) for name in self.API_KEY_ENVS)):
             if secret:
                 text = text.replace(secret, "***")
         return redact(redact_userinfo(text))

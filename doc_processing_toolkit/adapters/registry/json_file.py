@@ -39,6 +39,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.adapters import _environment
 from doc_processing_toolkit.domain.errors import (
     ConfigurationError,
     InvalidArgumentTypeError,
@@ -243,7 +244,7 @@ class JsonFileRegistry:
             if self._index is None:
                 path = self.path
                 layers: list[tuple[str, Any]] = [(str(path), _read(path))]
-                user_file = os.environ.get(REGISTRY_FILE_ENV, "").strip()
+                user_file = (_environment.variable(REGISTRY_FILE_ENV) or "").strip()
                 if self._environment and user_file:
                     layers.append(_checked_layer(user_file, _read(Path(user_file))))
                 layers.extend(self._overlays)

@@ -1,7 +1,7 @@
 """An Agent's compaction settings, checked once at construction.
 
-`check_compaction_settings` runs the pure key checks plus the two that need the
-world: ``summary_prompt_file`` must exist and ``summary_max_tokens`` must fit the
+`check_compaction_settings` runs the key checks once (``summary_prompt_file`` must
+exist); `check_summary_cap` then checks the resolved ``summary_max_tokens`` against the
 summary model's output cap in the registry. `resolve_context_window` is the one
 place a model's context window is read for compaction (warn-and-floor on a miss).
 """
@@ -9,12 +9,12 @@ place a model's context window is read for compaction (warn-and-floor on a miss)
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from doc_processing_toolkit.application.config import environment
+from doc_processing_toolkit.application.config.resolution import CompactionSetup
 from doc_processing_toolkit.domain.compaction.config import (
     CONTEXT_WINDOW_FLOOR,
     CompactionConfig,
@@ -28,12 +28,13 @@ __all__ = [
     "PROTECT_CURRENT_TURN_ENV",
     "CompactionSetup",
     "check_compaction_settings",
+    "check_summary_cap",
     "protect_current_turn",
     "resolve_context_window",
     "summary_prompt_text",
 ]
 
-PROTECT_CURRENT_TURN_ENV = "DPT_COMPACTION_PROTECT_CURRENT_TURN"
+PROTECT_CURRENT_TURN_ENV = environment.COMPACTION_PROTECT_CURRENT_TURN_ENV
 """``off`` lets Level-2 summarize / sliding_window fold the current turn (the old way)."""
 
 DEFAULT_SUMMARY_PROMPT = (
@@ -50,16 +51,7 @@ DEFAULT_SUMMARY_PROMPT = (
 
 def protect_current_turn() -> bool:
     """False when DPT_COMPACTION_PROTECT_CURRENT_TURN=off."""
-    return os.environ.get(PROTECT_CURRENT_TURN_ENV, "").strip().lower() not in ("off", "0", "false")
-
-
-@dataclass(frozen=True, slots=True)
-class CompactionSetup:
-    """An Agent's resolved compaction: the config and the prompt text."""
-
-    config: CompactionConfig
-    prompt: str
-    """The summarisation prompt (inline, from the file, or the default)."""
+    return environment.compaction_protect_current_turn()
 
 
 def summary_prompt_text(config: CompactionConfig) -> str:
@@ -87,31 +79,48 @@ def summary_prompt_text(config: CompactionConfig) -> str:
     return DEFAULT_SUMMARY_PROMPT
 
 
-def check_compaction_settings(
-    enabled: bool,
-    raw: dict[str, Any] | None,
-    *,
-    model: str,
-    row_lookup: Callable[[str], ModelInfo | None],
-) -> CompactionSetup | None:
-    """The resolved setup (None when compaction is off), every key checked.
+def check_compaction_settings(enabled: bool, raw: dict[str, Any] | None) -> CompactionSetup | None:
+    """The resolved setup (None when compaction is off), every key checked once.
+
+    The registry check of ``summary_max_tokens`` comes later, at resolution, on the
+    resolved config (`check_summary_cap`): nothing here is validated twice.
 
     Args:
         enabled: ``Agent(compaction=...)``.
         raw: ``Agent(compaction_config=...)`` (checked even when compaction is off).
-        model: The agent's model (the summary model when none is configured).
-        row_lookup: The registry's row lookup.
 
     Raises:
         ConfigurationError: (a ValueError) naming the key: an unknown strategy, a
-            threshold that is not positive, a summary_max_tokens above the summary model's
-            max output, a summary_prompt_file that does not exist, ...
+            threshold that is not positive, a summary_prompt_file that does not exist, ...
     """
     if not isinstance(enabled, bool):
         raise ConfigurationError(f"compaction must be a bool, got {enabled!r}")
     if not enabled and raw is None:
         return None
     config = resolve_compaction_config(raw)
+    prompt = summary_prompt_text(config)
+    return CompactionSetup(config=config, prompt=prompt) if enabled else None
+
+
+def check_summary_cap(
+    setup: CompactionSetup | None,
+    *,
+    model: str,
+    row_lookup: Callable[[str], ModelInfo | None],
+) -> None:
+    """``summary_max_tokens`` must fit the summary model's output cap in the registry.
+
+    Args:
+        setup: The checked setup (`check_compaction_settings`; None: nothing to check).
+        model: The agent's model (the summary model when none is configured).
+        row_lookup: The registry's row lookup.
+
+    Raises:
+        ConfigurationError: naming the key, the summary model and its cap.
+    """
+    if setup is None:
+        return
+    config = setup.config
     summary_model = config.summary_model or model
     row = row_lookup(summary_model)
     cap = row.max_output_tokens if row is not None else None
@@ -120,15 +129,13 @@ def check_compaction_settings(
             f"compaction_config['summary_max_tokens'] must not exceed the max output of "
             f"{summary_model} ({cap}), got {config.summary_max_tokens}"
         )
-    prompt = summary_prompt_text(config)
-    return CompactionSetup(config=config, prompt=prompt) if enabled else None
 
 
 def resolve_context_window(
     model_name: str,
     provider: str,
     logger: logging.Logger | Any,
-    row_lookup: Callable[[str], ModelInfo | None] | None = None,
+    row_lookup: Callable[[str], ModelInfo | None],
 ) -> int:
     """The model's context window from the registry; 128,000 with a loud WARNING on a miss.
 
@@ -136,12 +143,8 @@ def resolve_context_window(
         model_name: Registry model name.
         provider: Provider key (names the JSON path to fix).
         logger: Logger of the warning.
-        row_lookup: The registry's row lookup (default: the process default registry).
+        row_lookup: The registry's row lookup.
     """
-    if row_lookup is None:
-        from doc_processing_toolkit.application.deps import default_deps
-
-        row_lookup = default_deps().registry.row
     row = row_lookup(model_name)
     window = row.context_window_tokens if row is not None else None
     if window:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextvars
 import logging
-import os
 import re
 import threading
 from collections.abc import Iterator
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from doc_processing_toolkit._logging import redact, register_secret, set_listener_check
+from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.domain.errors import ConfigurationError
 
 if TYPE_CHECKING:
@@ -122,25 +122,18 @@ def install_forwarding() -> None:
     set_listener_check(_listens)
 
 
-def _resolve_level(log_level: str) -> int:
+def _resolve_level(log_level: str, switches: environment.LoggingSwitches) -> int:
     """The level to use: AGENT_LOG_LEVEL when set, else ``log_level`` (both validated)."""
     for source, value in (
         ("log_level", log_level),
-        ("AGENT_LOG_LEVEL", os.environ.get("AGENT_LOG_LEVEL")),
+        ("AGENT_LOG_LEVEL", switches.agent_log_level),
     ):
         if value is not None and str(value).upper() not in _LEVELS:
             raise ConfigurationError(
                 f"{source} {value!r} is not one of {', '.join(sorted(_LEVELS))}"
             )
-    name = str(os.environ.get("AGENT_LOG_LEVEL") or log_level).upper()
+    name = str(switches.agent_log_level or log_level).upper()
     return logging.getLevelName(name)  # type: ignore[no-any-return]
-
-
-def _log_to_file_enabled(log_to_file: bool) -> bool:
-    env = os.environ.get("DPT_AGENT_LOG_TO_FILE")
-    if env is not None and env.strip().lower() in ("0", "false", "no", "off"):
-        return False
-    return log_to_file
 
 
 def build_agent_logger(
@@ -153,7 +146,8 @@ def build_agent_logger(
 ) -> tuple[logging.Logger, str | None]:
     """A fresh per-Agent logger and the file it writes (None when console-only)."""
     install_forwarding()
-    level = _resolve_level(log_level)
+    switches = environment.logging_switches()
+    level = _resolve_level(log_level, switches)
     safe_model = re.sub(r"[^A-Za-z0-9._-]", "_", model)
     logger = logging.getLogger(f"doc_processing_toolkit.Agent.{safe_model}.{agent_id}")
     logger.setLevel(level)
@@ -163,12 +157,12 @@ def build_agent_logger(
     formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     console = logging.StreamHandler()
     # The console shows warnings and above unless AGENT_LOG_LEVEL asks for more.
-    console.setLevel(level if os.environ.get("AGENT_LOG_LEVEL") else max(level, logging.WARNING))
+    console.setLevel(level if switches.agent_log_level else max(level, logging.WARNING))
     console.setFormatter(formatter)
     console.addFilter(RedactingFilter())
     logger.addHandler(console)
     path: str | None = None
-    if _log_to_file_enabled(log_to_file):
+    if switches.log_to_file and log_to_file:
         if log_file:
             path = log_file
         else:

@@ -1,8 +1,9 @@
 """AgentSettings: the one typed source of an Agent's settings.
 
-The constructor validates its arguments into one (`validate_settings`);
-the run loop's settings are derived from it (``run.settings.derive_run_settings``),
-``to_config()`` reads it (`export`) and ``from_config()`` will build it. Values are
+The constructor gathers its named parameters into one and validates it once
+(``application.construction.validate_settings``, the path ``AgentBuilder`` and
+``from_config()`` take too); the run loop's settings are derived from it once per Agent
+(``run.settings.AgentRunSettings``) and ``to_config()`` reads it (`export`). Values are
 kept as the caller spelled them (``tool_choice="any"``, ``prompt_caching=True``) so that
 ``to_config()`` gives them back unchanged; the normalised forms the run needs are
 properties.
@@ -26,6 +27,7 @@ from doc_processing_toolkit.ports.model_client import ModelClient
 __all__ = [
     "DEFAULT_MEDIA_MAX_INLINE_BYTES",
     "DEFAULT_STREAM_IDLE_TIMEOUT",
+    "AgentSettingViews",
     "AgentSettings",
     "SettingView",
     "normalize_prompt_caching",
@@ -221,3 +223,33 @@ class SettingView(Generic[T]):
 
     def __set__(self, obj: object, value: Any) -> None:
         raise AttributeError(f"{self._name} is read-only: it comes from the Agent's settings")
+
+
+class AgentSettingViews:
+    """The Agent's settings as read-only attributes (``agent.max_tokens``), each read
+    through `SettingView` from the ``settings`` the subclass holds."""
+
+    __slots__ = ()
+
+    # The settings, read-only: an Agent is configured once, by its constructor.
+    model = SettingView(lambda s: s.model)
+    instructions = SettingView(lambda s: s.instructions)
+    max_iterations = SettingView(lambda s: s.max_iterations)
+    max_tokens = SettingView(lambda s: s.max_tokens)
+    temperature = SettingView(lambda s: s.temperature)
+    thinking = SettingView(lambda s: s.thinking)
+    built_in_tools = SettingView(lambda s: s.built_in_tools or None)
+    strict_tools = SettingView(lambda s: s.strict_tools)
+    auto_inject_memory_instructions = SettingView(lambda s: s.auto_inject_memory_instructions)
+    auto_inject_skills = SettingView(lambda s: s.auto_inject_skills)
+    tool_choice: SettingView[ToolChoice] = SettingView(lambda s: s.resolved_tool_choice)
+    emit_request_start = SettingView(lambda s: s.emit_request_start)
+    max_tool_result_chars = SettingView(lambda s: s.max_tool_result_chars)
+    tool_result_preview_chars = SettingView(lambda s: s.tool_result_preview_chars)
+    truncated_result_read_chars = SettingView(lambda s: s.read_back_chars)
+    prompt_caching = SettingView(lambda s: s.prompt_caching_config)
+    """Normalised: None or ``{"ttl": ...}`` (providers that cache automatically ignore it)."""
+    defer_tools = SettingView(lambda s: s.defer_tools)
+    detailed_costs = SettingView(lambda s: s.detailed_costs)
+    cost_output_dir = SettingView(lambda s: s.cost_output_dir)
+    provider_kwargs = SettingView(lambda s: s.provider_kwargs)

@@ -17,9 +17,10 @@ import copy
 import os
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Self
 
 from doc_processing_toolkit._logging import register_secret
+from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.application.config.yaml_validation import (
     RegistryCheck,
     SourceMap,
@@ -36,7 +37,6 @@ from doc_processing_toolkit.domain.errors import (
 __all__ = [
     "AgentConfig",
     "config_file_problems",
-    "default_registry_check",
     "interpolate_env",
     "load_config",
     "load_config_from_string",
@@ -286,7 +286,7 @@ def interpolate_env(
             if match.group(0) == "$${":
                 return "${"
             name, default = match.group(1), match.group(2)
-            found = os.environ.get(name)
+            found = environment.variable(name)
             if found is None or (found == "" and default is not None):
                 if default is None:
                     problem = ConfigValidationError(
@@ -322,26 +322,11 @@ def interpolate_env(
     return value
 
 
-def default_registry_check(model: str) -> str | None:
-    """Whether the process default registry knows which provider serves ``model``."""
-    from doc_processing_toolkit.application.deps import default_deps
-
-    try:
-        registry = default_deps().registry
-    except RuntimeError:
-        return None  # no composition root installed: the Agent checks the model itself
-    try:
-        registry.detect_provider(model)
-    except ValueError:
-        return f"unknown model {model!r}: no provider in the model registry serves it"
-    return None
-
-
 def load_config_from_string(
     yaml_content: str,
     *,
     source: str = "<string>",
-    registry_check: RegistryCheck | None = default_registry_check,
+    registry_check: RegistryCheck | None,
 ) -> dict[str, Any]:
     """Load agent configuration from a YAML string: parse, interpolate, validate.
 
@@ -359,7 +344,7 @@ def load_config_from_string(
 def config_file_problems(
     file_path: str | os.PathLike[str],
     *,
-    registry_check: RegistryCheck | None = default_registry_check,
+    registry_check: RegistryCheck | None,
 ) -> tuple[dict[str, Any] | None, list[ConfigParseError | ConfigValidationError], SourceMap]:
     """Every problem of a YAML configuration file at once (``dpt config check``).
 
@@ -390,7 +375,7 @@ def config_file_problems(
 def load_config(
     file_path: str | os.PathLike[str],
     *,
-    registry_check: RegistryCheck | None = default_registry_check,
+    registry_check: RegistryCheck | None,
 ) -> dict[str, Any]:
     """Load agent configuration from a YAML file: parse, interpolate, validate.
 
@@ -454,24 +439,28 @@ class AgentConfig:
     leaves out reads as None (``tools`` as [], ``instructions`` as "").
     """
 
+    registry_check: RegistryCheck | None = None
+    """The model-name check of `from_string` / `from_yaml` (None: none; the documented
+    ``agent.config.AgentConfig`` checks against the process default registry)."""
+
     def __init__(self, config_dict: dict[str, Any]) -> None:
         """Initialize from a configuration dictionary (validated as load_config does,
         without the registry check)."""
         self._data = validate_config(config_dict)
 
     @classmethod
-    def from_string(cls, yaml_content: str) -> AgentConfig:
+    def from_string(cls, yaml_content: str) -> Self:
         """Load configuration from a YAML string."""
-        return cls(load_config_from_string(yaml_content))
+        return cls(load_config_from_string(yaml_content, registry_check=cls.registry_check))
 
     @classmethod
-    def from_yaml(cls, file_path: str) -> AgentConfig:
+    def from_yaml(cls, file_path: str) -> Self:
         """Load configuration from a YAML file."""
-        return cls(load_config(file_path))
+        return cls(load_config(file_path, registry_check=cls.registry_check))
 
-    def merge(self, overrides: dict[str, Any]) -> AgentConfig:
+    def merge(self, overrides: dict[str, Any]) -> Self:
         """A new config with ``overrides`` merged on top (see `merge_configs`)."""
-        return AgentConfig(merge_configs(self._data, overrides))
+        return type(self)(merge_configs(self._data, overrides))
 
     def to_dict(self) -> dict[str, Any]:
         """The configuration as a (deep-copied) dictionary."""

@@ -34,11 +34,11 @@ its jobs interactively, with one log line.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.application.fleet.jobs import FleetAgent, FleetJobRunner
 from doc_processing_toolkit.application.run.streaming import run_blocking
 from doc_processing_toolkit.domain.errors import ConfigurationError, StateError
@@ -142,7 +142,7 @@ class Fleet:
         self._factory = agent_factory
         self.name = name
         self.mode: FleetMode = mode
-        self.worker_id = worker_id or os.environ.get("DPT_FLEET_WORKER") or "local"
+        self.worker_id = worker_id or environment.fleet_worker() or "local"
         self._concurrency = concurrency
         self._poll = poll_seconds
         self._storm = storm_seconds

@@ -28,12 +28,12 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
-import os
 import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, runtime_checkable
 
 from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.application.hooks.handle import RunHandle
 from doc_processing_toolkit.domain.errors import AgentAborted, InvalidArgumentTypeError
 from doc_processing_toolkit.domain.events import (
@@ -67,8 +67,6 @@ ABORTED_TOOL_TEXT = "The run was aborted by the host application before this too
 
 ABORTED_HOOK_GRACE_S = 5.0
 """Seconds a hook called after an abort was requested may take before it is cancelled."""
-
-_OFFLOOP_OFF = frozenset({"0", "off", "false", "no"})
 
 
 _CANCELLED = object()
@@ -148,7 +146,7 @@ class HookRunner:
         handle: The run's handle (a new one when None); bound when the run starts.
         """
         self._hooks = hooks
-        self._offloop = os.environ.get("DPT_SYNC_HOOKS_OFFLOOP", "on").lower() not in _OFFLOOP_OFF
+        self._offloop = environment.sync_hooks_offloop()
         self.handle = handle if handle is not None else RunHandle()
         self._log = logger or log
         self._lock = threading.Lock()

@@ -24,6 +24,7 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.application.step_scope import current_scope
 from doc_processing_toolkit.application.tools.tool_set import ToolSet
 from doc_processing_toolkit.domain.requests import ModelRequest, StreamItem
@@ -36,8 +37,7 @@ _START_TIMEOUT_S = 5.0
 
 def offloop_enabled() -> bool:
     """False when DPT_STREAM_STRUCTURED_OFFLOOP=off."""
-    value = os.environ.get("DPT_STREAM_STRUCTURED_OFFLOOP", "").strip().lower()
-    return value not in ("off", "0")
+    return environment.stream_structured_offloop()
 
 
 async def client_for_run(client: ModelClient, tools: ToolSet, *, streamed: bool) -> ModelClient:

@@ -13,25 +13,23 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import threading
 from dataclasses import dataclass
 from typing import Any
 
+from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.domain import messages as _ir
 from doc_processing_toolkit.domain.requests import ModelRequest
 
 __all__ = ["PREFIX_AUDIT_ENV", "PrefixAuditor", "prefix_audit_enabled"]
 
-PREFIX_AUDIT_ENV = "DPT_PREFIX_AUDIT"
+PREFIX_AUDIT_ENV = environment.PREFIX_AUDIT_ENV
 """Turns the audit on process-wide (``1`` / ``true`` / ``on`` / ``yes``)."""
-
-_TRUE = frozenset({"1", "true", "on", "yes"})
 
 
 def prefix_audit_enabled(setting: bool) -> bool:
     """The Agent's ``prefix_audit``, or the process-wide `PREFIX_AUDIT_ENV`."""
-    return bool(setting) or os.environ.get(PREFIX_AUDIT_ENV, "").strip().lower() in _TRUE
+    return bool(setting) or environment.prefix_audit()
 
 
 def _digest(value: Any) -> str:

@@ -20,7 +20,6 @@ it would retry, which it then sees as its attempt 1 (so nothing else changes).
 from __future__ import annotations
 
 import functools
-import os
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit._redaction import scrub_exception_chain
+from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.domain.costs.ledger import RetryAccumulator, RetryAttemptCost
 from doc_processing_toolkit.domain.errors import ProviderError
 from doc_processing_toolkit.domain.requests import ModelRequest, ModelResponse, StreamDelta, Usage
@@ -56,12 +56,7 @@ class RetryPolicy:
     def from_env(cls) -> RetryPolicy:
         """Defaults, overridden by DPT_MAX_RETRIES / DPT_RETRY_AFTER_CAP_S /
         DPT_RETRY_BACKOFF_S (the first backoff step, seconds)."""
-        env = os.environ
-        return _policy_for(
-            env.get("DPT_MAX_RETRIES"),
-            env.get("DPT_RETRY_AFTER_CAP_S"),
-            env.get("DPT_RETRY_BACKOFF_S"),
-        )
+        return _policy_for(*environment.retry_values())
 
 
 @functools.lru_cache(maxsize=8)

@@ -1,34 +1,32 @@
 """RunSettings: everything the run loop reads, derived from an Agent's settings.
 
 `derive_run_settings` is the one place an `AgentSettings` (plus what it
-resolved to at construction) becomes the loop's settings; the Agent copies no field.
+resolved to at construction) becomes the loop's settings; the Agent copies no field and
+derives them once (`AgentRunSettings`, at its first run).
 """
 
 from __future__ import annotations
 
-import os
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
 
-from doc_processing_toolkit.application.config.resolution import AgentResolution
+from doc_processing_toolkit.application.config import environment
+from doc_processing_toolkit.application.config.resolution import AgentResolution, PrefixObserver
 from doc_processing_toolkit.application.config.settings import AgentSettings
-from doc_processing_toolkit.application.run.prefix_audit import PrefixAuditor
 from doc_processing_toolkit.application.run.retry import RetryPolicy
 from doc_processing_toolkit.application.run.turn_system import run_system
-from doc_processing_toolkit.application.tools.accounting import tool_reported_cost_enabled
 from doc_processing_toolkit.domain.binding import check_behaviour, resolve_behaviour
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.tools.specs import ToolChoice
 
-__all__ = ["BLOCK_BINDING_ENV", "RunSettings", "RunSettingsCache", "derive_run_settings"]
+__all__ = ["BLOCK_BINDING_ENV", "AgentRunSettings", "RunSettings", "derive_run_settings"]
 
-BLOCK_BINDING_ENV = "DPT_ANTHROPIC_BLOCK_BINDING"
+BLOCK_BINDING_ENV = environment.BLOCK_BINDING_ENV
 """The process-wide block-binding behaviour (below the Agent's setting, above the row)."""
-STRICT_BUDGET_ENV = "DPT_ANTHROPIC_STRICT_BUDGET"
-"""``off``: Anthropic's strict tool budget applies per tool only."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,54 +74,50 @@ class RunSettings:
     """Replayed reasoning of the completed turns is not sent."""
     strict_prefix_binding: bool = False
     """A mid-session tool-surface change fails the run instead of being frozen."""
-    prefix_auditor: PrefixAuditor | None = None
+    prefix_auditor: PrefixObserver | None = None
     """The Agent's shadow prefix audit (None: off)."""
     row_lookup: Callable[[str], ModelInfo | None] | None = None
     """The registry, for pricing a request at the row of the model that served it."""
 
 
-class RunSettingsCache:
-    """`derive_run_settings` remembered per Agent: a run whose inputs are those of
-    the previous run (the same frozen settings and resolution, system prompt, schema and
-    environment switches) reuses its `RunSettings` instead of building ~40 fields
-    again. One entry: an Agent's runs nearly always share them."""
+class AgentRunSettings:
+    """An Agent's run settings, derived once per Agent (at its first run, so that
+    constructing an Agent costs nothing more).
 
-    __slots__ = ("_key", "_value")
+    A run takes them with `for_run`: its system prompt and output schema replace those
+    of the previous run (the same value is returned when both are unchanged), and the
+    run's environment switches (`environment.run_switches`, read at the start of each
+    run, their documented read point) re-derive the settings when one of them moved.
+    """
 
-    def __init__(self) -> None:
-        self._key: tuple[Any, ...] | None = None
-        self._value: RunSettings | None = None
+    __slots__ = ("_current", "_resolution", "_settings", "_switches")
 
-    def get(
-        self,
-        settings: AgentSettings,
-        resolution: AgentResolution,
-        *,
-        system: str,
-        output_schema: type[BaseModel] | None = None,
-    ) -> RunSettings:
-        objects = (settings, resolution, output_schema)
-        switches = (
-            run_system(system),
-            os.environ.get(BLOCK_BINDING_ENV),
-            os.environ.get(STRICT_BUDGET_ENV),
-            tool_reported_cost_enabled(),
-        )
-        value = self._value
-        key = self._key
-        if (
-            value is None
-            or key is None
-            or key[0][0] is not settings
-            or key[0][1] is not resolution
-            or key[0][2] is not output_schema
-            or key[1] != switches
-        ):
-            value = derive_run_settings(
-                settings, resolution, system=system, output_schema=output_schema
+    def __init__(self, settings: AgentSettings, resolution: AgentResolution) -> None:
+        self._settings = settings
+        self._resolution = resolution
+        self._switches: environment.RunSwitches | None = None
+        self._current: RunSettings | None = None
+
+    def for_run(self, *, system: str, output_schema: type[BaseModel] | None = None) -> RunSettings:
+        """The settings of a run with ``system`` and ``output_schema``."""
+        switches = environment.run_switches()
+        current = self._current
+        if current is None or switches != self._switches:
+            self._switches = switches
+            current = derive_run_settings(
+                self._settings,
+                self._resolution,
+                system=system,
+                output_schema=output_schema,
+                switches=switches,
             )
-            self._key, self._value = (objects, switches), value
-        return value
+        else:
+            system = run_system(system)
+            if current.system == system and current.output_schema is output_schema:
+                return current
+            current = dataclasses.replace(current, system=system, output_schema=output_schema)
+        self._current = current
+        return current
 
 
 def derive_run_settings(
@@ -132,13 +126,16 @@ def derive_run_settings(
     *,
     system: str,
     output_schema: type[BaseModel] | None = None,
+    switches: environment.RunSwitches | None = None,
 ) -> RunSettings:
     """The loop's settings for one run of an Agent with ``settings``.
 
     Args:
         system: The run's system prompt (the instructions plus what the tool planner added).
         output_schema: The run's structured-output schema, if any.
+        switches: The run's environment switches (None: read now).
     """
+    env = switches if switches is not None else environment.run_switches()
     bound = bool(getattr(resolution.profile, "thinking_binding", False))
     return RunSettings(
         bound_reasoning=bound,
@@ -146,9 +143,7 @@ def derive_run_settings(
             settings.thinking,
             settings.anthropic_block_binding,
             strict=settings.strict_prefix_binding,
-            environment=check_behaviour(
-                os.environ.get(BLOCK_BINDING_ENV, "").strip() or None, BLOCK_BINDING_ENV
-            ),
+            environment=check_behaviour(env.block_binding, BLOCK_BINDING_ENV),
             row_enforces=bool(resolution.row and resolution.row.enforces_thinking_prefix_check),
         ),
         prefix_strip_fallback=bound and settings.prefix_strip_fallback,
@@ -166,7 +161,7 @@ def derive_run_settings(
         tool_choice=settings.resolved_tool_choice,
         output_schema=output_schema,
         strict_tools=settings.strict_tools,
-        strict_per_tool_only=os.environ.get(STRICT_BUDGET_ENV, "").lower() == "off",
+        strict_per_tool_only=env.strict_per_tool_only,
         tool_result_cap=resolution.tool_result_cap,
         preview_chars=settings.tool_result_preview_chars,
         service_tier=resolution.service_tier,
@@ -176,7 +171,7 @@ def derive_run_settings(
         max_pause_turn_iterations=settings.max_pause_turn_iterations,
         provider_options=dict(settings.provider_kwargs),
         truncated_result_read_chars=settings.read_back_chars,
-        tool_reported_cost=tool_reported_cost_enabled(),
+        tool_reported_cost=env.tool_reported_cost,
         estimate_input_tokens=settings.estimate_input_tokens,
         remove_citations=settings.remove_citations,
     )

@@ -10,12 +10,12 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
-import os
 from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.application.config.log_setup import handled, redact
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.events import EventSink
@@ -45,7 +45,7 @@ _DETACHED: set[asyncio.Task[None]] = set()
 
 def cancel_on_close() -> bool:
     """False when DPT_STREAM_CANCEL_ON_CLOSE=off (a closed stream's run goes on, unbanked)."""
-    return os.environ.get("DPT_STREAM_CANCEL_ON_CLOSE", "").strip().lower() not in ("off", "0")
+    return environment.stream_cancel_on_close()
 
 
 RunExecutor = Callable[

@@ -8,10 +8,10 @@ rendered back byte for byte.
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from typing import Any
 
+from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.messages import (
     MediaPart,
@@ -41,7 +41,7 @@ HISTORY_MODES = (
 )
 """The documented history modes."""
 
-HISTORY_MODE_ENV = "DOC_TOOLKIT_SESSION_HISTORY_MODE"
+HISTORY_MODE_ENV = environment.HISTORY_MODE_ENV
 """Environment variable naming the mode when neither the session nor the Agent sets one."""
 
 DEFAULT_COMPACT_CHARS = 500
@@ -91,7 +91,7 @@ def resolve_session_history_config(
         ValueError: a config (or the variable) that names an unknown mode or key.
     """
     resolved: dict[str, Any] = {"mode": "full", "preserve_media": True}
-    env_mode = os.environ.get(HISTORY_MODE_ENV, "").strip()
+    env_mode = environment.session_history_mode()
     if env_mode:
         resolved.update(validate_history_config({"mode": env_mode}, HISTORY_MODE_ENV))
     if agent_level is not None:

@@ -9,11 +9,11 @@ provider-neutral and always crosses; anything else crosses unless
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.application.history.conversion import convert_history
 from doc_processing_toolkit.application.history.dialects import Dialects
 from doc_processing_toolkit.application.session.native import NativeHistory
@@ -29,7 +29,7 @@ __all__ = [
     "is_neutral",
 ]
 
-CONVERSION_ENV = "DPT_SESSION_CROSS_PROVIDER_CONVERSION"
+CONVERSION_ENV = environment.SESSION_CONVERSION_ENV
 """``off`` refuses every provider-native history written for another provider."""
 
 
@@ -100,7 +100,7 @@ def convert_stored_history(
             neutral = is_neutral(NativeHistory(codec).parse(messages))
         except (ValueError, TypeError, KeyError, AttributeError):
             neutral = False
-    if os.environ.get(CONVERSION_ENV, "").strip().lower() == "off" and not neutral:
+    if not environment.session_cross_provider_conversion() and not neutral:
         raise SessionCompatibilityError(
             f"session {session_id!r}: its history is written for {source} and cannot continue "
             f"on {target} ({model}): {CONVERSION_ENV}=off",

@@ -12,12 +12,12 @@ goes through the Agent's public seam (`Agent.run_turn` / `Agent.stream_turn`) wi
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import AsyncIterator
 from contextvars import Token
 from dataclasses import dataclass, field
 from typing import Any
 
+from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.application.config.log_setup import redact
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.run_input import CompactionScope, RunInput, TurnHistory
@@ -53,7 +53,7 @@ from doc_processing_toolkit.ports.remote_media import RemoteMediaFiles
 
 __all__ = ["INTERRUPTED_TURN_ENV", "TurnContext", "TurnPolicy", "TurnRunner"]
 
-INTERRUPTED_TURN_ENV = "DPT_SESSION_INTERRUPTED_TURN"
+INTERRUPTED_TURN_ENV = environment.SESSION_INTERRUPTED_TURN_ENV
 """``off`` disables the interrupted-turn record."""
 
 TurnContext = tuple[Token[ToolSurfaceGuard | None], Token[bool]]
@@ -275,7 +275,7 @@ class TurnRunner:
         metadata = self.state.metadata
         fold_spend(metadata, result)
         self.state.last_turn_results.append(result)
-        if os.environ.get(INTERRUPTED_TURN_ENV, "").strip().lower() == "off":
+        if not environment.session_interrupted_turn():
             return
         metadata["interrupted_turn"] = {
             "message": run_input.message,

@@ -7,9 +7,9 @@ variable once per run).
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
+from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.domain.tools.reports import ReportedSpend, find_spend
 from doc_processing_toolkit.domain.tools.results import CapOutcome, cap_tool_result
 from doc_processing_toolkit.domain.tools.specs import ToolOutcome
@@ -26,13 +26,12 @@ __all__ = [
     "tool_reported_cost_enabled",
 ]
 
-TOOL_REPORTED_COST_ENV = "DPT_AGENT_TOOL_REPORTED_COST"
-_OFF = ("off", "0", "false", "no")
+TOOL_REPORTED_COST_ENV = environment.TOOL_REPORTED_COST_ENV
 
 
 def tool_reported_cost_enabled() -> bool:
     """False when ``DPT_AGENT_TOOL_REPORTED_COST`` is ``off`` (or 0 / false / no)."""
-    return os.environ.get(TOOL_REPORTED_COST_ENV, "").strip().lower() not in _OFF
+    return environment.run_switches().tool_reported_cost
 
 
 def cap_for_model(

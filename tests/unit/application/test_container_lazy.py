@@ -34,7 +34,6 @@ def application_agent():
 
 print("built" if container._default is not None else "unbuilt")
 for name, build in (
-    ("deps", deps.default_deps),
     ("agent", application_agent),
     ("fleet", lambda: ApplicationFleet(lambda: None, name="lazy")),
 ):
@@ -62,7 +61,6 @@ def test_importing_every_module_leaves_the_container_unbuilt_and_uninstalled() -
     )
     assert out.stdout.split("\n")[:-1] == [
         "unbuilt",
-        "deps uninstalled",
         "agent uninstalled",
         "fleet uninstalled",
         "built hi",

@@ -22,11 +22,11 @@ SDK clients are shared per process, per event loop and per (key, endpoint) when 
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, cast
 
 from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.adapters import _environment
 from doc_processing_toolkit.adapters.providers._common import (
     LoopClientCache,
     SdkModelClient,
@@ -120,8 +120,8 @@ def _websocket_ssl_context() -> Any:
     import certifi
 
     return ssl.create_default_context(
-        cafile=os.environ.get("SSL_CERT_FILE", certifi.where()),
-        capath=os.environ.get("SSL_CERT_DIR"),
+        cafile=_environment.variable("SSL_CERT_FILE", certifi.where()),
+        capath=_environment.variable("SSL_CERT_DIR"),
     )
 
 
@@ -175,7 +175,7 @@ class GoogleModelClient(SdkModelClient):
     def _sdk_client(self, genai: Any, types: Any) -> Any:
         base_url, source = self._endpoint()
         self._log_endpoint(base_url, source)
-        version = os.environ.get(DPT_API_VERSION_ENV) or None
+        version = _environment.variable(DPT_API_VERSION_ENV) or None
         own_key = self._api_key
         if own_key is not None:
             return self._own.get(
@@ -185,7 +185,7 @@ class GoogleModelClient(SdkModelClient):
         key = (
             api_key,
             base_url,
-            os.environ.get(SDK_BASE_URL_ENV) if base_url is None else None,
+            _environment.variable(SDK_BASE_URL_ENV) if base_url is None else None,
             version,
             repr(sorted(self._default_headers.items())),
             repr(self._timeout),

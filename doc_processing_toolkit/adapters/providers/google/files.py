@@ -22,13 +22,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import io
-import os
 import threading
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from doc_processing_toolkit.adapters import _environment
 from doc_processing_toolkit.adapters.providers._source import (
     forget_uploads,
     part_sha256,
@@ -96,7 +96,7 @@ def _setting(options: Mapping[str, Any], key: str, env: str) -> float | None:
     value: Any = options.get(key)
     source = key
     if value is None:
-        raw = os.environ.get(env)
+        raw = _environment.variable(env)
         if raw is None or not raw.strip():
             return None
         source = env

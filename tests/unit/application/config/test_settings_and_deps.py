@@ -16,7 +16,7 @@ import pytest
 from doc_processing_toolkit import Agent, AgentBuilder, tool
 from doc_processing_toolkit.adapters.providers._profile import BaseProfile
 from doc_processing_toolkit.application.config.settings import AgentSettings
-from doc_processing_toolkit.application.config.validation import validate_settings
+from doc_processing_toolkit.application.construction import validate_settings
 from doc_processing_toolkit.application.container import default_container, default_deps
 from doc_processing_toolkit.application.deps import AgentDeps
 from doc_processing_toolkit.application.run.settings import RunSettings, derive_run_settings

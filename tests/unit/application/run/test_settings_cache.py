@@ -1,5 +1,5 @@
-"""RunSettingsCache (issue 17): an Agent's runs reuse one RunSettings while its inputs are
-unchanged, and get a fresh one as soon as any of them moves."""
+"""AgentRunSettings (issue 17, issue 34): an Agent's runs reuse one RunSettings, derived once
+per Agent, while its inputs are unchanged, and get a fresh one as soon as any of them moves."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import pytest
 from pydantic import BaseModel
 
 from doc_processing_toolkit import Agent
-from doc_processing_toolkit.application.run.settings import RunSettingsCache
 from doc_processing_toolkit.testing import FakeModel
 
 
@@ -21,29 +20,26 @@ def test_same_inputs_reuse_and_every_input_change_rebuilds(
     monkeypatch.delenv("DPT_ANTHROPIC_STRICT_BUDGET", raising=False)
     monkeypatch.delenv("DPT_ANTHROPIC_BLOCK_BINDING", raising=False)
     agent = Agent("claude-sonnet-5-5", client=FakeModel([]), log_to_file=False)
-    cache = RunSettingsCache()
-    s, res = agent.settings, agent._resolution
+    cache = agent._run_settings
 
-    first = cache.get(s, res, system="sys")
-    assert cache.get(s, res, system="sys") is first
+    first = cache.for_run(system="sys")
+    assert cache.for_run(system="sys") is first
     assert first.strict_per_tool_only is False
 
-    other_system = cache.get(s, res, system="another")
+    other_system = cache.for_run(system="another")
     assert other_system is not first and other_system.system == "another"
 
-    schema = cache.get(s, res, system="another", output_schema=Answer)
+    schema = cache.for_run(system="another", output_schema=Answer)
     assert schema.output_schema is Answer
 
     monkeypatch.setenv("DPT_ANTHROPIC_STRICT_BUDGET", "off")
-    budget = cache.get(s, res, system="another", output_schema=Answer)
+    budget = cache.for_run(system="another", output_schema=Answer)
     assert budget is not schema and budget.strict_per_tool_only is True
 
     monkeypatch.setenv("DPT_AGENT_TOOL_REPORTED_COST", "off")
-    reported = cache.get(s, res, system="another", output_schema=Answer)
+    reported = cache.for_run(system="another", output_schema=Answer)
     assert reported is not budget and reported.tool_reported_cost is False
 
     other_agent = Agent("claude-sonnet-5-5", "other", client=FakeModel([]), log_to_file=False)
-    fresh = cache.get(
-        other_agent.settings, other_agent._resolution, system="another", output_schema=Answer
-    )
+    fresh = other_agent._run_settings.for_run(system="another", output_schema=Answer)
     assert fresh is not reported

@@ -33,7 +33,6 @@ from doc_processing_toolkit.application.config.schema import CONFIG_FIELDS
 from doc_processing_toolkit.application.config.settings import AgentSettings
 from doc_processing_toolkit.application.config.validation import check_keyword_names
 from doc_processing_toolkit.application.config.yaml_loader import (
-    default_registry_check,
     interpolate_env,
     parse_yaml,
     read_config_text,
@@ -45,7 +44,7 @@ from doc_processing_toolkit.application.config.yaml_validation import (
 from doc_processing_toolkit.application.config.yaml_validation import (
     validate_config as validate_config_shape,
 )
-from doc_processing_toolkit.application.deps import default_deps, with_user_registry
+from doc_processing_toolkit.application.deps import AgentDeps, with_user_registry
 from doc_processing_toolkit.domain.errors import (
     ConfigValidationError,
     InvalidArgumentTypeError,
@@ -62,6 +61,10 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+DepsSource = Callable[[], AgentDeps]
+"""Where the Agent's default adapters come from (the composition root's ``default_deps``;
+it raises RuntimeError when no composition root is installed)."""
 
 _CONSTRAINT_KEYS = ("max_iterations", "max_tokens", "temperature")
 _LOGGING_KEYS = {"level": "log_level", "file": "log_file", "to_file": "log_to_file"}
@@ -159,15 +162,18 @@ def _apply_overrides(
     return merged, passthrough
 
 
-def _registry_check(overrides: Mapping[str, Any], user_rows: Any = None) -> RegistryCheck:
+def _registry_check(
+    overrides: Mapping[str, Any], user_rows: Any, default_deps: DepsSource
+) -> RegistryCheck | None:
     """The model-name check against the registry the Agent will use: the ``deps`` override's
-    or the process default's, with the configuration's own ``registry`` rows merged in."""
+    or the process default's, with the configuration's own ``registry`` rows merged in
+    (None: no composition root is installed; the Agent checks the model itself)."""
     deps = overrides.get("deps")
     if deps is None:
         try:
             deps = default_deps()
         except RuntimeError:
-            return default_registry_check
+            return None
     registry = with_user_registry(deps, user_rows).registry
 
     def check(model: str) -> str | None:
@@ -180,7 +186,7 @@ def _registry_check(overrides: Mapping[str, Any], user_rows: Any = None) -> Regi
     return check
 
 
-def validate_config(config: Mapping[str, Any]) -> dict[str, Any]:
+def validate_config(config: Mapping[str, Any], *, default_deps: DepsSource) -> dict[str, Any]:
     """Validate an agent configuration dictionary; return it with defaults applied.
 
     Checks the required ``model``, that the model name exists in the model registry (with
@@ -195,14 +201,18 @@ def validate_config(config: Mapping[str, Any]) -> dict[str, Any]:
         return validate_config_shape(config)  # raises, naming the type
     user_rows = config.get("registry")
     try:
-        check = _registry_check({}, user_rows)
+        check = _registry_check({}, user_rows, default_deps)
     except ValueError as exc:
         raise ConfigValidationError(str(exc)) from exc
     return validate_config_shape(config, registry_check=check)
 
 
 def agent_kwargs_from_string(
-    yaml_content: str, overrides: Mapping[str, Any], *, source: str = "<string>"
+    yaml_content: str,
+    overrides: Mapping[str, Any],
+    *,
+    default_deps: DepsSource,
+    source: str = "<string>",
 ) -> dict[str, Any]:
     """The constructor keywords of ``yaml_content`` with ``overrides`` applied.
 
@@ -210,7 +220,7 @@ def agent_kwargs_from_string(
         ConfigParseError: the YAML does not parse.
         ConfigValidationError: the configuration (with the overrides) is invalid.
     """
-    return _load(yaml_content, overrides, source)[0]
+    return _load(yaml_content, overrides, source, default_deps)[0]
 
 
 def agent_from_string(
@@ -218,6 +228,7 @@ def agent_from_string(
     yaml_content: str,
     overrides: Mapping[str, Any],
     *,
+    default_deps: DepsSource,
     source: str = "<string>",
 ) -> T:
     """``factory(**kwargs)`` of ``yaml_content``; the constructor's own refusals of a value
@@ -228,7 +239,7 @@ def agent_from_string(
         ConfigParseError: the YAML does not parse.
         ConfigValidationError: the configuration is invalid, or the constructor refused it.
     """
-    kwargs, config, sources = _load(yaml_content, overrides, source)
+    kwargs, config, sources = _load(yaml_content, overrides, source, default_deps)
     try:
         built = factory(**kwargs)
     except (ConfigValidationError, NotImplementedError):
@@ -245,18 +256,28 @@ def agent_from_string(
 
 
 def agent_from_file(
-    factory: Callable[..., T], config_path: str | os.PathLike[str], overrides: Mapping[str, Any]
+    factory: Callable[..., T],
+    config_path: str | os.PathLike[str],
+    overrides: Mapping[str, Any],
+    *,
+    default_deps: DepsSource,
 ) -> T:
     """As `agent_from_string`, for a file.
 
     Raises:
         FileNotFoundError: the file does not exist.
     """
-    return agent_from_string(factory, _read(config_path), overrides, source=os.fspath(config_path))
+    return agent_from_string(
+        factory,
+        _read(config_path),
+        overrides,
+        default_deps=default_deps,
+        source=os.fspath(config_path),
+    )
 
 
 def _load(
-    yaml_content: str, overrides: Mapping[str, Any], source: str
+    yaml_content: str, overrides: Mapping[str, Any], source: str, default_deps: DepsSource
 ) -> tuple[dict[str, Any], dict[str, Any], SourceMap]:
     """(constructor keywords, the validated YAML-shaped config, where each key sits)."""
     if not isinstance(yaml_content, str):
@@ -273,7 +294,7 @@ def _load(
     check_keyword_names({k: v for k, v in overrides.items() if k not in CONFIG_FIELDS})
     merged, passthrough = _apply_overrides(data, overrides, sources)
     try:
-        check = _registry_check(overrides, merged.get("registry"))
+        check = _registry_check(overrides, merged.get("registry"), default_deps)
     except (ValueError, TypeError) as exc:
         raise constructor_error(exc, merged, sources) from exc
     validated = validate_config_shape(merged, sources=sources, registry_check=check)
@@ -288,11 +309,13 @@ def _read(config_path: str | os.PathLike[str]) -> str:
 
 
 def agent_kwargs_from_file(
-    config_path: str | os.PathLike[str], overrides: Mapping[str, Any]
+    config_path: str | os.PathLike[str], overrides: Mapping[str, Any], *, default_deps: DepsSource
 ) -> dict[str, Any]:
     """As `agent_kwargs_from_string`, for a file.
 
     Raises:
         FileNotFoundError: the file does not exist.
     """
-    return agent_kwargs_from_string(_read(config_path), overrides, source=os.fspath(config_path))
+    return agent_kwargs_from_string(
+        _read(config_path), overrides, default_deps=default_deps, source=os.fspath(config_path)
+    )

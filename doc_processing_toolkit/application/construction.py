@@ -1,0 +1,265 @@
+"""Building an Agent's settings: the one validation path of the constructor,
+`AgentBuilder` and ``Agent.from_config``.
+
+`validate_settings` turns the arguments, gathered in an `AgentSettings`, into validated
+settings, with the checks of the rooms that own a setting (compaction, hooks, media,
+session, run); `validated_settings` also hands back the compaction setup it resolved, so
+that the Agent's resolution does not check ``compaction_config`` again. The config room
+below holds the settings model and the plain value checks; this module sits above the
+rooms whose checks it calls. `resolve_settings` then resolves the settings once against
+the registry and the provider profile (an `AgentResolution`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import logging
+import os
+from typing import Any
+
+from doc_processing_toolkit.application.compaction.setup import (
+    check_compaction_settings,
+    check_summary_cap,
+)
+from doc_processing_toolkit.application.config.binding_checks import check_binding_settings
+from doc_processing_toolkit.application.config.resolution import AgentResolution, CompactionSetup
+from doc_processing_toolkit.application.config.settings import (
+    AgentSettings,
+    normalize_prompt_caching,
+)
+from doc_processing_toolkit.application.config.validation import (
+    CONSUMED_PROVIDER_KWARGS,
+    NOT_YET_IMPLEMENTED,
+    check_keyword_names,
+    check_not_implemented,
+    defer_predicate,
+    validate_non_negative_int,
+    validate_positive_int,
+    validate_temperature,
+    validate_timeout,
+)
+from doc_processing_toolkit.application.deps import AgentDeps
+from doc_processing_toolkit.application.hooks.runner import validate_hooks
+from doc_processing_toolkit.application.media.validation import validate_on_unsupported_part
+from doc_processing_toolkit.application.run.input_estimate import validate_estimate_mode
+from doc_processing_toolkit.application.run.prefix_audit import PrefixAuditor, prefix_audit_enabled
+from doc_processing_toolkit.application.session.history_config import validate_history_config
+from doc_processing_toolkit.application.session.media_policy import validate_max_inline_bytes
+from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidArgumentTypeError
+from doc_processing_toolkit.domain.registry import closest_model_names
+from doc_processing_toolkit.domain.session import MEDIA_POLICIES
+from doc_processing_toolkit.domain.tools.results import resolve_cap
+from doc_processing_toolkit.domain.tools.specs import normalize_tool_choice
+from doc_processing_toolkit.ports.provider_profile import ProviderOptions, ProviderProfile
+
+__all__ = [
+    "check_arguments",
+    "check_session_settings",
+    "resolve_settings",
+    "validate_settings",
+    "validated_settings",
+]
+
+
+def validate_settings(settings: AgentSettings) -> AgentSettings:
+    """The validated copy of ``settings`` (see `validated_settings`)."""
+    return validated_settings(settings)[0]
+
+
+def validated_settings(settings: AgentSettings) -> tuple[AgentSettings, CompactionSetup | None]:
+    """The validated copy of ``settings`` (model stripped, dicts copied, keywords split)
+    and the compaction setup it resolved (None: compaction off).
+
+    Raises:
+        ValueError: a value out of range or of the wrong type (naming the parameter).
+        TypeError: a ``defer_tools`` that is neither names nor a predicate, or a keyword
+            that is a near miss of an Agent parameter (``instruction=``).
+        NotImplementedError: a parameter of a feature not built yet, set.
+    """
+    s = settings
+    if not isinstance(s.model, str) or not s.model.strip():
+        raise ConfigurationError(f"model must be a non-empty model name, got {s.model!r}")
+    if not isinstance(s.instructions, str):
+        raise ConfigurationError(
+            f"instructions must be a string, got {type(s.instructions).__name__}"
+        )
+    check_not_implemented({name: getattr(s, name) for name in NOT_YET_IMPLEMENTED})
+    check_keyword_names(s.provider_kwargs)
+    max_iterations = validate_positive_int("max_iterations", s.max_iterations) or 10
+    max_tokens = validate_positive_int("max_tokens", s.max_tokens, optional=True)
+    temperature = validate_temperature(s.temperature)
+    if s.thinking is not None and not isinstance(s.thinking, dict):
+        raise ConfigurationError(
+            f"thinking must be a dict or None, got {type(s.thinking).__name__}"
+        )
+    normalize_tool_choice(s.tool_choice)
+    validate_hooks(s.hooks)
+    max_chars = validate_non_negative_int(
+        "max_tool_result_chars", s.max_tool_result_chars, optional=True
+    )
+    preview = validate_non_negative_int("tool_result_preview_chars", s.tool_result_preview_chars)
+    read_chars = validate_non_negative_int(
+        "truncated_result_read_chars", s.truncated_result_read_chars, optional=True
+    )
+    normalize_prompt_caching(s.prompt_caching)
+    validate_on_unsupported_part(s.on_unsupported_part)
+    estimate_mode = validate_estimate_mode(s.estimate_input_tokens)
+    defer_predicate(s.defer_tools)
+    check_session_settings(s)
+    compaction = check_compaction_settings(s.compaction, s.compaction_config)
+    check_binding_settings(s)
+    provider_kwargs = dict(s.provider_kwargs)
+    consumed = {k: provider_kwargs.pop(k) for k in CONSUMED_PROVIDER_KWARGS if k in provider_kwargs}
+    pauses = consumed.get("max_pause_turn_iterations", s.max_pause_turn_iterations)
+    remote = [*s.mcp_remote_servers, *(consumed.get("mcp_remote_servers") or [])]
+    validated = dataclasses.replace(
+        s,
+        model=s.model.strip(),
+        tools=tuple(s.tools),
+        max_iterations=max_iterations,
+        max_tokens=max_tokens,
+        temperature=temperature,
+        thinking=dict(s.thinking) if s.thinking is not None else None,
+        built_in_tools=dict(s.built_in_tools) if s.built_in_tools is not None else None,
+        strict_tools=bool(s.strict_tools),
+        emit_request_start=bool(s.emit_request_start),
+        max_tool_result_chars=max_chars,
+        tool_result_preview_chars=preview or 0,
+        truncated_result_read_chars=read_chars,
+        detailed_costs=bool(s.detailed_costs),
+        remove_citations=bool(s.remove_citations),
+        estimate_input_tokens=estimate_mode,
+        max_pause_turn_iterations=(
+            validate_positive_int("max_pause_turn_iterations", pauses) or 10
+        ),
+        mcp_remote_servers=tuple(dict(server) for server in remote),
+        provider_kwargs=provider_kwargs,
+        connect_timeout=validate_timeout("connect_timeout", s.connect_timeout),
+        request_timeout=validate_timeout("request_timeout", s.request_timeout),
+        stream_idle_timeout=validate_timeout("stream_idle_timeout", s.stream_idle_timeout),
+        tool_timeout=validate_timeout("tool_timeout", s.tool_timeout),
+    )
+    return validated, compaction
+
+
+def check_arguments(arguments: dict[str, Any]) -> None:
+    """Validate some of the constructor's keyword arguments as the constructor does.
+
+    Used by AgentBuilder, so each builder method fails where the constructor would, with
+    the same message.
+
+    Raises:
+        ValueError, TypeError, NotImplementedError: as `validate_settings`.
+    """
+    values = dict(arguments)
+    if "tools" in values:
+        values["tools"] = tuple(values["tools"] or ())
+    validate_settings(AgentSettings(model=values.pop("model", "model-placeholder"), **values))
+
+
+def check_session_settings(s: AgentSettings) -> None:
+    """The session and media-policy parameters: known names and values.
+
+    Raises:
+        ValueError: an unknown history mode or key, media policy, or a bad inline cap.
+        TypeError: a media_store that is neither a path nor a MediaStore.
+    """
+    if s.session_history_config is not None:
+        validate_history_config(s.session_history_config, "the Agent's")
+    if s.media_policy not in MEDIA_POLICIES:
+        raise ConfigurationError(
+            f"media_policy must be one of {', '.join(MEDIA_POLICIES)}, got {s.media_policy!r}"
+        )
+    validate_max_inline_bytes(s.media_max_inline_bytes)
+    store = s.media_store
+    if store is not None and not isinstance(store, str | os.PathLike):
+        if not (callable(getattr(store, "put", None)) and callable(getattr(store, "get", None))):
+            raise InvalidArgumentTypeError(
+                "media_store must be None, a directory path or an object with put() and "
+                f"get(), got {type(store).__name__}"
+            )
+
+
+_AGENT_PARAMETERS = tuple(
+    f.name for f in dataclasses.fields(AgentSettings) if f.name != "provider_kwargs"
+)
+"""The Agent's own parameter names, for a "did you mean" on a mistyped provider keyword."""
+
+
+_BINDING_SETTINGS = (
+    "anthropic_block_binding",
+    "strict_prefix_binding",
+    "prefix_audit",
+    "prefix_strip_fallback",
+)
+
+
+def _binding_ignored(settings: AgentSettings, profile: ProviderProfile) -> list[str]:
+    """One warning per thinking-binding setting a provider without bound reasoning ignores."""
+    if getattr(profile, "thinking_binding", False):
+        return []
+    return [
+        f"{name} is Anthropic-only: ignored for provider {profile.name!r}"
+        for name in _BINDING_SETTINGS
+        if getattr(settings, name) not in (None, False)
+    ]
+
+
+def resolve_settings(
+    settings: AgentSettings,
+    deps: AgentDeps,
+    logger: logging.Logger,
+    compaction: CompactionSetup | None = None,
+) -> AgentResolution:
+    """Resolve ``settings`` against the registry and the provider's profile.
+
+    ``compaction`` is the setup the settings' validation resolved; only its
+    ``summary_max_tokens`` is checked here, against the registry.
+
+    The profile's warnings are logged on ``logger`` (once per Agent).
+
+    Raises:
+        ValueError: an unknown model, or an option the provider refuses.
+        TypeError: an option in a form the provider does not take.
+    """
+    provider = deps.registry.detect_provider(settings.model)
+    row = deps.registry.row(settings.model)
+    if row is None:
+        # The missing price is warned about once, at the first request it leaves unpriced.
+        close = closest_model_names(settings.model, [r.model for r in deps.registry.models()])
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        logger.warning("model %s has no registry row: default limits apply%s", settings.model, hint)
+    else:
+        lifecycle = row.lifecycle_warning(datetime.date.today().isoformat())
+        if lifecycle is not None:
+            logger.warning(lifecycle)
+    profile = deps.provider_profiles(provider)
+    report = profile.check_options(
+        ProviderOptions(
+            thinking=settings.thinking,
+            built_in_tools=settings.built_in_tools or None,
+            remote_mcp_servers=settings.remote_mcp_servers,
+            provider_kwargs=settings.provider_kwargs,
+            service_tier=settings.service_tier,
+            has_custom_tools=settings.has_custom_tools,
+            agent_parameters=_AGENT_PARAMETERS,
+        ),
+        row,
+    )
+    for warning in (*report.warnings, *_binding_ignored(settings, profile)):
+        logger.warning(warning)
+    window = row.context_window_tokens if row is not None else None
+    check_summary_cap(compaction, model=settings.model, row_lookup=deps.registry.row)
+    return AgentResolution(
+        provider=provider,
+        row=row,
+        profile=profile,
+        service_tier=report.service_tier,
+        built_in_tool_names=tuple(report.built_in_tool_names),
+        native_tool_search=report.native_tool_search,
+        tool_result_cap=resolve_cap(settings.max_tool_result_chars, window),
+        compaction=compaction,
+        row_lookup=deps.registry.row,
+        prefix_auditor=PrefixAuditor() if prefix_audit_enabled(settings.prefix_audit) else None,
+    )
