@@ -11,11 +11,13 @@ UV := $(BOOTSTRAP)/bin/uv
 endif
 RUN := $(UV) run --frozen --no-sync
 
-.PHONY: help uv install demo test lint typecheck contracts unit bench bench-smoke bench-instructions docs clean soak postgres
+.PHONY: help uv install demo test test-sdk-latest lint typecheck contracts unit bench bench-smoke bench-instructions docs clean soak postgres
 
 help:
 	@echo "make demo   - offline demo: a tool-using agent against the local provider emulator"
 	@echo "make test   - ruff, mypy --strict, import-linter contracts, pytest"
+	@echo "make test-sdk-latest - the provider contract suite against the newest released"
+	@echo "             anthropic, openai and google-genai (a throwaway venv; needs the index)"
 	@echo "make bench  - the performance gate: Agent vs the raw SDKs, import, sessions (< 5 min)"
 	@echo "make bench-smoke - one short round of the bench (CI: proves it runs, times nothing)"
 	@echo "make bench-instructions [PROVIDER=openai] - instructions per call under cachegrind"
@@ -54,6 +56,12 @@ unit: install
 	scripts/run-pytest.sh $(RUN) pytest
 
 test: lint typecheck contracts unit
+
+# The contract suite (tests/contract, with the Google adapter's private-SDK path compared to
+# its public one) against the newest released SDKs, in a throwaway venv under $TMPDIR:
+# uv.lock and .venv are left as they are. CI runs it as its own step.
+test-sdk-latest: install
+	scripts/test-sdk-latest.sh $(UV) $(PYTHON)
 
 soak: install
 	DPT_FAULT_STREAMS=2000 DPT_SOAK_AGENTS=3000 DPT_SOAK_RUNS=500 DPT_SOAK_ROUNDS=3 \

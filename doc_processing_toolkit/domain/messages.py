@@ -14,8 +14,6 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from pydantic import ConfigDict, Discriminator, TypeAdapter
 
-from doc_processing_toolkit.domain._dataclass import quick_init
-
 __all__ = [
     "MESSAGES_ADAPTER",
     "MESSAGE_ADAPTER",
@@ -38,7 +36,6 @@ _BYTES_AS_BASE64 = ConfigDict(ser_json_bytes="base64", val_json_bytes="base64")
 Role: TypeAlias = Literal["user", "assistant", "tool"]
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class TextPart:
     """Plain text written by the user or the model."""
@@ -51,7 +48,6 @@ class TextPart:
     ``citations``): kept for a lossless same-provider replay, ignored by other providers."""
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class MediaPart:
     """An image, document, audio or video: bytes, a local file, a URL, or a provider file
@@ -80,7 +76,6 @@ class MediaPart:
     """The size in bytes of ``path`` when the part was made (its ``stat``)."""
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ToolCallPart:
     """The model asked for a tool to run."""
@@ -102,7 +97,6 @@ class ToolCallPart:
 ContentPart: TypeAlias = Annotated[TextPart | MediaPart, Discriminator("kind")]
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ToolResultPart:
     """What a tool returned, answering one `ToolCallPart`."""
@@ -123,7 +117,6 @@ class ToolResultPart:
         return "\n".join(p.text for p in self.content if isinstance(p, TextPart))
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ReasoningPart:
     """Model reasoning: signed thinking, thought summaries, encrypted reasoning items."""
@@ -137,7 +130,6 @@ class ReasoningPart:
     kind: Literal["reasoning"] = "reasoning"
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ProviderPart:
     """A provider-run block kept verbatim: server tool use/results, code execution, MCP calls."""
@@ -155,7 +147,6 @@ Part: TypeAlias = Annotated[
 ]
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class Message:
     """One turn of the conversation."""
@@ -167,8 +158,7 @@ class Message:
     provider: str | None = None
     """The provider that produced an assistant message (None for user-side turns)."""
 
-    # Loops, not generator expressions: these run on every response, and in Python 3.11
-    # each generator expression is one more function to call (see docs/performance.md).
+    # plain loops on purpose: docs/performance.md, "Loops in the domain"
     @property
     def text(self) -> str:
         """The concatenated text parts (no reasoning, no tool traffic)."""

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeAlias
 
-from doc_processing_toolkit.domain._dataclass import quick_init
 from doc_processing_toolkit.domain.messages import Message
 from doc_processing_toolkit.domain.tools.specs import ToolChoice, ToolSpec
 
@@ -40,7 +39,6 @@ StopReason: TypeAlias = Literal[
 """Why the model stopped, normalised across providers."""
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class Usage:
     """Token counts of one API request, on the toolkit's one convention.
@@ -79,7 +77,6 @@ class Usage:
         return self.input_tokens + self.output_tokens
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ModelRequest:
     """Everything one API request needs, in neutral terms."""
@@ -140,7 +137,6 @@ class ModelRequest:
         return replace(self, messages=messages)
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class TextDelta:
     """A chunk of answer text."""
@@ -151,7 +147,6 @@ class TextDelta:
     kind: Literal["text_delta"] = "text_delta"
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ThinkingDelta:
     """A chunk of visible reasoning."""
@@ -160,7 +155,6 @@ class ThinkingDelta:
     kind: Literal["thinking_delta"] = "thinking_delta"
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ToolCallDelta:
     """A tool call began streaming (its arguments arrive with the final response)."""
@@ -174,7 +168,6 @@ StreamDelta: TypeAlias = TextDelta | ThinkingDelta | ToolCallDelta
 """What a client yields while the response streams."""
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ModelResponse:
     """The completed response of one API request."""

@@ -3,7 +3,8 @@
 Each module names its preset (``CONTRACT_PRESET = "anthropic"``) and subclasses
 ProviderContract; the ``contract_harness`` fixture below builds the preset's
 EmulatorHarness once per module, or skips the module with the reason when that
-adapter (or its SDK) is not there.
+adapter (or its SDK) is not there. ``public_sdk_path`` (from ``sdk_paths``) puts a module's
+adapter on its public-SDK path for a test.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from doc_processing_toolkit.testing.contract import ContractHarness, presets
+from doc_processing_toolkit.testing.contract.sdk_paths import public_sdk_path  # noqa: F401
 
 
 @pytest.fixture(scope="module")

@@ -2,9 +2,9 @@
 hands the assembler what the SDK's models give, against the loopback ProviderEmulator.
 
 Each request goes out twice: through :class:`ChunkStream`'s path (the SDK's converter
-and API client, chunks converted by the table) and, with ``available()`` made false,
-through the public ``generate_content_stream`` and ``model_dump``. The recorded HTTP
-requests and everything the client yields must be the same.
+and API client, chunks converted by the table) and, with ``_sdk_private.PRIVATE_PATH``
+made false, through the public ``generate_content_stream`` and ``model_dump``. The recorded
+HTTP requests and everything the client yields must be the same.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from adapter_helpers import collect
 
-from doc_processing_toolkit.adapters.providers.google import GoogleModelClient, raw_stream
+from doc_processing_toolkit.adapters.providers.google import GoogleModelClient, _sdk_private
 from doc_processing_toolkit.domain.messages import (
     MediaPart,
     Message,
@@ -68,7 +68,7 @@ async def _both_ways(
     for own_path in (True, False):
         emu.reset()
         emu.push(reply)
-        monkeypatch.setattr(raw_stream, "available", lambda own_path=own_path: own_path)
+        monkeypatch.setattr(_sdk_private, "PRIVATE_PATH", own_path)
         client = GoogleModelClient(base_url=emu.google_base_url, **client_kwargs)
         deltas, response = await collect(client, request)
         (sent,) = emu.requests
@@ -166,7 +166,7 @@ async def test_without_the_sdk_functions_the_public_method_is_used(
         calls.clear()
         emu.reset()
         emu.push(Reply("hello"))
-        monkeypatch.setattr(raw_stream, "available", lambda own_path=own_path: own_path)
+        monkeypatch.setattr(_sdk_private, "PRIVATE_PATH", own_path)
         client = GoogleModelClient(base_url=emu.google_base_url)
         _, response = await collect(client, request)
         assert response.message.text == "hello"
@@ -175,8 +175,8 @@ async def test_without_the_sdk_functions_the_public_method_is_used(
 
 
 def test_the_installed_sdk_has_every_function_the_own_path_uses() -> None:
-    raw_stream.available.cache_clear()
-    assert raw_stream.available()
+    _sdk_private.available.cache_clear()
+    assert _sdk_private.available()
 
 
 async def test_a_converter_without_the_model_path_falls_back_to_the_public_method(

@@ -7,7 +7,9 @@ A batch client (``<vendor>/batch.py``) creates one provider batch from many
 to end, and maps each result with the same code the interactive client uses. It holds
 the vendor's interactive ModelClient for the SDK client, the key, the endpoint, the
 request mapping and the error texts, so a batch request goes out exactly as an
-interactive one would (less the streaming).
+interactive one would (less the streaming). It reaches them through `BatchSeam`, the
+public methods every SDK-backed ModelClient has for this, never through the client's
+private members.
 """
 
 from __future__ import annotations
@@ -27,12 +29,13 @@ from doc_processing_toolkit.domain.errors import (
     ProviderTimeoutError,
 )
 from doc_processing_toolkit.domain.registry import ModelInfo
-from doc_processing_toolkit.domain.requests import ModelResponse
+from doc_processing_toolkit.domain.requests import ModelRequest, ModelResponse
 
 __all__ = [
     "BATCH_TIER_SOURCE",
     "BatchEnd",
     "BatchPolling",
+    "BatchSeam",
     "SdkBatchClient",
     "batch_response",
     "check_ids",
@@ -232,7 +235,72 @@ def missing_result(provider: str, custom_id: str, batch_id: str) -> ProviderErro
     )
 
 
-_C = TypeVar("_C")
+class BatchSeam:
+    """What a batch client uses of the vendor's interactive ModelClient: its public seam.
+
+    ``SdkModelClient`` (every SDK-backed provider client) has these methods; each gives
+    what the interactive client itself uses for a request, so a batch request is mapped,
+    sent, logged and its errors worded exactly as an interactive one.
+    """
+
+    __slots__ = ()
+
+    @property
+    def log(self) -> Any:
+        """The logger of the provider client's module."""
+        return _self(self)._log
+
+    def sdk_client(self, *sdk_modules: Any) -> Any:
+        """The SDK client (shared per process and loop, or this instance's own for an
+        explicit key), built from the SDK module(s) the vendor's client needs."""
+        return _self(self)._sdk_client(*sdk_modules)
+
+    def wire_request(self, request: ModelRequest) -> Any:
+        """``request`` mapped to the vendor's wire request (params, extra body and headers)."""
+        return _self(self)._wire(request)
+
+    def call_options(self, wire: Any) -> dict[str, Any]:
+        """The per-call SDK keywords (extra headers, body, timeout) for ``wire``."""
+        options: dict[str, Any] = _self(self)._call_options(wire)
+        return options
+
+    def endpoint(self) -> tuple[str | None, str]:
+        """The base URL the client was given or found (None: the SDK's default) and where
+        it came from."""
+        endpoint: tuple[str | None, str] = _self(self)._endpoint()
+        return endpoint
+
+    def registry_row(self, model: str) -> ModelInfo | None:
+        """The registry row of ``model`` (None: not in the registry)."""
+        row: ModelInfo | None = _self(self)._row(model)
+        return row
+
+    def redact(self, text: str) -> str:
+        """``text`` without API keys, bearer tokens or URL userinfo."""
+        redacted: str = _self(self)._redact(text)
+        return redacted
+
+    def status_error(self, exc: Any, **kwargs: Any) -> ProviderError:
+        """Our error for the SDK's HTTP status error ``exc`` (as the interactive client
+        words it)."""
+        error: ProviderError = _self(self)._status_error(exc, **kwargs)
+        return error
+
+    async def open_call(
+        self, sdk: Any, call: Awaitable[Any], status_error: Callable[[Any], ProviderError]
+    ) -> Any:
+        """Await ``call`` (an ``anthropic`` / ``openai`` SDK request): an HTTP error status
+        raises ``status_error(exc)``, a timeout or a failed connection our timeout or
+        connection error."""
+        return await _self(self)._open_stream(sdk, call, status_error)
+
+
+def _self(seam: BatchSeam) -> Any:
+    """The client behind the seam, as the untyped object whose own members it calls."""
+    return seam
+
+
+_C = TypeVar("_C", bound=BatchSeam)
 
 
 class SdkBatchClient(Generic[_C]):

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 from doc_processing_toolkit._logging import get_logger, redact, register_secret
 from doc_processing_toolkit.adapters import _environment
+from doc_processing_toolkit.adapters.providers._batch import BatchSeam
 from doc_processing_toolkit.adapters.providers._guard import GuardedEvents, sdk_timeout
 from doc_processing_toolkit.adapters.providers._loop_clients import (
     LoopClientCache,
@@ -220,7 +221,7 @@ class StreamProgress:
         )
 
 
-class SdkModelClient:
+class SdkModelClient(BatchSeam):
     """The SDK-client plumbing a provider's ModelClient shares; subclass it per provider.
 
     Holds the constructor state (``api_key`` registered as a secret, ``base_url``,
@@ -231,9 +232,9 @@ class SdkModelClient:
     once per endpoint. Helpers for the subclass: `_own_or_shared_client`,
     `_row`, the mapping's log lines (`_log_warnings`, `_log_mapping`),
     `_call_options`, `_redact`, and for the ``anthropic`` / ``openai`` SDKs
-    `_open_stream` and `_api_status_error`. Log events go to the logger of the
-    provider client's module. The subclass sets the class attributes, builds its SDK
-    clients and streams.
+    `_open_stream` and `_api_status_error` (`BatchSeam`, the base, makes public the ones a
+    batch client needs). Log events go to the provider client module's logger. The
+    subclass sets the class attributes, builds its SDK clients and streams.
     """
 
     _log: ClassVar[Any] = log

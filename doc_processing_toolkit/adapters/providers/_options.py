@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from doc_processing_toolkit.domain._dataclass import quick_init
 from doc_processing_toolkit.domain.errors import (
     CompatibilityError,
     ConfigurationError,
@@ -98,7 +97,6 @@ USE_CLIENT = (
 """What to use instead of a provider-run MCP server the provider cannot run as asked."""
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ThinkingTransform:
     """What a provider request carries for the Agent's ``thinking=`` setting.

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from doc_processing_toolkit.adapters.providers._options import VendorOptions
-from doc_processing_toolkit.domain._dataclass import quick_init
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest
 
@@ -18,7 +17,6 @@ __all__ = ["RequestDraft", "WireRequest", "wire_int", "wire_model"]
 _Wire = TypeVar("_Wire", bound="WireRequest")
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class WireRequest:
     """The SDK call's keyword arguments plus what the client logs about them."""

@@ -17,7 +17,6 @@ from typing import Any
 from doc_processing_toolkit.application.media.inputs import media_parts
 from doc_processing_toolkit.application.media.limits import prompt_file_limit, prompt_stream_over
 from doc_processing_toolkit.application.media.validation import validate_prompt_media
-from doc_processing_toolkit.domain._dataclass import quick_init
 from doc_processing_toolkit.domain.messages import Message, Part, TextPart
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.ports.provider_profile import ProviderProfile
@@ -25,7 +24,6 @@ from doc_processing_toolkit.ports.provider_profile import ProviderProfile
 __all__ = ["Prompt", "build_prompt"]
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class Prompt:
     """The user turn to send and what was dropped from it."""

@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from doc_processing_toolkit.domain._dataclass import quick_init
 from doc_processing_toolkit.domain.registry import ModelInfo, Pricing
 from doc_processing_toolkit.domain.requests import Usage
 
@@ -168,7 +167,6 @@ def _token_cost(usage: Usage, row: ModelInfo, pricing: Pricing, cache_ttl: str) 
     return total / _MTOK
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class CostRecord:
     """The cost of one API request (one entry of ``AgentResult.request_cost_records``)."""

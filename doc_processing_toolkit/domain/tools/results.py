@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from doc_processing_toolkit.domain._dataclass import quick_init
 from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidArgumentTypeError
 from doc_processing_toolkit.domain.messages import ContentPart, TextPart
 
@@ -86,7 +85,6 @@ def resolve_cap(max_tool_result_chars: int | None, context_window_tokens: int | 
     return max_tool_result_chars
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class CapOutcome:
     """A result after the cap, with what the WARNING line and the read-back store need."""
@@ -122,7 +120,7 @@ def cap_tool_result(
     """
     texts: list[str] = []
     total = 0
-    for part in content:  # a loop: no generator function on every tool result
+    for part in content:  # docs/performance.md: loops
         if isinstance(part, TextPart):
             texts.append(part.text)
             total += len(part.text)

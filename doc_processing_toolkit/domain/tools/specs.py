@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from doc_processing_toolkit.domain._dataclass import quick_init
 from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.messages import ContentPart, TextPart
 
@@ -98,7 +97,6 @@ def normalize_tool_choice(value: Any) -> ToolChoice:
     )
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ToolOutcome:
     """What one tool call produced, before the result cap."""
@@ -133,7 +131,7 @@ class ToolOutcome:
     def text(self) -> str:
         """All text items joined with newlines."""
         texts = []
-        for part in self.content:  # a loop: no generator function on every tool result
+        for part in self.content:  # docs/performance.md: loops
             if isinstance(part, TextPart):
                 texts.append(part.text)
         return "\n".join(texts)

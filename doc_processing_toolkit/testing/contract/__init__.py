@@ -7,6 +7,8 @@
 * ``pytest_plugins = ["doc_processing_toolkit.testing.contract.plugin"]`` — optional:
   registers the ``provider_contract`` marker on every suite test and explains a missing
   ``contract_harness`` fixture.
+* `sdk_paths` — for an adapter with a fast path over private SDK members: the suite on its
+  public-SDK path (``public_sdk_path``) and both paths compared (``SdkPathComparison``).
 
 The suite module imports pytest; import it only from tests. See
 ``docs/guide/provider-plugins.md``.
@@ -23,6 +25,7 @@ if "pytest" in sys.modules:
     sys.modules["pytest"].register_assert_rewrite(
         "doc_processing_toolkit.testing.contract.suite",
         "doc_processing_toolkit.testing.contract.streaming",
+        "doc_processing_toolkit.testing.contract.sdk_paths",
     )
 
 from doc_processing_toolkit.testing.contract.harness import (

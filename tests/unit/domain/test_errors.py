@@ -77,9 +77,11 @@ ALLOWED_RAISES: dict[tuple[str, str, str], str] = {
     ("testing/contract/streaming.py", "StreamOutcome.ok", "AssertionError"): (
         "the contract kit is a pytest helper: a failed check is a test assertion"
     ),
-    ("adapters/providers/fireworks/dialect.py", "_render_user", "AssertionError"): (
-        "an unreachable branch (tool results never reach this renderer)"
-    ),
+    (
+        "adapters/providers/openai_compatible/codec.py",
+        "ChatCompletionsCodec._render_user",
+        "AssertionError",
+    ): ("an unreachable branch (tool results never reach this renderer)"),
 }
 
 # Exception classes defined outside the public tree, never raised to a caller.

@@ -64,12 +64,12 @@ class AnthropicBatchClient(SdkBatchClient[AnthropicModelClient]):
         """Run ``requests`` (custom id -> request) as one batch; every id's outcome."""
         check_ids(requests, PROVIDER)
         sdk = import_anthropic()
-        client = self._client._sdk_client(sdk)
+        client = self._client.sdk_client(sdk)
         entries: list[dict[str, Any]] = []
         betas: list[str] = []
         headers: dict[str, str] = {}
         for custom_id, request in requests.items():
-            wire = self._client._wire(request)
+            wire = self._client.wire_request(request)
             entries.append({"custom_id": custom_id, "params": {**wire.params, **wire.extra_body}})
             for name, value in wire.extra_headers.items():
                 if name.lower() == "anthropic-beta":
@@ -78,10 +78,10 @@ class AnthropicBatchClient(SdkBatchClient[AnthropicModelClient]):
                     headers[name] = value
         if betas:
             headers["anthropic-beta"] = ",".join(dict.fromkeys(betas))
-        options = self._client._call_options(WireRequest(params={}, extra_headers=headers))
+        options = self._client.call_options(WireRequest(params={}, extra_headers=headers))
         batch = await self._call(sdk, client.messages.batches.create(requests=entries, **options))
         batch_id = str(batch.id)
-        self._client._log.info(
+        self._client.log.info(
             "anthropic: message batch created", batch_id=batch_id, requests=len(entries)
         )
 
@@ -129,7 +129,7 @@ class AnthropicBatchClient(SdkBatchClient[AnthropicModelClient]):
             error_type = str(error.get("type") or "api_error")
             status = _ERROR_STATUS.get(error_type, 500)
             return status_error_class(status)(
-                self._client._redact(
+                self._client.redact(
                     f"anthropic batch request {custom_id!r} {error_type}: "
                     f"{error.get('message') or 'errored'}"
                 ),
@@ -143,7 +143,7 @@ class AnthropicBatchClient(SdkBatchClient[AnthropicModelClient]):
 
     async def _call(self, sdk: Any, call: Awaitable[Any]) -> Any:
         """Await one batch API call; SDK errors become ours (as the interactive client's)."""
-        status_error: Callable[[Any], ProviderError] = lambda exc: self._client._status_error(  # noqa: E731
+        status_error: Callable[[Any], ProviderError] = lambda exc: self._client.status_error(  # noqa: E731
             exc, before_stream=True
         )
-        return await self._client._open_stream(sdk, call, status_error)
+        return await self._client.open_call(sdk, call, status_error)

@@ -60,12 +60,12 @@ class GoogleBatchClient(SdkBatchClient[GoogleModelClient]):
         inlined: list[Any] = []
         models: set[str] = set()
         dropped = False
-        endpoint = self._client._endpoint()[0] or self._client.DEFAULT_URL
+        endpoint = self._client.endpoint()[0] or self._client.DEFAULT_URL
         for custom_id, request in requests.items():
             request, _uploads = await upload_large_media(
-                client, request, endpoint, self._client._row(request.model)
+                client, request, endpoint, self._client.registry_row(request.model)
             )
-            wire = self._client._wire(request)
+            wire = self._client.wire_request(request)
             dropped = dropped or bool(wire.extra_body or wire.extra_headers)
             models.add(wire.model)
             inlined.append(
@@ -81,7 +81,7 @@ class GoogleBatchClient(SdkBatchClient[GoogleModelClient]):
                 f"google: a batch job runs one model; this batch names {sorted(models)}"
             )
         if dropped:
-            self._client._log.warning(
+            self._client.log.warning(
                 "google: per-request extra_body / headers cannot ride in a batch; not sent"
             )
         return models.pop(), inlined
@@ -90,7 +90,7 @@ class GoogleBatchClient(SdkBatchClient[GoogleModelClient]):
         """Run ``requests`` (custom id -> request) as one batch; every id's outcome."""
         check_ids(requests, PROVIDER)
         genai, types, errors = import_genai()
-        client = self._client._sdk_client(genai, types)
+        client = self._client.sdk_client(genai, types)
         model, inlined = await self._call(errors, self._inlined(client, types, requests))
         job = await self._call(
             errors,
@@ -99,7 +99,7 @@ class GoogleBatchClient(SdkBatchClient[GoogleModelClient]):
             ),
         )
         name = str(job.name)
-        self._client._log.info("google: batch job created", batch_id=name, requests=len(inlined))
+        self._client.log.info("google: batch job created", batch_id=name, requests=len(inlined))
 
         async def retrieve() -> Any:
             return await self._call(errors, client.aio.batches.get(name=name))
@@ -114,7 +114,7 @@ class GoogleBatchClient(SdkBatchClient[GoogleModelClient]):
         if state == "JOB_STATE_FAILED":
             error = end.batch.error
             raise BadRequestError(
-                self._client._redact(
+                self._client.redact(
                     f"google: batch job {name} failed: {getattr(error, 'message', None) or state}"
                 ),
                 provider=PROVIDER,
@@ -162,7 +162,7 @@ class GoogleBatchClient(SdkBatchClient[GoogleModelClient]):
         if isinstance(code, int):
             status = code if code >= 100 else _HTTP.get(code, 500)
         return status_error_class(status)(
-            self._client._redact(
+            self._client.redact(
                 f"google batch request {custom_id!r} {status}: "
                 f"{getattr(error, 'message', None) or 'failed'}"
             ),
@@ -179,10 +179,10 @@ class GoogleBatchClient(SdkBatchClient[GoogleModelClient]):
         try:
             return await call
         except errors.APIError as exc:
-            raise self._client._status_error(exc, before_stream=True) from exc
+            raise self._client.status_error(exc, before_stream=True) from exc
         except httpx2.HTTPError as exc:
             raise ProviderConnectionError(
-                self._client._redact(f"google: batch call failed: {type(exc).__name__}: {exc}"),
+                self._client.redact(f"google: batch call failed: {type(exc).__name__}: {exc}"),
                 provider=PROVIDER,
                 before_stream=True,
             ) from exc

@@ -24,10 +24,11 @@ with a validator of its own.
 ``tests/unit/adapters/providers/google/test_raw_stream.py`` checks both the requests and the chunks
 against the SDK.
 
-The functions used here are the SDK's private ones (the same the public method calls,
-pinned by ``uv.lock``). When one is missing, `available` is false and the stream
-falls back to the public ``generate_content_stream`` and ``model_dump``. The SDK is imported
-inside functions, so importing this module does not import ``google.genai``.
+The SDK's private members the fast path needs (the same the public method calls, pinned
+by ``uv.lock``) are used only in `_sdk_private`, which checks for them when it is imported
+(``_sdk_private.PRIVATE_PATH``). Without them the stream takes the public path here:
+``generate_content_stream`` and ``model_dump``. The SDK is imported inside functions, so
+importing this module does not import ``google.genai``.
 """
 
 from __future__ import annotations
@@ -35,19 +36,14 @@ from __future__ import annotations
 import base64
 import enum
 import functools
-import json
 import types as pytypes
 import typing
 from collections.abc import AsyncGenerator, Mapping
 from typing import Any
-from urllib.parse import urlencode
 
-from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters.providers.google.sdk_models import config_model, fast_models
 
-__all__ = ["ChunkStream", "available", "dump_chunk"]
-
-log = get_logger(__name__)
+__all__ = ["ChunkStream", "dump_chunk"]
 
 DUMP_EXCLUDE = frozenset({"sdk_http_response", "automatic_function_calling_history", "parsed"})
 """``GenerateContentResponse`` fields the adapter never reads (left out of the dict)."""
@@ -85,31 +81,6 @@ class _SdkWay(Exception):
     """The chunk holds something the table does not convert exactly: use the SDK."""
 
 
-@functools.cache
-def available() -> bool:
-    """Whether the installed google-genai has every function `ChunkStream` uses."""
-    try:
-        from google.genai import _api_client, _common, models, types
-    except ImportError:  # pragma: no cover - exercised only without the extra
-        return False
-    needed = (
-        (models, "_GenerateContentParameters_to_mldev"),
-        (models, "_GenerateContentResponse_from_mldev"),
-        (_common, "convert_to_dict"),
-        (_common, "encode_unserializable_types"),
-        (_api_client.BaseApiClient, "async_request_streamed"),
-        (types.GenerateContentResponse, "_from_response"),
-    )
-    missing = [name for owner, name in needed if not hasattr(owner, name)]
-    if missing:
-        log.info(
-            "google-genai lacks what the adapter's own stream path uses: streams go through "
-            "the public generate_content_stream",
-            missing=missing,
-        )
-    return not missing
-
-
 class ChunkStream:
     """One ``streamGenerateContent`` request; iterating it yields each chunk's dict.
 
@@ -125,12 +96,12 @@ class ChunkStream:
         self, client: Any, *, model: str, contents: Any, config: Mapping[str, Any]
     ) -> None:
         self.headers: Mapping[str, str] | None = None
-        api = getattr(client.aio.models, "_api_client", None)
-        if api is None or getattr(api, "vertexai", True) or not available():
+        from doc_processing_toolkit.adapters.providers.google import _sdk_private
+
+        api = _sdk_private.api_client(client) if _sdk_private.PRIVATE_PATH else None
+        if api is None:
             self._chunks = self._public(client, model, contents, config_model(config))
             return
-        from google.genai import _common, models
-
         # the two switches only the public method reads: it is not called here
         request_config = {k: v for k, v in config.items() if k not in PUBLIC_METHOD_ONLY}
         fast = fast_models()
@@ -140,21 +111,11 @@ class ChunkStream:
             "contents": [fast.content.model_validate(content) for content in contents],
             "config": sdk_config,
         }
-        request = models._GenerateContentParameters_to_mldev(api, params, None, params)
-        url = request.get("_url")
-        if not isinstance(url, dict) or not isinstance(url.get("model"), str):
-            # not the shape this module was written against: the public method's way
-            log.info("google-genai's converter gave no model path: using generate_content_stream")
+        request = _sdk_private.build_request(api, params, sdk_config)
+        if request is None:  # not the shape the fast path was written against
             self._chunks = self._public(client, model, contents, config_model(config))
             return
-        path = "{model}:streamGenerateContent?alt=sse".format_map(url)
-        query = request.get("_query")
-        if query:
-            path = f"{path}?{urlencode(query)}"
-        request.pop("config", None)
-        http_options = sdk_config.http_options if sdk_config is not None else None
-        request = _common.encode_unserializable_types(_common.convert_to_dict(request))
-        self._chunks = self._raw(api, params, path, request, http_options)
+        self._chunks = self._private(api, request)
 
     def __aiter__(self) -> ChunkStream:
         return self
@@ -166,19 +127,16 @@ class ChunkStream:
         """Close the stream (and its HTTP response, when it was opened)."""
         await self._chunks.aclose()
 
-    async def _raw(
-        self, api: Any, params: Any, path: str, request: dict[str, Any], http_options: Any
-    ) -> AsyncGenerator[dict[str, Any], None]:
-        from google.genai import models
+    async def _private(self, api: Any, request: Any) -> AsyncGenerator[dict[str, Any], None]:
+        from doc_processing_toolkit.adapters.providers.google import _sdk_private
 
-        responses = await api.async_request_streamed("post", path, request, http_options)
+        chunks = _sdk_private.stream_chunks(api, request)
         try:
-            async for response in responses:
-                self.headers = response.headers
-                data = json.loads(response.body) if response.body else {}
-                yield dump_chunk(models._GenerateContentResponse_from_mldev(data, None, params))
+            async for headers, data in chunks:
+                self.headers = headers
+                yield dump_chunk(data)
         finally:
-            await responses.aclose()
+            await chunks.aclose()
 
     async def _public(
         self, client: Any, model: str, contents: Any, config: Any
@@ -207,7 +165,9 @@ def dump_chunk(data: dict[str, Any]) -> dict[str, Any]:
     try:
         dumped = _convert(data, types.GenerateContentResponse)
     except _SdkWay:
-        model = types.GenerateContentResponse._from_response(response=data, kwargs={})
+        from doc_processing_toolkit.adapters.providers.google._sdk_private import response_model
+
+        model = response_model(data)
         result: dict[str, Any] = model.model_dump(
             mode="json", exclude_none=True, exclude=set(DUMP_EXCLUDE)
         )

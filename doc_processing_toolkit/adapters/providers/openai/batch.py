@@ -61,14 +61,14 @@ class OpenAIBatchClient(SdkBatchClient[OpenAIModelClient]):
         lines: list[str] = []
         dropped: set[str] = set()
         for custom_id, request in requests.items():
-            wire = self._client._wire(request)
+            wire = self._client.wire_request(request)
             dropped.update(wire.extra_headers)
             body = {**wire.params, **wire.extra_body}
             body.pop("stream", None)
             line = {"custom_id": custom_id, "method": "POST", "url": ENDPOINT, "body": body}
             lines.append(json.dumps(line, separators=(",", ":"), ensure_ascii=False))
         if dropped:
-            self._client._log.warning(
+            self._client.log.warning(
                 "openai: per-request headers cannot ride in a batch; not sent",
                 headers=sorted(dropped),
             )
@@ -78,8 +78,8 @@ class OpenAIBatchClient(SdkBatchClient[OpenAIModelClient]):
         """Run ``requests`` (custom id -> request) as one batch; every id's outcome."""
         check_ids(requests, PROVIDER)
         sdk = import_openai()
-        client = self._client._sdk_client(sdk)
-        options = self._client._call_options(WireRequest(params={}))
+        client = self._client.sdk_client(sdk)
+        options = self._client.call_options(WireRequest(params={}))
         upload = await self._call(
             sdk,
             client.files.create(
@@ -95,7 +95,7 @@ class OpenAIBatchClient(SdkBatchClient[OpenAIModelClient]):
             ),
         )
         batch_id = str(batch.id)
-        self._client._log.info("openai: batch created", batch_id=batch_id, requests=len(requests))
+        self._client.log.info("openai: batch created", batch_id=batch_id, requests=len(requests))
 
         async def retrieve() -> Any:
             return await self._call(sdk, client.batches.retrieve(batch_id, **options))
@@ -114,7 +114,7 @@ class OpenAIBatchClient(SdkBatchClient[OpenAIModelClient]):
         if end.batch.status == "failed":
             reasons = [e.message or e.code or "" for e in (end.batch.errors.data or [])]
             raise BadRequestError(
-                self._client._redact(f"openai: batch {batch_id} failed: {'; '.join(reasons)}"),
+                self._client.redact(f"openai: batch {batch_id} failed: {'; '.join(reasons)}"),
                 provider=PROVIDER,
                 before_stream=True,
                 error_type="batch_failed",
@@ -159,7 +159,7 @@ class OpenAIBatchClient(SdkBatchClient[OpenAIModelClient]):
             detail: Mapping[str, Any] = raw_detail if isinstance(raw_detail, Mapping) else {}
             kind = detail.get("type") or detail.get("code") or "error"
             return status_error_class(status)(
-                self._client._redact(
+                self._client.redact(
                     f"openai batch request {custom_id!r} HTTP {status} {kind}: "
                     f"{detail.get('message') or 'failed'}"
                 ),
@@ -174,7 +174,7 @@ class OpenAIBatchClient(SdkBatchClient[OpenAIModelClient]):
         if code in _NOT_RUN:
             return not_run(PROVIDER, custom_id, _NOT_RUN[code], batch_id)
         return ProviderError(
-            self._client._redact(
+            self._client.redact(
                 f"openai batch request {custom_id!r} {code}: {error.get('message') or 'failed'}"
             ),
             provider=PROVIDER,
@@ -184,4 +184,4 @@ class OpenAIBatchClient(SdkBatchClient[OpenAIModelClient]):
 
     async def _call(self, sdk: Any, call: Awaitable[Any]) -> Any:
         """Await one Batch / Files API call; SDK errors become ours."""
-        return await self._client._open_stream(sdk, call, self._client._status_error)
+        return await self._client.open_call(sdk, call, self._client.status_error)

@@ -15,7 +15,7 @@ from typing import Any
 import pydantic
 import pytest
 
-from doc_processing_toolkit.adapters.providers.google import raw_stream
+from doc_processing_toolkit.adapters.providers.google import _sdk_private, raw_stream
 
 genai = pytest.importorskip("google.genai")
 from google.genai import models, types  # noqa: E402
@@ -212,14 +212,14 @@ def test_a_model_with_a_validator_of_its_own_is_never_converted_by_the_table() -
 def test_an_sdk_without_one_of_the_functions_is_not_used_and_says_so(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level("INFO", logger="doc_processing_toolkit.adapters.providers.google.raw_stream")
+    caplog.set_level("INFO", logger="doc_processing_toolkit.adapters.providers.google._sdk_private")
     monkeypatch.delattr(models, "_GenerateContentResponse_from_mldev")
-    raw_stream.available.cache_clear()
+    _sdk_private.available.cache_clear()
     try:
-        assert raw_stream.available() is False
+        assert _sdk_private.available() is False
     finally:
         monkeypatch.undo()
-        raw_stream.available.cache_clear()
+        _sdk_private.available.cache_clear()
     (record,) = [r for r in caplog.records if "own stream path" in r.getMessage()]
     assert "_GenerateContentResponse_from_mldev" in record.getMessage()
-    assert raw_stream.available() is True
+    assert _sdk_private.available() is True
