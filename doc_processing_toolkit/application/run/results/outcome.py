@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from doc_processing_toolkit.application.run.input_estimate import local_estimate
+from doc_processing_toolkit.application.run.policy.input_estimate import local_estimate
 from doc_processing_toolkit.domain.compaction.result import CompactionResult
 from doc_processing_toolkit.domain.costs.ledger import Ledger, RetryAccumulator
 from doc_processing_toolkit.domain.messages import Message
