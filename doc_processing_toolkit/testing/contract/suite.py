@@ -96,7 +96,8 @@ class ProviderContract:
             pytest.skip(f"{contract_harness.provider}: {reason}")
 
     @pytest.fixture(scope="class", autouse=True)
-    def _contract_warm_up(self, contract_harness: ContractHarness) -> None:
+    @classmethod
+    def _contract_warm_up(cls, contract_harness: ContractHarness) -> None:
         """Stream once before the first test, outside every test's `contract_timeout`.
 
         The first stream of a process pays one-off costs that have nothing to do with the
@@ -111,15 +112,15 @@ class ProviderContract:
         h.script([Reply("warm-up")])
 
         async def warm_up() -> None:
-            with anyio.move_on_after(self.contract_warm_up_timeout):
+            with anyio.move_on_after(cls.contract_warm_up_timeout):
                 client = h.make_client()
                 try:
                     await stream_once(client, request_for(h.model))
                 finally:
-                    with anyio.move_on_after(self.contract_warm_up_timeout, shield=True):
+                    with anyio.move_on_after(cls.contract_warm_up_timeout, shield=True):
                         await client.aclose()
 
-        anyio.run(warm_up, backend=self.contract_backend)
+        anyio.run(warm_up, backend=cls.contract_backend)
 
     def run_async(self, body: Callable[[], Awaitable[_T]]) -> _T:
         """Run ``body`` on a fresh event loop under `contract_timeout`."""
