@@ -3,7 +3,7 @@
 The constructor gathers its named parameters into one and validates it once
 (``application.construction.validate_settings``, the path ``AgentBuilder`` and
 ``from_config()`` take too); the run loop's settings are derived from it once per Agent
-(``run.settings.AgentRunSettings``) and ``to_config()`` reads it (`export`). Values are
+(``run.policy.settings.AgentRunSettings``) and ``to_config()`` reads it (`export`). Values are
 kept as the caller spelled them (``tool_choice="any"``, ``prompt_caching=True``) so that
 ``to_config()`` gives them back unchanged; the normalised forms the run needs are
 properties.

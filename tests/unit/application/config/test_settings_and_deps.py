@@ -19,7 +19,7 @@ from doc_processing_toolkit.application.config.settings import AgentSettings
 from doc_processing_toolkit.application.construction import validate_settings
 from doc_processing_toolkit.application.container import default_container, default_deps
 from doc_processing_toolkit.application.deps import AgentDeps
-from doc_processing_toolkit.application.run.settings import RunSettings, derive_run_settings
+from doc_processing_toolkit.application.run.policy.settings import RunSettings, derive_run_settings
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.tools.specs import ForcedTool
 from doc_processing_toolkit.testing import (
