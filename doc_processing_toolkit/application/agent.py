@@ -149,7 +149,7 @@ class Agent(AgentSettingViews):
         """Initialize an Agent (every parameter: ``help(Agent)``, from config/reference.py)."""
         # The parameters are the settings' fields, one to one; validated once, here.
         # fmt: off
-        settings = AgentSettings(
+        settings = AgentSettings.of(
             model=model, instructions=instructions, tools=tuple(tools or ()), api_key=api_key,
             max_iterations=max_iterations, max_tokens=max_tokens, temperature=temperature,
             thinking=thinking, built_in_tools=built_in_tools, strict_tools=strict_tools,
@@ -181,12 +181,12 @@ class Agent(AgentSettingViews):
         self._run_handles = RunHandles()
         self._agent_id = uuid.uuid4().hex[:8]
         self.logger, self.log_file = log_setup.logger_for_agent(
-            s.logger,
+            s.logging.logger,
             model=s.model,
             agent_id=self._agent_id,
-            log_level=s.log_level,
-            log_file=s.log_file,
-            log_to_file=s.log_to_file,
+            log_level=s.logging.log_level,
+            log_file=s.logging.log_file,
+            log_to_file=s.logging.log_to_file,
         )
         self._resolution = resolve_settings(s, deps, self.logger, compaction_setup)
         self._unpriced = UnpricedModelWarning(s.model)
@@ -195,8 +195,8 @@ class Agent(AgentSettingViews):
         self._client: ModelClient | None = None
         self._owns_client = False
         self._tool_loader = ToolLoader.from_wiring(deps.tools)
-        self._tool_loader.load(list(s.tools))
-        self._tool_loader.limit_local_calls(s.tool_timeout)
+        self._tool_loader.load(list(s.tools.entries))
+        self._tool_loader.limit_local_calls(s.timeouts.tool_timeout)
         self._resources = AgentResources.track(self, self._tool_loader.has_connection)
         self._tool_planner = build_tool_planner(
             s,
@@ -226,7 +226,7 @@ class Agent(AgentSettingViews):
     @property
     def tools(self) -> list[Any]:
         """The tools entries as given (a copy)."""
-        return list(self.settings.tools)
+        return list(self.settings.tools.entries)
 
     @property
     def run_handle(self) -> RunHandle | None:
@@ -246,7 +246,7 @@ class Agent(AgentSettingViews):
         if self._client is None:
             given = {"api_key": s.api_key, "base_url": s.base_url}
             kwargs: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
-            kwargs.update(s.client_timeouts)
+            kwargs.update(s.timeouts.client_timeouts)
             self._client = self._deps.model_clients(
                 self.provider, row_lookup=self._deps.registry.row, **kwargs
             )
@@ -277,7 +277,7 @@ class Agent(AgentSettingViews):
             model=s.model,
             row=res.row,
             profile=res.profile,
-            on_unsupported_part=s.on_unsupported_part,
+            on_unsupported_part=s.media.on_unsupported_part,
             logger=self.logger,
         )
         client = self._get_client()
@@ -291,7 +291,7 @@ class Agent(AgentSettingViews):
             row=res.row,
         )
         control = RunControl.start(s, provider=res.provider, sink=sink)
-        channel = EventChannel(sink, control.runner, emit_request_start=s.emit_request_start)
+        channel = EventChannel(sink, control.runner, emit_request_start=s.hooks.emit_request_start)
         if self._resources.released:  # used again after close(): a fresh logger
             self._resources = AgentResources.reopen(self, self._tool_loader.has_connection)
         with (
@@ -331,22 +331,22 @@ class Agent(AgentSettingViews):
             result = self._result(outcome, run_id)
             control.finish(result, outcome.error)
             result.dropped_parts = [*prompt.dropped_parts, *result.dropped_parts]
-            await media.finish(result, outcome.response_metadata, s.code_execution_output_dir)
+            await media.finish(result, outcome.response_metadata, s.tools.code_execution_output_dir)
             log_run_end(self.logger, run_id, result, outcome.error)
         return result, outcome.error
 
     def _result(self, outcome: RunOutcome, run_id: str) -> AgentResult:
         s, row = self._settings, self._resolution.row
         context = None
-        if s.detailed_costs:
+        if s.costs.detailed_costs:
             context = ReportContext.of(s, self.provider, row, self._tool_loader.tools)
         return build_result(
             outcome,
             run_id=run_id,
             codec=self._deps.history_codecs(self._resolution.provider),
             row=row,
-            detailed_costs=s.detailed_costs,
-            cost_output_dir=s.cost_output_dir,
+            detailed_costs=s.costs.detailed_costs,
+            cost_output_dir=s.costs.cost_output_dir,
             built_in_tools_used=list(self._resolution.built_in_tool_names),
             report_context=context,
         )
@@ -546,7 +546,7 @@ class Agent(AgentSettingViews):
 
     def declared_tool_surface(self) -> list[dict[str, Any]]:
         """The tool surface as declared, nothing connected (a session's prefix fingerprint)."""
-        return self._tool_loader.declared_surface(self.settings.built_in_tools)
+        return self._tool_loader.declared_surface(self.settings.tools.built_in_tools)
 
     @classmethod
     def from_config(cls, config_path: str, **overrides: Any) -> Self:
@@ -570,7 +570,8 @@ class Agent(AgentSettingViews):
     def __repr__(self) -> str:
         return (
             f"Agent(model={self.model!r}, provider={self.provider!r}, tools="
-            f"{len(self.settings.tools)}, api_key={'set' if self.settings.api_key else 'env'})"
+            f"{len(self.settings.tools.entries)}, "
+            f"api_key={'set' if self.settings.api_key else 'env'})"
         )
 
 

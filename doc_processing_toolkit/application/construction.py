@@ -12,7 +12,6 @@ the registry and the provider profile (an `AgentResolution`).
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import logging
 import os
@@ -25,6 +24,7 @@ from doc_processing_toolkit.application.compaction.setup import (
 from doc_processing_toolkit.application.config.binding_checks import check_binding_settings
 from doc_processing_toolkit.application.config.resolution import AgentResolution, CompactionSetup
 from doc_processing_toolkit.application.config.settings import (
+    SETTING_NAMES,
     AgentSettings,
     normalize_prompt_caching,
 )
@@ -84,61 +84,63 @@ def validated_settings(settings: AgentSettings) -> tuple[AgentSettings, Compacti
         raise ConfigurationError(
             f"instructions must be a string, got {type(s.instructions).__name__}"
         )
-    check_not_implemented({name: getattr(s, name) for name in NOT_YET_IMPLEMENTED})
-    check_keyword_names(s.provider_kwargs)
-    max_iterations = validate_positive_int("max_iterations", s.max_iterations) or 10
-    max_tokens = validate_positive_int("max_tokens", s.max_tokens, optional=True)
-    temperature = validate_temperature(s.temperature)
-    if s.thinking is not None and not isinstance(s.thinking, dict):
+    arguments = s.arguments()
+    check_not_implemented({name: arguments[name] for name in NOT_YET_IMPLEMENTED})
+    check_keyword_names(s.provider.provider_kwargs)
+    max_iterations = validate_positive_int("max_iterations", s.generation.max_iterations) or 10
+    max_tokens = validate_positive_int("max_tokens", s.generation.max_tokens, optional=True)
+    temperature = validate_temperature(s.generation.temperature)
+    if s.generation.thinking is not None and not isinstance(s.generation.thinking, dict):
         raise ConfigurationError(
-            f"thinking must be a dict or None, got {type(s.thinking).__name__}"
+            f"thinking must be a dict or None, got {type(s.generation.thinking).__name__}"
         )
-    normalize_tool_choice(s.tool_choice)
-    validate_hooks(s.hooks)
+    normalize_tool_choice(s.tools.tool_choice)
+    validate_hooks(s.hooks.handlers)
     max_chars = validate_non_negative_int(
-        "max_tool_result_chars", s.max_tool_result_chars, optional=True
+        "max_tool_result_chars", s.tool_results.max_tool_result_chars, optional=True
     )
-    preview = validate_non_negative_int("tool_result_preview_chars", s.tool_result_preview_chars)
+    preview = validate_non_negative_int(
+        "tool_result_preview_chars", s.tool_results.tool_result_preview_chars
+    )
     read_chars = validate_non_negative_int(
-        "truncated_result_read_chars", s.truncated_result_read_chars, optional=True
+        "truncated_result_read_chars", s.tool_results.truncated_result_read_chars, optional=True
     )
-    normalize_prompt_caching(s.prompt_caching)
-    validate_on_unsupported_part(s.on_unsupported_part)
-    estimate_mode = validate_estimate_mode(s.estimate_input_tokens)
-    defer_predicate(s.defer_tools)
+    normalize_prompt_caching(s.provider.prompt_caching)
+    validate_on_unsupported_part(s.media.on_unsupported_part)
+    estimate_mode = validate_estimate_mode(s.generation.estimate_input_tokens)
+    defer_predicate(s.tools.defer_tools)
     check_session_settings(s)
-    compaction = check_compaction_settings(s.compaction, s.compaction_config)
+    compaction = check_compaction_settings(s.compaction.enabled, s.compaction.config)
     check_binding_settings(s)
-    provider_kwargs = dict(s.provider_kwargs)
+    provider_kwargs = dict(s.provider.provider_kwargs)
     consumed = {k: provider_kwargs.pop(k) for k in CONSUMED_PROVIDER_KWARGS if k in provider_kwargs}
-    pauses = consumed.get("max_pause_turn_iterations", s.max_pause_turn_iterations)
-    remote = [*s.mcp_remote_servers, *(consumed.get("mcp_remote_servers") or [])]
-    validated = dataclasses.replace(
-        s,
+    pauses = consumed.get("max_pause_turn_iterations", s.generation.max_pause_turn_iterations)
+    remote = [*s.provider.mcp_remote_servers, *(consumed.get("mcp_remote_servers") or [])]
+    validated = s.replace(
         model=s.model.strip(),
-        tools=tuple(s.tools),
+        tools=tuple(s.tools.entries),
         max_iterations=max_iterations,
         max_tokens=max_tokens,
         temperature=temperature,
-        thinking=dict(s.thinking) if s.thinking is not None else None,
-        built_in_tools=dict(s.built_in_tools) if s.built_in_tools is not None else None,
-        strict_tools=bool(s.strict_tools),
-        emit_request_start=bool(s.emit_request_start),
+        thinking=dict(s.generation.thinking) if s.generation.thinking is not None else None,
+        built_in_tools=dict(s.tools.built_in_tools) if s.tools.built_in_tools is not None else None,
+        strict_tools=bool(s.tools.strict_tools),
+        emit_request_start=bool(s.hooks.emit_request_start),
         max_tool_result_chars=max_chars,
         tool_result_preview_chars=preview or 0,
         truncated_result_read_chars=read_chars,
-        detailed_costs=bool(s.detailed_costs),
-        remove_citations=bool(s.remove_citations),
+        detailed_costs=bool(s.costs.detailed_costs),
+        remove_citations=bool(s.media.remove_citations),
         estimate_input_tokens=estimate_mode,
         max_pause_turn_iterations=(
             validate_positive_int("max_pause_turn_iterations", pauses) or 10
         ),
         mcp_remote_servers=tuple(dict(server) for server in remote),
         provider_kwargs=provider_kwargs,
-        connect_timeout=validate_timeout("connect_timeout", s.connect_timeout),
-        request_timeout=validate_timeout("request_timeout", s.request_timeout),
-        stream_idle_timeout=validate_timeout("stream_idle_timeout", s.stream_idle_timeout),
-        tool_timeout=validate_timeout("tool_timeout", s.tool_timeout),
+        connect_timeout=validate_timeout("connect_timeout", s.timeouts.connect_timeout),
+        request_timeout=validate_timeout("request_timeout", s.timeouts.request_timeout),
+        stream_idle_timeout=validate_timeout("stream_idle_timeout", s.timeouts.stream_idle_timeout),
+        tool_timeout=validate_timeout("tool_timeout", s.timeouts.tool_timeout),
     )
     return validated, compaction
 
@@ -155,7 +157,7 @@ def check_arguments(arguments: dict[str, Any]) -> None:
     values = dict(arguments)
     if "tools" in values:
         values["tools"] = tuple(values["tools"] or ())
-    validate_settings(AgentSettings(model=values.pop("model", "model-placeholder"), **values))
+    validate_settings(AgentSettings.of(model=values.pop("model", "model-placeholder"), **values))
 
 
 def check_session_settings(s: AgentSettings) -> None:
@@ -165,14 +167,14 @@ def check_session_settings(s: AgentSettings) -> None:
         ValueError: an unknown history mode or key, media policy, or a bad inline cap.
         TypeError: a media_store that is neither a path nor a MediaStore.
     """
-    if s.session_history_config is not None:
-        validate_history_config(s.session_history_config, "the Agent's")
-    if s.media_policy not in MEDIA_POLICIES:
+    if s.compaction.session_history_config is not None:
+        validate_history_config(s.compaction.session_history_config, "the Agent's")
+    if s.media.media_policy not in MEDIA_POLICIES:
         raise ConfigurationError(
-            f"media_policy must be one of {', '.join(MEDIA_POLICIES)}, got {s.media_policy!r}"
+            f"media_policy must be one of {', '.join(MEDIA_POLICIES)}, got {s.media.media_policy!r}"
         )
-    validate_max_inline_bytes(s.media_max_inline_bytes)
-    store = s.media_store
+    validate_max_inline_bytes(s.media.media_max_inline_bytes)
+    store = s.media.media_store
     if store is not None and not isinstance(store, str | os.PathLike):
         if not (callable(getattr(store, "put", None)) and callable(getattr(store, "get", None))):
             raise InvalidArgumentTypeError(
@@ -181,9 +183,7 @@ def check_session_settings(s: AgentSettings) -> None:
             )
 
 
-_AGENT_PARAMETERS = tuple(
-    f.name for f in dataclasses.fields(AgentSettings) if f.name != "provider_kwargs"
-)
+_AGENT_PARAMETERS = tuple(name for name in SETTING_NAMES if name != "provider_kwargs")
 """The Agent's own parameter names, for a "did you mean" on a mistyped provider keyword."""
 
 
@@ -199,10 +199,11 @@ def _binding_ignored(settings: AgentSettings, profile: ProviderProfile) -> list[
     """One warning per thinking-binding setting a provider without bound reasoning ignores."""
     if getattr(profile, "thinking_binding", False):
         return []
+    binding = settings.binding.parameters()
     return [
         f"{name} is Anthropic-only: ignored for provider {profile.name!r}"
         for name in _BINDING_SETTINGS
-        if getattr(settings, name) not in (None, False)
+        if binding.get(name) not in (None, False)
     ]
 
 
@@ -237,12 +238,12 @@ def resolve_settings(
     profile = deps.provider_profiles(provider)
     report = profile.check_options(
         ProviderOptions(
-            thinking=settings.thinking,
-            built_in_tools=settings.built_in_tools or None,
+            thinking=settings.generation.thinking,
+            built_in_tools=settings.tools.built_in_tools or None,
             remote_mcp_servers=settings.remote_mcp_servers,
-            provider_kwargs=settings.provider_kwargs,
-            service_tier=settings.service_tier,
-            has_custom_tools=settings.has_custom_tools,
+            provider_kwargs=settings.provider.provider_kwargs,
+            service_tier=settings.provider.service_tier,
+            has_custom_tools=settings.tools.has_custom_tools,
             agent_parameters=_AGENT_PARAMETERS,
         ),
         row,
@@ -258,8 +259,10 @@ def resolve_settings(
         service_tier=report.service_tier,
         built_in_tool_names=tuple(report.built_in_tool_names),
         native_tool_search=report.native_tool_search,
-        tool_result_cap=resolve_cap(settings.max_tool_result_chars, window),
+        tool_result_cap=resolve_cap(settings.tool_results.max_tool_result_chars, window),
         compaction=compaction,
         row_lookup=deps.registry.row,
-        prefix_auditor=PrefixAuditor() if prefix_audit_enabled(settings.prefix_audit) else None,
+        prefix_auditor=PrefixAuditor()
+        if prefix_audit_enabled(settings.binding.prefix_audit)
+        else None,
     )

@@ -18,18 +18,18 @@ def check_binding_settings(s: AgentSettings) -> None:
     Raises:
         ConfigurationError: (a ValueError) naming the parameter and its value.
     """
-    binding = check_behaviour(s.anthropic_block_binding, "anthropic_block_binding")
+    binding = check_behaviour(s.binding.anthropic_block_binding, "anthropic_block_binding")
     for name in _FLAGS:
-        value = getattr(s, name)
+        value = getattr(s.binding, name)
         if not isinstance(value, bool):
             raise ConfigurationError(f"{name} must be True or False, got {value!r}")
-    caller_behaviour(s.thinking if isinstance(s.thinking, dict) else None)
-    if s.strict_prefix_binding and binding not in (None, "error"):
+    caller_behaviour(s.generation.thinking if isinstance(s.generation.thinking, dict) else None)
+    if s.binding.strict_prefix_binding and binding not in (None, "error"):
         raise ConfigurationError(
             "strict_prefix_binding=True is anthropic_block_binding='error'; it contradicts "
             f"anthropic_block_binding={binding!r}"
         )
-    if s.prefix_strip_fallback and (binding == "error" or s.strict_prefix_binding):
+    if s.binding.prefix_strip_fallback and (binding == "error" or s.binding.strict_prefix_binding):
         raise ConfigurationError(
             "prefix_strip_fallback=True strips the thinking that "
             "anthropic_block_binding='error' (strict_prefix_binding) would check; set one"
