@@ -84,8 +84,9 @@ def validated_settings(settings: AgentSettings) -> tuple[AgentSettings, Compacti
         raise ConfigurationError(
             f"instructions must be a string, got {type(s.instructions).__name__}"
         )
-    arguments = s.arguments()
-    check_not_implemented({name: arguments[name] for name in NOT_YET_IMPLEMENTED})
+    if NOT_YET_IMPLEMENTED:
+        arguments = s.arguments()
+        check_not_implemented({name: arguments[name] for name in NOT_YET_IMPLEMENTED})
     check_keyword_names(s.provider.provider_kwargs)
     max_iterations = validate_positive_int("max_iterations", s.generation.max_iterations) or 10
     max_tokens = validate_positive_int("max_tokens", s.generation.max_tokens, optional=True)

@@ -28,6 +28,7 @@ from dataclasses import FrozenInstanceError
 from typing import Any, ClassVar, Generic, TypeVar, overload
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from doc_processing_toolkit._redaction import redact_text
 from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidArgumentTypeError
@@ -76,8 +77,8 @@ class SettingsGroup(BaseModel):
 
     def parameters(self) -> dict[str, Any]:
         """This group's values keyed by constructor parameter name."""
-        fields = type(self).model_fields
-        return {(f.alias or name): getattr(self, name) for name, f in fields.items()}
+        values = self.__dict__
+        return {parameter: values[name] for parameter, name in _parameter_names(type(self))}
 
 
 class GenerationSettings(SettingsGroup):
@@ -304,7 +305,7 @@ class AgentSettings(BaseModel):
         default=None, description="Use ${ENV_VAR}; never exported.", repr=False, exclude=True
     )
     base_url: str | None = Field(default=None, description="An endpoint for the provider client.")
-    client: ModelClient | None = Field(
+    client: SkipJsonSchema[ModelClient | None] = Field(
         default=None, description="A ModelClient to use instead.", repr=False, exclude=True
     )
     registry: Any = Field(
@@ -313,17 +314,17 @@ class AgentSettings(BaseModel):
         repr=False,
         exclude=True,
     )
-    generation: GenerationSettings = Field(default=GenerationSettings.model_construct())
-    tools: ToolSettings = Field(default=ToolSettings.model_construct())
-    tool_results: ToolResultSettings = Field(default=ToolResultSettings.model_construct())
-    compaction: CompactionSettings = Field(default=CompactionSettings.model_construct())
-    media: MediaSettings = Field(default=MediaSettings.model_construct())
-    binding: BindingSettings = Field(default=BindingSettings.model_construct())
-    timeouts: TimeoutSettings = Field(default=TimeoutSettings.model_construct())
-    logging: LoggingSettings = Field(default=LoggingSettings.model_construct())
-    costs: CostSettings = Field(default=CostSettings.model_construct())
-    provider: ProviderSettings = Field(default=ProviderSettings.model_construct())
-    hooks: HookSettings = Field(default=HookSettings.model_construct())
+    generation: GenerationSettings = Field(default=GenerationSettings())
+    tools: ToolSettings = Field(default=ToolSettings())
+    tool_results: ToolResultSettings = Field(default=ToolResultSettings())
+    compaction: CompactionSettings = Field(default=CompactionSettings())
+    media: MediaSettings = Field(default=MediaSettings())
+    binding: BindingSettings = Field(default=BindingSettings())
+    timeouts: TimeoutSettings = Field(default=TimeoutSettings())
+    logging: LoggingSettings = Field(default=LoggingSettings())
+    costs: CostSettings = Field(default=CostSettings())
+    provider: ProviderSettings = Field(default=ProviderSettings())
+    hooks: HookSettings = Field(default=HookSettings())
 
     def __repr__(self) -> str:
         # Values read from ${ENV} by the YAML loader are registered secrets: a repr is
@@ -345,19 +346,18 @@ class AgentSettings(BaseModel):
         Raises:
             TypeError: for a name that is not a setting.
         """
-        identity: dict[str, Any] = {}
-        grouped: dict[str, dict[str, Any]] = {}
-        for name, value in arguments.items():
-            place = SETTING_GROUPS.get(name)
-            if place is not None:
-                grouped.setdefault(place[0], {})[place[1]] = value
-            elif name in _IDENTITY:
-                identity[name] = value
-            else:
-                raise InvalidArgumentTypeError(f"not Agent settings: {[name]}")
-        for group, values in grouped.items():
-            identity[group] = _GROUPS[group].model_construct(**values)
-        return cls.model_construct(**identity)
+        values: dict[str, Any] = {}
+        for group, pairs in _GROUP_PARAMETERS:
+            fields = {name: arguments[p] for p, name in pairs if p in arguments}
+            if fields:
+                values[group] = _construct(_GROUPS[group], fields)
+        for name in _IDENTITY_ORDER:
+            if name in arguments:
+                values[name] = arguments[name]
+        if not arguments.keys() <= _NAMES:
+            unknown = [n for n in arguments if n not in _NAMES]
+            raise InvalidArgumentTypeError(f"not Agent settings: {unknown}")
+        return _construct(cls, values)
 
     @classmethod
     def from_arguments(cls, arguments: Mapping[str, Any]) -> AgentSettings:
@@ -377,14 +377,38 @@ class AgentSettings(BaseModel):
 
     def arguments(self) -> dict[str, Any]:
         """Every setting keyed by its constructor parameter name."""
-        out = {name: getattr(self, name) for name in _IDENTITY_ORDER}
+        values = self.__dict__
+        out = {name: values[name] for name in _IDENTITY_ORDER}
         for group in _GROUPS:
-            out.update(getattr(self, group).parameters())
+            out.update(values[group].parameters())
         return out
 
     def replace(self, **changes: Any) -> AgentSettings:
-        """A copy with ``changes`` (keyed by constructor parameter name)."""
-        return type(self).of(**{**self.arguments(), **changes})
+        """A copy with ``changes`` (keyed by constructor parameter name): only the groups
+        a change falls in are rebuilt.
+
+        Raises:
+            TypeError: for a name that is not a setting.
+        """
+        current = self.__dict__
+        values = dict(current)
+        grouped: dict[str, dict[str, Any]] = {}
+        for name, value in changes.items():
+            place = SETTING_GROUPS.get(name)
+            if place is not None:
+                grouped.setdefault(place[0], {})[place[1]] = value
+            elif name in _IDENTITY:
+                values[name] = value
+            else:
+                raise InvalidArgumentTypeError(f"not Agent settings: {[name]}")
+        for group, fields in grouped.items():
+            old = current[group]
+            new = _construct(_GROUPS[group], {**old.__dict__, **fields})
+            object.__setattr__(new, "__pydantic_fields_set__", old.model_fields_set | set(fields))
+            values[group] = new
+        settings = _construct(type(self), values)
+        object.__setattr__(settings, "__pydantic_fields_set__", set(self.model_fields_set))
+        return settings
 
     @property
     def remote_mcp_servers(self) -> tuple[dict[str, Any], ...]:
@@ -395,8 +419,54 @@ class AgentSettings(BaseModel):
         return tuple(dict(server) for server in servers)
 
 
+_PARAMETER_NAMES: dict[type[SettingsGroup], tuple[tuple[str, str], ...]] = {}
+
+
+def _parameter_names(cls: type[SettingsGroup]) -> tuple[tuple[str, str], ...]:
+    """(constructor parameter, field name) of each field of ``cls``, in order."""
+    names = _PARAMETER_NAMES.get(cls)
+    if names is None:
+        fields = cls.model_fields.items()
+        names = _PARAMETER_NAMES[cls] = tuple((f.alias or n, n) for n, f in fields)
+    return names
+
+
+_M = TypeVar("_M", bound=BaseModel)
+_DEFAULTS: dict[type[BaseModel], tuple[dict[str, Any], dict[str, Callable[[], Any]]]] = {}
+
+
+def _construct(cls: type[_M], values: dict[str, Any]) -> _M:
+    """``cls.model_construct(**values)`` for values already validated, without pydantic's
+    deep copy of each default: the defaults are immutable (frozen groups, tuples, None) or
+    made by their factory. An Agent builds a dozen of these per construction."""
+    cached = _DEFAULTS.get(cls)
+    if cached is None:
+        plain = {n: f.default for n, f in cls.model_fields.items() if f.default_factory is None}
+        made: dict[str, Callable[[], Any]] = {
+            n: f.default_factory  # type: ignore[misc]  # no factory here takes the data
+            for n, f in cls.model_fields.items()
+            if f.default_factory is not None
+        }
+        cached = _DEFAULTS[cls] = (plain, made)
+    plain, made = cached
+    if len(values) == len(plain) + len(made):
+        data = values
+    else:
+        made_now = {n: factory() for n, factory in made.items() if n not in values}
+        data = {**plain, **made_now, **values}
+    obj = cls.__new__(cls)
+    object.__setattr__(obj, "__dict__", data)
+    object.__setattr__(obj, "__pydantic_fields_set__", set(values))
+    object.__setattr__(obj, "__pydantic_extra__", None)
+    object.__setattr__(obj, "__pydantic_private__", None)
+    return obj
+
+
 _IDENTITY_ORDER = ("model", "instructions", "api_key", "base_url", "client", "registry")
 _IDENTITY = frozenset(_IDENTITY_ORDER)
+
+_NAMES = frozenset(SETTING_GROUPS) | _IDENTITY
+_GROUP_PARAMETERS = tuple((group, _parameter_names(cls)) for group, cls in _GROUPS.items())
 
 SETTING_NAMES: tuple[str, ...] = (*_IDENTITY_ORDER, *SETTING_GROUPS)
 """Every constructor setting's parameter name (``provider_kwargs`` is ``**provider_kwargs``)."""
