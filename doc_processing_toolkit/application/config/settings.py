@@ -25,9 +25,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import FrozenInstanceError
-from typing import Any, ClassVar, Generic, TypeVar, overload
+from typing import Any, ClassVar, Generic, Literal, TypeVar, overload
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.fields import FieldInfo
 from pydantic.json_schema import SkipJsonSchema
 
 from doc_processing_toolkit._redaction import redact_text
@@ -57,6 +58,7 @@ __all__ = [
     "ToolResultSettings",
     "ToolSettings",
     "normalize_prompt_caching",
+    "setting_field",
 ]
 
 T = TypeVar("T")
@@ -171,8 +173,12 @@ class CompactionSettings(SettingsGroup):
 class MediaSettings(SettingsGroup):
     """Media and documents: unsupported parts, inline bytes, the store, citations."""
 
-    on_unsupported_part: str = Field(default="drop", description="drop or raise.")
-    media_policy: str = Field(default="auto", description="auto, inline, externalize or strip.")
+    on_unsupported_part: Literal["drop", "raise"] = Field(
+        default="drop", description="drop or raise."
+    )
+    media_policy: Literal["auto", "inline", "externalize", "strip"] = Field(
+        default="auto", description="auto, inline, externalize or strip."
+    )
     media_store: Any = Field(
         default=None, description="A directory path.", repr=False, exclude=True
     )
@@ -189,7 +195,7 @@ class MediaSettings(SettingsGroup):
 class BindingSettings(SettingsGroup):
     """How reasoning blocks stay bound to the prefix they were made for."""
 
-    anthropic_block_binding: str | None = Field(
+    anthropic_block_binding: Literal["drop_block", "error", "off"] | None = Field(
         default=None, description="drop_block, error or off (None: the default)."
     )
     strict_prefix_binding: bool = Field(default=False, description="Fail on a changed prefix.")
@@ -244,7 +250,9 @@ class ProviderSettings(SettingsGroup):
     """Options passed on to the provider."""
 
     service_tier: str | None = Field(
-        default=None, description="As requested; the provider profile decides what is sent."
+        default=None,
+        min_length=1,
+        description="As requested; the provider profile decides what is sent.",
     )
     prompt_caching: Any | None = Field(default=None, description='True or {"ttl": "5m" | "1h"}.')
     mcp_remote_servers: tuple[dict[str, Any], ...] = Field(
@@ -299,7 +307,7 @@ class AgentSettings(BaseModel):
 
     GROUPS: ClassVar[dict[str, type[SettingsGroup]]] = _GROUPS
 
-    model: str = Field(description="The model name (required).")
+    model: str = Field(min_length=1, description="The model name (required).")
     instructions: str = Field(default="", description="The system prompt.")
     api_key: str | None = Field(
         default=None, description="Use ${ENV_VAR}; never exported.", repr=False, exclude=True
@@ -403,9 +411,14 @@ class AgentSettings(BaseModel):
                 raise InvalidArgumentTypeError(f"not Agent settings: {[name]}")
         for group, fields in grouped.items():
             old = current[group]
-            new = _construct(_GROUPS[group], {**old.__dict__, **fields})
+            kept = old.__dict__
+            if all(kept[name] is value for name, value in fields.items()):
+                continue  # frozen: an unchanged group is shared
+            new = _construct(_GROUPS[group], {**kept, **fields})
             object.__setattr__(new, "__pydantic_fields_set__", old.model_fields_set | set(fields))
             values[group] = new
+        if all(values[name] is value for name, value in current.items()):
+            return self
         settings = _construct(type(self), values)
         object.__setattr__(settings, "__pydantic_fields_set__", set(self.model_fields_set))
         return settings
@@ -467,6 +480,20 @@ _IDENTITY = frozenset(_IDENTITY_ORDER)
 
 _NAMES = frozenset(SETTING_GROUPS) | _IDENTITY
 _GROUP_PARAMETERS = tuple((group, _parameter_names(cls)) for group, cls in _GROUPS.items())
+
+
+def setting_field(name: str) -> FieldInfo:
+    """The model field of constructor parameter ``name`` (its type, default, constraints
+    and description: what the YAML schema and the docs read).
+
+    Raises:
+        KeyError: for a name that is not a setting.
+    """
+    place = SETTING_GROUPS.get(name)
+    if place is None:
+        return AgentSettings.model_fields[name]
+    return _GROUPS[place[0]].model_fields[place[1]]
+
 
 SETTING_NAMES: tuple[str, ...] = (*_IDENTITY_ORDER, *SETTING_GROUPS)
 """Every constructor setting's parameter name (``provider_kwargs`` is ``**provider_kwargs``)."""

@@ -1,0 +1,58 @@
+"""The settings are grouped by concern, and the YAML schema reads the groups' fields."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from doc_processing_toolkit import Agent
+from doc_processing_toolkit.application.config.schema import CONFIG_FIELDS, config_json_schema
+from doc_processing_toolkit.application.config.settings import (
+    SETTING_GROUPS,
+    SETTING_NAMES,
+    AgentSettings,
+    setting_field,
+)
+from doc_processing_toolkit.testing import FakeModel
+
+
+def test_each_setting_sits_in_one_group_and_reads_back_by_its_parameter_name() -> None:
+    agent = Agent(
+        "claude-sonnet-5-5",
+        client=FakeModel(),
+        log_to_file=False,
+        compaction=True,
+        max_tool_result_chars=9000,
+        tool_timeout=2.5,
+        media_policy="strip",
+    )
+    s = agent.settings
+    assert s.compaction.enabled is True and s.tool_results.max_tool_result_chars == 9000
+    assert s.timeouts.tool_timeout == 2.5 and s.media.media_policy == "strip"
+    arguments = s.arguments()
+    assert set(arguments) == set(SETTING_NAMES)
+    assert arguments["compaction"] is True and arguments["media_policy"] == "strip"
+    assert len(SETTING_GROUPS) + 6 == len(SETTING_NAMES)
+
+
+def test_replace_rebuilds_only_the_changed_group() -> None:
+    s = AgentSettings.of(model="m", max_tokens=5, log_level="INFO")
+    t = s.replace(max_tokens=7)
+    assert t.generation.max_tokens == 7 and s.generation.max_tokens == 5
+    assert t.logging is s.logging and t.media is s.media
+    assert s.replace(max_tokens=s.generation.max_tokens) is s
+    with pytest.raises(TypeError, match="not Agent settings"):
+        s.replace(no_such_setting=1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.generation.max_tokens = 1  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "key", ["strict_tools", "max_tool_result_chars", "media_policy", "tool_timeout", "model"]
+)
+def test_the_yaml_schema_of_a_scalar_setting_comes_from_its_field(key: str) -> None:
+    field = setting_field(key)
+    prop = config_json_schema()["properties"][key]
+    assert field.description and prop["description"] == field.description
+    assert CONFIG_FIELDS[key].description == field.description
