@@ -16,10 +16,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from doc_processing_toolkit.application.config.env_references import EnvReferences, as_written
+from doc_processing_toolkit.application.config.schema import CONFIG_FIELDS
 from doc_processing_toolkit.application.config.settings import (
     DEFAULT_MEDIA_MAX_INLINE_BYTES,
     DEFAULT_STREAM_IDLE_TIMEOUT,
+    SETTING_NAMES,
     AgentSettings,
+    setting_field,
 )
 
 __all__ = ["export_config"]
@@ -159,6 +162,7 @@ def export_config(
         unserialisable["logger"] = "a logger instance"
     if s.hooks.handlers is not None:
         unserialisable["hooks"] = "a hooks object"
+    _export_plain_settings(s, config, unserialisable)
     if unserialisable:
         config["unserialisable"] = unserialisable
     written: dict[str, Any] = as_written(config, references)
@@ -235,3 +239,26 @@ def _export_live_settings(
     sink = (s.compaction.config or {}).get("archive_sink")
     if sink is not None:  # a callable has no YAML spelling
         unserialisable["compaction_config.archive_sink"] = _name_of(sink)
+
+
+_BY_HAND = frozenset(SETTING_NAMES)
+"""The settings the functions above export, each in its own form (a section, a default
+left out, a secret withheld). A setting added after them is a YAML key of its own name
+and is exported by `_export_plain_settings` when it differs from its default."""
+
+
+def _export_plain_settings(
+    s: AgentSettings, config: dict[str, Any], unserialisable: dict[str, Any]
+) -> None:
+    """Every other setting that is a YAML key: its plain value, when not its default."""
+    arguments = s.arguments()
+    for name in CONFIG_FIELDS:
+        if name in _BY_HAND or name not in arguments:
+            continue
+        value = arguments[name]
+        if value == setting_field(name).get_default(call_default_factory=True):
+            continue
+        try:
+            config[name] = _plain(value)
+        except TypeError:
+            unserialisable.setdefault("settings", []).append(name)

@@ -56,3 +56,26 @@ def test_the_yaml_schema_of_a_scalar_setting_comes_from_its_field(key: str) -> N
     prop = config_json_schema()["properties"][key]
     assert field.description and prop["description"] == field.description
     assert CONFIG_FIELDS[key].description == field.description
+
+
+def test_a_setting_not_exported_by_hand_is_exported_by_its_field(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from doc_processing_toolkit.application.config import export
+
+    agent = Agent("claude-sonnet-5-5", client=FakeModel(), log_to_file=False, service_tier="flex")
+    by_hand = agent.to_config()
+    by_hand_section = export._settings_section
+
+    def without_service_tier(s: AgentSettings) -> dict[str, object]:
+        section = by_hand_section(s)
+        del section["service_tier"]
+        return section
+
+    # As if service_tier were a setting added after the hand-written export.
+    monkeypatch.setattr(export, "_settings_section", without_service_tier)
+    monkeypatch.setattr(export, "_BY_HAND", export._BY_HAND - {"service_tier"})
+    derived = agent.to_config()
+    assert derived == by_hand and derived["service_tier"] == "flex"
+    plain = Agent("claude-sonnet-5-5", client=FakeModel(), log_to_file=False).to_config()
+    assert "service_tier" not in plain
