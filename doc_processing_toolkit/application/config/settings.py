@@ -469,10 +469,16 @@ def _construct(cls: type[_M], values: dict[str, Any]) -> _M:
         data = {**plain, **made_now, **values}
     obj = cls.__new__(cls)
     object.__setattr__(obj, "__dict__", data)
-    object.__setattr__(obj, "__pydantic_fields_set__", set(values))
-    object.__setattr__(obj, "__pydantic_extra__", None)
-    object.__setattr__(obj, "__pydantic_private__", None)
+    _set_fields_set(obj, set(values))
+    _set_extra(obj, None)
+    _set_private(obj, None)
     return obj
+
+
+# BaseModel's slots, set as model_construct sets them.
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 _IDENTITY_ORDER = ("model", "instructions", "api_key", "base_url", "client", "registry")
