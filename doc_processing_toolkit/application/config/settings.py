@@ -399,28 +399,29 @@ class AgentSettings(BaseModel):
             TypeError: for a name that is not a setting.
         """
         current = self.__dict__
-        values = dict(current)
+        identity: dict[str, Any] = {}
         grouped: dict[str, dict[str, Any]] = {}
         for name, value in changes.items():
             place = SETTING_GROUPS.get(name)
             if place is not None:
-                grouped.setdefault(place[0], {})[place[1]] = value
+                group, field = place
+                if current[group].__dict__[field] is not value:
+                    grouped.setdefault(group, {})[field] = value
             elif name in _IDENTITY:
-                values[name] = value
+                if current[name] is not value:
+                    identity[name] = value
             else:
                 raise InvalidArgumentTypeError(f"not Agent settings: {[name]}")
+        if not grouped and not identity:
+            return self  # frozen: unchanged settings are shared
+        values = {**current, **identity}
         for group, fields in grouped.items():
             old = current[group]
-            kept = old.__dict__
-            if all(kept[name] is value for name, value in fields.items()):
-                continue  # frozen: an unchanged group is shared
-            new = _construct(_GROUPS[group], {**kept, **fields})
-            object.__setattr__(new, "__pydantic_fields_set__", old.model_fields_set | set(fields))
+            new = _construct(_GROUPS[group], {**old.__dict__, **fields})
+            _set_fields_set(new, old.model_fields_set | set(fields))
             values[group] = new
-        if all(values[name] is value for name, value in current.items()):
-            return self
         settings = _construct(type(self), values)
-        object.__setattr__(settings, "__pydantic_fields_set__", set(self.model_fields_set))
+        _set_fields_set(settings, set(self.model_fields_set))
         return settings
 
     @property
