@@ -79,3 +79,26 @@ def test_a_setting_not_exported_by_hand_is_exported_by_its_field(
     assert derived == by_hand and derived["service_tier"] == "flex"
     plain = Agent("claude-sonnet-5-5", client=FakeModel(), log_to_file=False).to_config()
     assert "service_tier" not in plain
+
+
+def _bounded_settings() -> list[tuple[str, object]]:
+    """(parameter, a value just outside its field's ge/le bound) for each bounded setting."""
+    import annotated_types
+
+    cases: list[tuple[str, object]] = []
+    for name in SETTING_NAMES:
+        field = setting_field(name)
+        for rule in field.metadata:
+            if isinstance(rule, annotated_types.Ge):
+                cases.append((name, rule.ge - 1))  # type: ignore[operator]
+            elif isinstance(rule, annotated_types.Le):
+                cases.append((name, rule.le + 1))  # type: ignore[operator]
+    return cases
+
+
+@pytest.mark.parametrize(("name", "value"), _bounded_settings())
+def test_the_validation_path_enforces_each_fields_bound(name: str, value: object) -> None:
+    from doc_processing_toolkit.application.construction import validate_settings
+
+    with pytest.raises(ValueError, match=name):
+        validate_settings(AgentSettings.of(model="m", **{name: value}))
