@@ -49,15 +49,15 @@ from doc_processing_toolkit.application.resources import (
     unstarted_run_error,
 )
 from doc_processing_toolkit.application.result import AgentResult
-from doc_processing_toolkit.application.run.cost_report import ReportContext
-from doc_processing_toolkit.application.run.events import EventChannel, EventSink
-from doc_processing_toolkit.application.run.loop import RunLoop, RunOutcome
-from doc_processing_toolkit.application.run.offloop import client_for_run
-from doc_processing_toolkit.application.run.outcome import new_run_id
-from doc_processing_toolkit.application.run.result_builder import build_result
+from doc_processing_toolkit.application.run.loop.events import EventChannel, EventSink
+from doc_processing_toolkit.application.run.loop.loop import RunLoop, RunOutcome
+from doc_processing_toolkit.application.run.policy.settings import AgentRunSettings
+from doc_processing_toolkit.application.run.results.cost_report import ReportContext
+from doc_processing_toolkit.application.run.results.outcome import new_run_id
+from doc_processing_toolkit.application.run.results.result_builder import build_result
 from doc_processing_toolkit.application.run.run_input import RunInput, TurnHistory
-from doc_processing_toolkit.application.run.settings import AgentRunSettings
-from doc_processing_toolkit.application.run.streaming import (
+from doc_processing_toolkit.application.run.stream.offloop import client_for_run
+from doc_processing_toolkit.application.run.stream.streaming import (
     STREAM_CANCEL_WAIT_SECONDS,
     check_no_client_session,
     check_run_inputs,

@@ -42,8 +42,11 @@ from doc_processing_toolkit.application.config.validation import (
 from doc_processing_toolkit.application.deps import AgentDeps
 from doc_processing_toolkit.application.hooks.runner import validate_hooks
 from doc_processing_toolkit.application.media.validation import validate_on_unsupported_part
-from doc_processing_toolkit.application.run.input_estimate import validate_estimate_mode
-from doc_processing_toolkit.application.run.prefix_audit import PrefixAuditor, prefix_audit_enabled
+from doc_processing_toolkit.application.run.policy.input_estimate import validate_estimate_mode
+from doc_processing_toolkit.application.run.policy.prefix_audit import (
+    PrefixAuditor,
+    prefix_audit_enabled,
+)
 from doc_processing_toolkit.application.session.history_config import validate_history_config
 from doc_processing_toolkit.application.session.media_policy import validate_max_inline_bytes
 from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidArgumentTypeError

@@ -12,7 +12,7 @@ import pytest
 
 from doc_processing_toolkit import Agent
 from doc_processing_toolkit.adapters.providers.anthropic.client import AnthropicModelClient
-from doc_processing_toolkit.application.run.offloop import stream_worker_loop
+from doc_processing_toolkit.application.run.stream.offloop import stream_worker_loop
 from doc_processing_toolkit.testing.emulator import ProviderEmulator
 from doc_processing_toolkit.testing.script import Reply
 

@@ -39,9 +39,9 @@ from doc_processing_toolkit.application.compaction.summary import (
 )
 from doc_processing_toolkit.application.config.resolution import AgentResolution
 from doc_processing_toolkit.application.deps import AgentDeps
-from doc_processing_toolkit.application.run.events import EventChannel
-from doc_processing_toolkit.application.run.outcome import RunOutcome
-from doc_processing_toolkit.application.run.retry import RetryPolicy
+from doc_processing_toolkit.application.run.loop.events import EventChannel
+from doc_processing_toolkit.application.run.policy.retry import RetryPolicy
+from doc_processing_toolkit.application.run.results.outcome import RunOutcome
 from doc_processing_toolkit.application.run.run_input import CompactionScope
 from doc_processing_toolkit.domain.compaction.config import resolve_threshold
 from doc_processing_toolkit.domain.compaction.structure import estimate_tokens

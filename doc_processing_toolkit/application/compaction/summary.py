@@ -7,7 +7,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
-from doc_processing_toolkit.application.run.retry import RetryPolicy, stream_with_retry
+from doc_processing_toolkit.application.run.policy.retry import RetryPolicy, stream_with_retry
 from doc_processing_toolkit.domain.compaction.strategies import transcript
 from doc_processing_toolkit.domain.costs.ledger import CostRecord, RetryAccumulator, price_request
 from doc_processing_toolkit.domain.messages import Message, user_text

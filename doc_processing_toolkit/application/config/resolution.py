@@ -29,7 +29,7 @@ class CompactionSetup:
 
 
 class PrefixObserver(Protocol):
-    """The shadow prefix audit a run's requests pass through (``run.prefix_audit``)."""
+    """The shadow prefix audit a run's requests pass through (``run.policy.prefix_audit``)."""
 
     def observe(self, request: ModelRequest, log: Any) -> str | None:
         """Record ``request``; a warning text when its replayed prefix changed."""

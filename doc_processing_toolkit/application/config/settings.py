@@ -13,7 +13,7 @@ parameter to its group, so adding a setting is adding one field here.
 The constructor gathers its named parameters with `AgentSettings.of` and validates them once
 (``application.construction.validated_settings``, the path ``AgentBuilder`` and
 ``from_config()`` take too), which then builds the groups; the run loop's settings are
-derived from it once per Agent (``run.settings.AgentRunSettings``) and ``to_config()`` reads
+derived from it once per Agent (``run.policy.settings.AgentRunSettings``) and ``to_config()`` reads
 it (`export`). Values are kept as the caller spelled them (``tool_choice="any"``,
 ``prompt_caching=True``) so that ``to_config()`` gives them back unchanged; the normalised
 forms the run needs are properties.

@@ -40,7 +40,7 @@ from typing import Any, Literal
 
 from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.application.fleet.jobs import FleetAgent, FleetJobRunner
-from doc_processing_toolkit.application.run.streaming import run_blocking
+from doc_processing_toolkit.application.run.stream.streaming import run_blocking
 from doc_processing_toolkit.domain.errors import ConfigurationError, StateError
 from doc_processing_toolkit.domain.fleet import (
     FleetQueues,

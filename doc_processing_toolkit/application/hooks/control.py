@@ -20,10 +20,10 @@ from doc_processing_toolkit.application.hooks.handle import RunHandle
 from doc_processing_toolkit.application.hooks.request_start import RequestStartEmitter
 from doc_processing_toolkit.application.hooks.runner import HookRunner
 from doc_processing_toolkit.application.result import AgentResult
-from doc_processing_toolkit.application.run.events import EventSink
-from doc_processing_toolkit.application.run.loop import RunLoop
-from doc_processing_toolkit.application.run.outcome import RunOutcome
-from doc_processing_toolkit.application.run.streaming import STREAM_CANCEL_WAIT_SECONDS
+from doc_processing_toolkit.application.run.loop.events import EventSink
+from doc_processing_toolkit.application.run.loop.loop import RunLoop
+from doc_processing_toolkit.application.run.results.outcome import RunOutcome
+from doc_processing_toolkit.application.run.stream.streaming import STREAM_CANCEL_WAIT_SECONDS
 from doc_processing_toolkit.domain.errors import AgentAborted
 from doc_processing_toolkit.domain.events import AgentStreamEvent, EventType
 

@@ -26,9 +26,9 @@ from doc_processing_toolkit.application.config.reference import (
     document_methods,
 )
 from doc_processing_toolkit.application.result import AgentResult
+from doc_processing_toolkit.application.run.policy.tool_surface import ToolSurfaceGuard
 from doc_processing_toolkit.application.run.run_input import RunInput
-from doc_processing_toolkit.application.run.streaming import run_blocking
-from doc_processing_toolkit.application.run.tool_surface import ToolSurfaceGuard
+from doc_processing_toolkit.application.run.stream.streaming import run_blocking
 from doc_processing_toolkit.application.session.editing import HistoryEditor
 from doc_processing_toolkit.application.session.envelope import (
     envelope_source,
@@ -246,7 +246,7 @@ class AgentSession:
 
     @property
     def _tool_surface(self) -> ToolSurfaceGuard:
-        """The session's frozen tool surface (application/run/tool_surface.py)."""
+        """The session's frozen tool surface (application/run/policy/tool_surface.py)."""
         return self._turns.tool_surface
 
     def _store_header(self) -> dict[str, Any]:

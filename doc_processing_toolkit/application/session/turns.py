@@ -20,16 +20,16 @@ from typing import Any
 from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.application.config.log_setup import redact
 from doc_processing_toolkit.application.result import AgentResult
-from doc_processing_toolkit.application.run.run_input import CompactionScope, RunInput, TurnHistory
-from doc_processing_toolkit.application.run.tool_surface import (
+from doc_processing_toolkit.application.run.policy.tool_surface import (
     ToolSurfaceGuard,
     enter_guard,
     leave_guard,
 )
-from doc_processing_toolkit.application.run.turn_system import (
+from doc_processing_toolkit.application.run.policy.turn_system import (
     omit_system_prompt,
     restore_system_prompt,
 )
+from doc_processing_toolkit.application.run.run_input import CompactionScope, RunInput, TurnHistory
 from doc_processing_toolkit.application.session.editing import HistoryEditor
 from doc_processing_toolkit.application.session.history_config import (
     apply_history_mode,
@@ -78,7 +78,7 @@ class TurnRunner:
     editor: HistoryEditor
     policy: TurnPolicy
     tool_surface: ToolSurfaceGuard = field(init=False)
-    """The session's frozen tool surface (application/run/tool_surface.py)."""
+    """The session's frozen tool surface (application/run/policy/tool_surface.py)."""
 
     def __post_init__(self) -> None:
         self.tool_surface = ToolSurfaceGuard(self.state.record_drift)

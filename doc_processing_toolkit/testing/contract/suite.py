@@ -81,6 +81,8 @@ class ProviderContract:
     """The anyio backend the async bodies run on."""
     contract_timeout: ClassVar[float] = 30.0
     """Seconds one test body may take before it fails."""
+    contract_warm_up_timeout: ClassVar[float] = 300.0
+    """Seconds the warm-up stream (`_contract_warm_up`, before the first test) may take."""
 
     # -- plumbing ------------------------------------------------------------------------
 
@@ -92,6 +94,33 @@ class ProviderContract:
         reason = contract_harness.capabilities.known_gaps.get(name)
         if reason:
             pytest.skip(f"{contract_harness.provider}: {reason}")
+
+    @pytest.fixture(scope="class", autouse=True)
+    @classmethod
+    def _contract_warm_up(cls, contract_harness: ContractHarness) -> None:
+        """Stream once before the first test, outside every test's `contract_timeout`.
+
+        The first stream of a process pays one-off costs that have nothing to do with the
+        contract: the adapter imports its SDK there (``import anthropic`` alone is seconds
+        of CPU, several times that on a loaded machine), builds its TLS context, and the
+        backend serves its first request. Paid inside the first streaming test's timed
+        body, they made that test's time depend on the machine's load. The warm-up's
+        outcome is not checked (the tests check everything); it is bounded by
+        `contract_warm_up_timeout`.
+        """
+        h = contract_harness
+        h.script([Reply("warm-up")])
+
+        async def warm_up() -> None:
+            with anyio.move_on_after(cls.contract_warm_up_timeout):
+                client = h.make_client()
+                try:
+                    await stream_once(client, request_for(h.model))
+                finally:
+                    with anyio.move_on_after(cls.contract_warm_up_timeout, shield=True):
+                        await client.aclose()
+
+        anyio.run(warm_up, backend=cls.contract_backend)
 
     def run_async(self, body: Callable[[], Awaitable[_T]]) -> _T:
         """Run ``body`` on a fresh event loop under `contract_timeout`."""

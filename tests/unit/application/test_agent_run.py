@@ -452,7 +452,7 @@ def test_detailed_costs_save_a_report_with_the_run_figures(
 def test_run_ids_are_distinct_version_4_uuids() -> None:
     import uuid
 
-    from doc_processing_toolkit.application.run.outcome import new_run_id
+    from doc_processing_toolkit.application.run.results.outcome import new_run_id
 
     ids = [new_run_id() for _ in range(2_000)]
     assert len(set(ids)) == len(ids)

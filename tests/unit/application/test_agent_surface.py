@@ -91,7 +91,9 @@ def test_every_constructor_parameter_is_built() -> None:
 def test_on_unsupported_part_takes_drop_or_raise() -> None:
     with pytest.raises(ValueError, match="on_unsupported_part"):
         Agent("claude-sonnet-4-5", on_unsupported_part="ignore")
-    assert Agent("claude-sonnet-4-5", on_unsupported_part="raise").settings.media.on_unsupported_part
+    assert Agent(
+        "claude-sonnet-4-5", on_unsupported_part="raise"
+    ).settings.media.on_unsupported_part
 
 
 def test_not_yet_built_run_args_raise() -> None:

@@ -120,3 +120,12 @@ def test_a_cycle_between_rooms_is_found_though_no_module_cycles() -> None:
     ignored = [(f"{app}.hooks.control", f"{app}.run.events")]
     assert room_cycles(room_graph(modules, app, ignored)) == []
     assert room_cycles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
+
+
+def test_the_sub_rooms_of_run_form_no_cycle() -> None:
+    run = f"{APPLICATION}.run"
+    graph = grimp.build_graph(PACKAGE)
+    modules = {m: graph.find_modules_directly_imported_by(m) for m in graph.modules}
+    subrooms = room_graph(modules, run)
+    assert {"stream", "loop", "results", "policy"} <= set(subrooms)
+    assert room_cycles(subrooms) == [], f"sub-rooms of run/ import each other: {subrooms}"

@@ -17,8 +17,8 @@ from doc_processing_toolkit.adapters.providers.anthropic.binding import (
 )
 from doc_processing_toolkit.adapters.providers.anthropic.mapping import build_request
 from doc_processing_toolkit.adapters.registry.json_file import default_registry
-from doc_processing_toolkit.application.run.prefix_audit import PrefixAuditor
-from doc_processing_toolkit.application.run.tool_surface import (
+from doc_processing_toolkit.application.run.policy.prefix_audit import PrefixAuditor
+from doc_processing_toolkit.application.run.policy.tool_surface import (
     ToolSurfaceGuard,
     guarding,
 )
@@ -234,8 +234,8 @@ def _spec(name: str, description: str = "d") -> ToolSpec:
 
 @pytest.mark.anyio
 async def test_a_moved_tool_surface_is_frozen_or_fatal() -> None:
-    from doc_processing_toolkit.application.run.settings import RunSettings
-    from doc_processing_toolkit.application.run.tool_surface import frozen_surface
+    from doc_processing_toolkit.application.run.policy.settings import RunSettings
+    from doc_processing_toolkit.application.run.policy.tool_surface import frozen_surface
 
     drift: list[dict[str, Any]] = []
     guard = ToolSurfaceGuard(drift.append)

@@ -19,7 +19,7 @@ from doc_processing_toolkit.application.config.settings import AgentSettings
 from doc_processing_toolkit.application.construction import validate_settings
 from doc_processing_toolkit.application.container import default_container, default_deps
 from doc_processing_toolkit.application.deps import AgentDeps
-from doc_processing_toolkit.application.run.settings import RunSettings, derive_run_settings
+from doc_processing_toolkit.application.run.policy.settings import RunSettings, derive_run_settings
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.tools.specs import ForcedTool
 from doc_processing_toolkit.testing import (
@@ -109,7 +109,9 @@ def test_run_settings_are_derived_from_the_agent_settings() -> None:
 
 def test_validate_settings_names_the_parameter() -> None:
     with pytest.raises(ValueError, match="max_pause_turn_iterations"):
-        validate_settings(AgentSettings.of(model="m", provider_kwargs={"max_pause_turn_iterations": 0}))
+        validate_settings(
+            AgentSettings.of(model="m", provider_kwargs={"max_pause_turn_iterations": 0})
+        )
     with pytest.raises(TypeError, match="defer_tools"):
         validate_settings(AgentSettings.of(model="m", defer_tools="add"))
     with pytest.raises(ValueError, match="prompt_caching"):

@@ -18,9 +18,9 @@ from pydantic import BaseModel
 from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.application.config.log_setup import handled, redact
 from doc_processing_toolkit.application.result import AgentResult
-from doc_processing_toolkit.application.run.events import EventSink
-from doc_processing_toolkit.application.run.loop import RunLoop
-from doc_processing_toolkit.application.run.result_builder import failure_metadata
+from doc_processing_toolkit.application.run.loop.events import EventSink
+from doc_processing_toolkit.application.run.loop.loop import RunLoop
+from doc_processing_toolkit.application.run.results.result_builder import failure_metadata
 from doc_processing_toolkit.domain.errors import InvalidArgumentTypeError, StateError
 from doc_processing_toolkit.domain.events import AgentStreamEvent
 

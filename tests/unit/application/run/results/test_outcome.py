@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from doc_processing_toolkit import Agent, tool
-from doc_processing_toolkit.application.run import input_estimate, outcome
+from doc_processing_toolkit.application.run.policy import input_estimate
+from doc_processing_toolkit.application.run.results import outcome
 from doc_processing_toolkit.domain.costs.ledger import Ledger, RetryAccumulator
 from doc_processing_toolkit.domain.requests import Usage
 from doc_processing_toolkit.testing import FakeModel, reply, tool_call

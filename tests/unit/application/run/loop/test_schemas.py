@@ -32,7 +32,7 @@ def test_a_structured_runs_schema_is_built_once_per_model_class(
 ) -> None:
     from pydantic import BaseModel
 
-    from doc_processing_toolkit.application.run.schemas import (
+    from doc_processing_toolkit.application.run.loop.schemas import (
         final_result_spec,
         output_json_schema,
     )

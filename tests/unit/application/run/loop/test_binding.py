@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from doc_processing_toolkit.application.run import outcome
-from doc_processing_toolkit.application.run.binding import prepare_request, request_fields
-from doc_processing_toolkit.application.run.settings import RunSettings
+from doc_processing_toolkit.application.run.loop.binding import prepare_request, request_fields
+from doc_processing_toolkit.application.run.policy.settings import RunSettings
+from doc_processing_toolkit.application.run.results import outcome
 from doc_processing_toolkit.domain.costs.ledger import Ledger, RetryAccumulator
 from doc_processing_toolkit.domain.requests import ModelRequest
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from doc_processing_toolkit.application.run.outcome import RunOutcome
+from doc_processing_toolkit.application.run.results.outcome import RunOutcome
 
 __all__ = ["RequestAnnouncer", "RunCompaction", "TurnHooks"]
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from doc_processing_toolkit._logging import get_logger
-from doc_processing_toolkit.application.run.settings import RunSettings
+from doc_processing_toolkit.application.run.policy.settings import RunSettings
 from doc_processing_toolkit.domain.errors import StateError
 from doc_processing_toolkit.domain.tools.specs import ToolSpec
 

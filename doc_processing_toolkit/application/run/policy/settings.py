@@ -17,8 +17,8 @@ from pydantic import BaseModel
 from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.application.config.resolution import AgentResolution, PrefixObserver
 from doc_processing_toolkit.application.config.settings import AgentSettings
-from doc_processing_toolkit.application.run.retry import RetryPolicy
-from doc_processing_toolkit.application.run.turn_system import run_system
+from doc_processing_toolkit.application.run.policy.retry import RetryPolicy
+from doc_processing_toolkit.application.run.policy.turn_system import run_system
 from doc_processing_toolkit.domain.binding import check_behaviour, resolve_behaviour
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.tools.specs import ToolChoice

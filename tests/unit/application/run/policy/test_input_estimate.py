@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from doc_processing_toolkit import Agent
-from doc_processing_toolkit.application.run.input_estimate import (
+from doc_processing_toolkit.application.run.policy.input_estimate import (
     IMAGE_TOKENS,
     PDF_PAGE_TOKENS,
     local_estimate,

@@ -29,32 +29,32 @@ import anyio
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
-from doc_processing_toolkit.application.run import binding
-from doc_processing_toolkit.application.run.callbacks import (
+from doc_processing_toolkit.application.run.loop import binding
+from doc_processing_toolkit.application.run.loop.callbacks import (
     RequestAnnouncer,
     RunCompaction,
     TurnHooks,
 )
-from doc_processing_toolkit.application.run.events import EventChannel
-from doc_processing_toolkit.application.run.input_estimate import estimate_request_tokens
-from doc_processing_toolkit.application.run.outcome import RunOutcome
-from doc_processing_toolkit.application.run.responses import (
+from doc_processing_toolkit.application.run.loop.events import EventChannel
+from doc_processing_toolkit.application.run.loop.responses import (
     is_empty_reply,
     merge_metadata,
     native_structured,
     validate_structured,
     with_purpose,
 )
-from doc_processing_toolkit.application.run.retry import RetryPolicy, stream_with_retry
-from doc_processing_toolkit.application.run.schemas import (
+from doc_processing_toolkit.application.run.loop.schemas import (
     FINAL_RESULT_TOOL,
     final_result_spec,
     final_result_tool_name,
     output_json_schema,
     read_only_output_schema,
 )
-from doc_processing_toolkit.application.run.settings import RunSettings
-from doc_processing_toolkit.application.run.tool_surface import frozen_surface
+from doc_processing_toolkit.application.run.policy.input_estimate import estimate_request_tokens
+from doc_processing_toolkit.application.run.policy.retry import RetryPolicy, stream_with_retry
+from doc_processing_toolkit.application.run.policy.settings import RunSettings
+from doc_processing_toolkit.application.run.policy.tool_surface import frozen_surface
+from doc_processing_toolkit.application.run.results.outcome import RunOutcome
 from doc_processing_toolkit.application.tools.accounting import (
     cap_for_model,
     reported_spend,

@@ -3,7 +3,7 @@
 A session configured with ``session_history_config={"include_system_prompt": False}``
 sends its turns without the Agent's instructions (and without what the tool planner adds to
 them). The session marks its turns here, around each run it starts, the same way it holds
-its frozen tool surface (`doc_processing_toolkit.application.run.tool_surface`), so the
+its frozen tool surface (`doc_processing_toolkit.application.run.policy.tool_surface`), so the
 Agent's run path needs no extra parameter; `run_system` is read once per run, where
 the run's settings are derived.
 """

@@ -8,7 +8,7 @@ import pytest
 from waiting import Host, run_steered
 
 from doc_processing_toolkit import Agent, tool
-from doc_processing_toolkit.application.run import events
+from doc_processing_toolkit.application.run.loop import events
 from doc_processing_toolkit.testing import FakeModel, reply, tool_call
 
 MODEL = "claude-sonnet-5-5"

@@ -12,17 +12,17 @@ from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.application.config.log_setup import redact
 from doc_processing_toolkit.application.costs.structured import mark_structured_records
 from doc_processing_toolkit.application.result import AgentResult
-from doc_processing_toolkit.application.run.cost_report import (
+from doc_processing_toolkit.application.run.results.cost_report import (
     ReportContext,
     RunCostFacts,
     build_detailed_report,
     write_detailed_report,
 )
-from doc_processing_toolkit.application.run.failed_request import (
+from doc_processing_toolkit.application.run.results.failed_request import (
     STREAM_PARTIAL,
     failed_request_record,
 )
-from doc_processing_toolkit.application.run.loop import RunOutcome
+from doc_processing_toolkit.application.run.results.outcome import RunOutcome
 from doc_processing_toolkit.domain import messages as _ir
 from doc_processing_toolkit.domain.binding import count_mismatches
 from doc_processing_toolkit.domain.costs.ledger import add_model_tokens

@@ -11,7 +11,7 @@ from waiting import WAIT
 
 
 def test_the_handoff_keeps_order_and_wakes_the_loop_once_per_batch() -> None:
-    from doc_processing_toolkit.application.run.offloop import _Handoff
+    from doc_processing_toolkit.application.run.stream.offloop import _Handoff
 
     async def main() -> tuple[list[Any], int]:
         loop = asyncio.get_running_loop()
@@ -45,7 +45,7 @@ def test_the_handoff_keeps_order_and_wakes_the_loop_once_per_batch() -> None:
 
 
 def test_the_stream_worker_hands_back_items_then_the_error_and_a_close_cancels_it() -> None:
-    from doc_processing_toolkit.application.run.offloop import OffLoopModelClient
+    from doc_processing_toolkit.application.run.stream.offloop import OffLoopModelClient
 
     cancelled = threading.Event()
 

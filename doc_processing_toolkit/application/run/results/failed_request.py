@@ -14,7 +14,7 @@ cost nothing and has no record.
 
 from __future__ import annotations
 
-from doc_processing_toolkit.application.run.outcome import RunOutcome
+from doc_processing_toolkit.application.run.results.outcome import RunOutcome
 from doc_processing_toolkit.domain.costs.estimate import estimate_tokens_from_chars
 from doc_processing_toolkit.domain.costs.pricing import CostRecord, price_request
 from doc_processing_toolkit.domain.errors import ProviderError

@@ -60,7 +60,7 @@ def test_a_tool_hidden_by_allowed_tools_is_not_listed_as_used() -> None:
     import sys
     from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "fixtures"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[4] / "fixtures"))
     from http_mcp_server import load_fixture
 
     server = load_fixture("sample_mcp_server").build_server("calculator")

@@ -2,7 +2,7 @@
 
 Before each provider request the loop estimates the request's input tokens. The figure is
 read by one thing only: the cost record of a request whose stream failed after the
-provider started answering but before it reported usage (``run.failed_request``: the input
+provider started answering but before it reported usage (``run.results.failed_request``: the input
 estimate plus an estimate of the streamed text, or ``"billable_error_input_only"`` when no
 text had streamed; the cost is marked estimated). A request refused before streaming is
 never charged the estimate.

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from doc_processing_toolkit.application.run.outcome import RunOutcome
-from doc_processing_toolkit.application.run.settings import RunSettings
+from doc_processing_toolkit.application.run.policy.settings import RunSettings
+from doc_processing_toolkit.application.run.results.outcome import RunOutcome
 from doc_processing_toolkit.domain.binding import (
     PREFIX_BINDING_ERROR_TYPE,
     annotate_transformations,
