@@ -15,7 +15,9 @@ The tree::
     │   │   └── CompatibilityError                   the model/provider cannot do what was asked
     │   ├── InvalidInputError (also ValueError)      data that cannot be read (a history, a file)
     │   │   ├── MalformedEnvelopeError               a session envelope (domain/session.py)
-    │   │   └── FileTooLargeError                    a file over the target's byte limit
+    │   │   ├── FileTooLargeError                    a file over the target's byte limit
+    │   │   └── DocumentError                        a document that cannot be read or cut
+    │   │       └── DocumentLimitError               over the model's page or request limit
     │   ├── InvalidArgumentTypeError (also TypeError)  a value of the wrong type
     │   ├── StateError (also RuntimeError)           not now: a closed session, a busy turn
     │   ├── MissingFileError (also FileNotFoundError)  a named file or blob does not exist
@@ -90,6 +92,8 @@ __all__ = [
     "ConfigurationError",
     "ConflictError",
     "DocProcessingToolkitError",
+    "DocumentError",
+    "DocumentLimitError",
     "FileTooLargeError",
     "InvalidArgumentTypeError",
     "InvalidInputError",
@@ -175,6 +179,33 @@ class FileTooLargeError(InvalidInputError):
         self.path = path
         self.size = size
         self.limit = limit
+
+
+class DocumentError(InvalidInputError):
+    """A document that cannot be read, cut or converted: corrupt, encrypted, empty, a page
+    selection outside it, a converter or OCR failure. Raised before any request is sent;
+    ``document`` names the document (its file name or the ``name=`` given)."""
+
+    def __init__(self, message: str, *, document: str) -> None:
+        super().__init__(message)
+        self.document = document
+
+
+class DocumentLimitError(DocumentError):
+    """A document (or its page selection) over what the model takes in one request: its
+    ``max_pdf_pages`` or ``max_request_bytes`` (registry facts). Raised before any request;
+    the message names the document, its size, the limit, the model and the two ways out
+    (``pages=`` and ``Agent.run_document``). ``limit_name`` is the registry fact exceeded,
+    ``actual`` and ``limit`` its two values, ``model`` the model id."""
+
+    def __init__(
+        self, message: str, *, document: str, limit_name: str, actual: int, limit: int, model: str
+    ) -> None:
+        super().__init__(message, document=document)
+        self.limit_name = limit_name
+        self.actual = actual
+        self.limit = limit
+        self.model = model
 
 
 class InvalidArgumentTypeError(DocProcessingToolkitError, TypeError):

@@ -128,16 +128,6 @@ def orphan_results(history: NativeHistory, native: list[dict[str, Any]]) -> list
     return orphans
 
 
-_NATIVE_ROLES = {
-    "anthropic": ("user", "assistant"),
-    "openai": ("user", "assistant", "system", "developer"),
-    "google": ("user", "model"),
-    "fireworks": ("system", "user", "assistant", "tool"),
-}
-"""The roles each built-in provider's stored history can hold (OpenAI Responses items
-without a role are typed items: function calls, their outputs, reasoning)."""
-
-
 def _shape_problem(message: dict[str, Any], roles: tuple[str, ...] | None) -> str | None:
     """What makes ``message`` no message of a provider with ``roles`` (None: nothing)."""
     role = message.get("role")
@@ -169,7 +159,8 @@ def check_native_messages(
     Raises:
         MalformedEnvelopeError: naming ``messages.<index>`` and what is wrong with it.
     """
-    roles = _NATIVE_ROLES.get(provider)
+    # The roles the provider's codec declares (a plug-in codec without them: no role check).
+    roles: tuple[str, ...] | None = getattr(native.codec, "native_roles", None)
     for index, message in enumerate(messages):
         problem = _shape_problem(message, roles)
         if problem is not None:

@@ -61,6 +61,9 @@ log = get_logger(__name__)
 class AnthropicHistoryCodec:
     """Renders IR messages as Anthropic Messages dicts and parses them back (lossless)."""
 
+    native_roles: tuple[str, ...] = ("user", "assistant")
+    """The roles a stored Anthropic history holds (a saved session is checked against them)."""
+
     provider: str = PROVIDER
 
     def render(self, messages: list[Message]) -> list[dict[str, Any]]:

@@ -111,6 +111,9 @@ class _CallBook:
 class GoogleHistoryCodec:
     """Renders IR messages as Gemini ``contents`` dicts and parses them back (lossless)."""
 
+    native_roles: tuple[str, ...] = ("user", "model")
+    """The roles a stored Gemini history holds (a saved session is checked against them)."""
+
     provider: str = PROVIDER
 
     def render(self, messages: list[Message]) -> list[dict[str, Any]]:

@@ -82,6 +82,10 @@ log = get_logger(__name__)
 class OpenAIHistoryCodec:
     """Renders IR messages as Responses input items and parses them back (lossless)."""
 
+    native_roles: tuple[str, ...] = ("user", "assistant", "system", "developer")
+    """The roles a stored Responses history holds; items without a role are typed items
+    (function calls, their outputs, reasoning)."""
+
     provider: str = PROVIDER
 
     def render(self, messages: list[Message]) -> list[dict[str, Any]]:

@@ -97,6 +97,9 @@ class ChatCompletionsCodec:
     `label` (how its messages name it), as class attributes or arguments.
     """
 
+    native_roles: tuple[str, ...] = ("system", "user", "assistant", "tool")
+    """The roles a stored chat-completions history holds."""
+
     provider: str = "openai_compatible"
     """The provider name: on parts, messages and ``provider_details`` keys."""
     label: str = "this provider"
