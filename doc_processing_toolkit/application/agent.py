@@ -30,7 +30,10 @@ from doc_processing_toolkit.application.config.settings import (
     AgentSettings,
     AgentSettingViews,
 )
-from doc_processing_toolkit.application.construction import resolve_settings, validated_settings
+from doc_processing_toolkit.application.construction import (
+    resolve_settings,
+    settings_from_arguments,
+)
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
 from doc_processing_toolkit.application.deps import AgentDeps, no_default_deps, with_user_registry
 from doc_processing_toolkit.application.from_config import agent_from_file, agent_from_string
@@ -149,8 +152,8 @@ class Agent(AgentSettingViews):
         """Initialize an Agent (every parameter: ``help(Agent)``, from config/reference.py)."""
         # The parameters are the settings' fields, one to one; validated once, here.
         # fmt: off
-        settings = AgentSettings.of(
-            model=model, instructions=instructions, tools=tuple(tools or ()), api_key=api_key,
+        s, compaction_setup = settings_from_arguments(dict(
+            model=model, instructions=instructions, tools=tools or (), api_key=api_key,
             max_iterations=max_iterations, max_tokens=max_tokens, temperature=temperature,
             thinking=thinking, built_in_tools=built_in_tools, strict_tools=strict_tools,
             auto_inject_memory_instructions=auto_inject_memory_instructions,
@@ -172,9 +175,8 @@ class Agent(AgentSettingViews):
             base_url=base_url, connect_timeout=connect_timeout, request_timeout=request_timeout,
             stream_idle_timeout=stream_idle_timeout, tool_timeout=tool_timeout, registry=registry,
             provider_kwargs=provider_kwargs,
-        )
+        ))
         # fmt: on
-        s, compaction_setup = validated_settings(settings)
         self._settings: AgentSettings = s
         self._deps = deps = with_user_registry(deps or self._default_deps(), s.registry)
         self.last_abandoned_stream: dict[str, Any] | None = None

@@ -23,6 +23,7 @@ Not to be confused with the documented YAML container ``agent.config.AgentConfig
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping
 from dataclasses import FrozenInstanceError
 from typing import Any, ClassVar, Generic, Literal, TypeVar, overload
@@ -62,6 +63,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+_G = TypeVar("_G", bound="SettingsGroup")
 
 DEFAULT_MEDIA_MAX_INLINE_BYTES = 8 * 1024 * 1024
 """Per-part cap on kept Google upload bytes (8 MiB)."""
@@ -322,17 +324,19 @@ class AgentSettings(BaseModel):
         repr=False,
         exclude=True,
     )
-    generation: GenerationSettings = Field(default=GenerationSettings())
-    tools: ToolSettings = Field(default=ToolSettings())
-    tool_results: ToolResultSettings = Field(default=ToolResultSettings())
-    compaction: CompactionSettings = Field(default=CompactionSettings())
-    media: MediaSettings = Field(default=MediaSettings())
-    binding: BindingSettings = Field(default=BindingSettings())
-    timeouts: TimeoutSettings = Field(default=TimeoutSettings())
-    logging: LoggingSettings = Field(default=LoggingSettings())
-    costs: CostSettings = Field(default=CostSettings())
-    provider: ProviderSettings = Field(default=ProviderSettings())
-    hooks: HookSettings = Field(default=HookSettings())
+    # A default group is one shared frozen instance (`_shared`): pydantic would deep-copy
+    # a model given as ``default=``. ProviderSettings holds a dict: made anew.
+    generation: GenerationSettings = Field(default_factory=lambda: _shared(GenerationSettings))
+    tools: ToolSettings = Field(default_factory=lambda: _shared(ToolSettings))
+    tool_results: ToolResultSettings = Field(default_factory=lambda: _shared(ToolResultSettings))
+    compaction: CompactionSettings = Field(default_factory=lambda: _shared(CompactionSettings))
+    media: MediaSettings = Field(default_factory=lambda: _shared(MediaSettings))
+    binding: BindingSettings = Field(default_factory=lambda: _shared(BindingSettings))
+    timeouts: TimeoutSettings = Field(default_factory=lambda: _shared(TimeoutSettings))
+    logging: LoggingSettings = Field(default_factory=lambda: _shared(LoggingSettings))
+    costs: CostSettings = Field(default_factory=lambda: _shared(CostSettings))
+    provider: ProviderSettings = Field(default_factory=ProviderSettings)  # holds a dict
+    hooks: HookSettings = Field(default_factory=lambda: _shared(HookSettings))
 
     def __repr__(self) -> str:
         # Values read from ${ENV} by the YAML loader are registered secrets: a repr is
@@ -354,18 +358,36 @@ class AgentSettings(BaseModel):
         Raises:
             TypeError: for a name that is not a setting.
         """
-        values: dict[str, Any] = {}
-        for group, pairs in _GROUP_PARAMETERS:
-            fields = {name: arguments[p] for p, name in pairs if p in arguments}
-            if fields:
-                values[group] = _construct(_GROUPS[group], fields)
-        for name in _IDENTITY_ORDER:
-            if name in arguments:
-                values[name] = arguments[name]
-        if not arguments.keys() <= _NAMES:
-            unknown = [n for n in arguments if n not in _NAMES]
+        return cls.from_values(arguments)
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, Any]) -> AgentSettings:
+        """`of` for a mapping of constructor parameter -> value (the validation path hands
+        its validated values here). Each group is built once: a group whose values are all
+        its defaults is the one shared default group, any other a ``model_copy`` of it
+        with the values that differ (pydantic's public copy; no default is deep-copied).
+
+        Raises:
+            TypeError: for a name that is not a setting.
+        """
+        if not values.keys() <= _NAMES:
+            unknown = [n for n in values if n not in _NAMES]
             raise InvalidArgumentTypeError(f"not Agent settings: {unknown}")
-        return _construct(cls, values)
+        fields: dict[str, Any] = {name: values[name] for name in _IDENTITY_ORDER if name in values}
+        for group, default, get, parameters, names, held, fresh in _GROUP_BUILDS:
+            try:
+                given: tuple[Any, ...] = get(values)
+            except KeyError:  # not every parameter given: the others keep their defaults
+                given = tuple(values.get(p, h) for p, h in zip(parameters, held, strict=True))
+            if not fresh and all(map(operator.is_, given, held)):
+                fields[group] = default
+                continue
+            changed = {n: v for n, v, h in zip(names, given, held, strict=True) if v is not h}
+            for name, factory in fresh:  # a mutable default is made anew, never shared
+                if name not in changed:
+                    changed[name] = factory()
+            fields[group] = default.model_copy(update=changed)
+        return _EMPTY_SETTINGS.model_copy(update=fields)
 
     @classmethod
     def from_arguments(cls, arguments: Mapping[str, Any]) -> AgentSettings:
@@ -414,15 +436,10 @@ class AgentSettings(BaseModel):
                 raise InvalidArgumentTypeError(f"not Agent settings: {[name]}")
         if not grouped and not identity:
             return self  # frozen: unchanged settings are shared
-        values = {**current, **identity}
+        update: dict[str, Any] = identity
         for group, fields in grouped.items():
-            old = current[group]
-            new = _construct(_GROUPS[group], {**old.__dict__, **fields})
-            _set_fields_set(new, old.model_fields_set | set(fields))
-            values[group] = new
-        settings = _construct(type(self), values)
-        _set_fields_set(settings, set(self.model_fields_set))
-        return settings
+            update[group] = current[group].model_copy(update=fields)
+        return self.model_copy(update=update)
 
     @property
     def remote_mcp_servers(self) -> tuple[dict[str, Any], ...]:
@@ -445,48 +462,47 @@ def _parameter_names(cls: type[SettingsGroup]) -> tuple[tuple[str, str], ...]:
     return names
 
 
-_M = TypeVar("_M", bound=BaseModel)
-_DEFAULTS: dict[type[BaseModel], tuple[dict[str, Any], dict[str, Callable[[], Any]]]] = {}
+_SHARED_DEFAULTS: dict[type[SettingsGroup], SettingsGroup] = {
+    cls: cls() for cls in _GROUPS.values()
+}
+"""One default instance of each group, built (and validated) once: every Agent that leaves a
+group at its defaults shares it, and a changed group is a copy of it. A field whose default
+is mutable (made by a ``default_factory``) gets a new value in every copy."""
 
 
-def _construct(cls: type[_M], values: dict[str, Any]) -> _M:
-    """``cls.model_construct(**values)`` for values already validated, without pydantic's
-    deep copy of each default: the defaults are immutable (frozen groups, tuples, None) or
-    made by their factory. An Agent builds a dozen of these per construction."""
-    cached = _DEFAULTS.get(cls)
-    if cached is None:
-        plain = {n: f.default for n, f in cls.model_fields.items() if f.default_factory is None}
-        made: dict[str, Callable[[], Any]] = {
-            n: f.default_factory  # type: ignore[misc]  # no factory here takes the data
-            for n, f in cls.model_fields.items()
-            if f.default_factory is not None
-        }
-        cached = _DEFAULTS[cls] = (plain, made)
-    plain, made = cached
-    if len(values) == len(plain) + len(made):
-        data = values
-    else:
-        made_now = {n: factory() for n, factory in made.items() if n not in values}
-        data = {**plain, **made_now, **values}
-    obj = cls.__new__(cls)
-    object.__setattr__(obj, "__dict__", data)
-    _set_fields_set(obj, set(values))
-    _set_extra(obj, None)
-    _set_private(obj, None)
-    return obj
-
-
-# BaseModel's slots, set as model_construct sets them.
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+def _shared(cls: type[_G]) -> _G:
+    """The shared default instance of group ``cls`` (``AgentSettings``' group defaults)."""
+    return _SHARED_DEFAULTS[cls]  # type: ignore[return-value]
 
 
 _IDENTITY_ORDER = ("model", "instructions", "api_key", "base_url", "client", "registry")
 _IDENTITY = frozenset(_IDENTITY_ORDER)
 
 _NAMES = frozenset(SETTING_GROUPS) | _IDENTITY
-_GROUP_PARAMETERS = tuple((group, _parameter_names(cls)) for group, cls in _GROUPS.items())
+_GROUP_BUILDS = tuple(
+    (
+        group,
+        _SHARED_DEFAULTS[cls],
+        operator.itemgetter(*(p for p, _ in _parameter_names(cls))),  # every group has 2+
+        tuple(p for p, _ in _parameter_names(cls)),
+        tuple(n for _, n in _parameter_names(cls)),
+        tuple(_SHARED_DEFAULTS[cls].__dict__[n] for _, n in _parameter_names(cls)),
+        tuple(
+            (name, f.default_factory)
+            for name, f in cls.model_fields.items()
+            if f.default_factory is not None
+        ),
+    )
+    for group, cls in _GROUPS.items()
+)
+"""For `AgentSettings.from_values`, per group: its name, its shared default, a getter of
+its fields' constructor parameters (a tuple), those parameters, their field names and
+default values, and (field, factory) of
+each field whose default is made anew."""
+
+
+_EMPTY_SETTINGS = AgentSettings.model_construct(_fields_set=set(), model="")
+"""Every group at its default and no model: what `AgentSettings.from_values` copies."""
 
 
 def setting_field(name: str) -> FieldInfo:
