@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import inspect
 import logging
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
@@ -577,5 +578,7 @@ class Agent(AgentSettingViews):
         )
 
 
-Agent.__init__.__doc__ = reference.AGENT_INIT_DOC
+Agent.__init__.__doc__ = reference.with_setting_entries(
+    reference.AGENT_INIT_DOC, list(inspect.signature(Agent.__init__).parameters)[1:-2]
+)
 reference.document_methods(Agent, reference.AGENT_METHOD_SECTIONS)

@@ -1,10 +1,12 @@
 """Building an Agent's settings: the one validation path of the constructor,
 `AgentBuilder` and ``Agent.from_config``.
 
-`validate_settings` turns the arguments, gathered in an `AgentSettings`, into validated
-settings, with the checks of the rooms that own a setting (compaction, hooks, media,
-session, run); `validated_settings` also hands back the compaction setup it resolved, so
-that the Agent's resolution does not check ``compaction_config`` again. The config room
+`settings_from_arguments` validates the constructor's arguments (by parameter name), with
+the checks of the rooms that own a setting (compaction, hooks, media, session, run), and
+builds the `AgentSettings` once from the validated values; it also hands back the
+compaction setup it resolved, so that the Agent's resolution does not check
+``compaction_config`` again (`validated_settings` and `validate_settings`: the same for
+settings already gathered). The config room
 below holds the settings model and the plain value checks; this module sits above the
 rooms whose checks it calls. `resolve_settings` then resolves the settings once against
 the registry and the provider profile (an `AgentResolution`).

@@ -20,7 +20,6 @@ from doc_processing_toolkit.application.config.schema import CONFIG_FIELDS
 from doc_processing_toolkit.application.config.settings import (
     DEFAULT_MEDIA_MAX_INLINE_BYTES,
     DEFAULT_STREAM_IDLE_TIMEOUT,
-    SETTING_NAMES,
     AgentSettings,
     setting_field,
 )
@@ -169,6 +168,38 @@ def export_config(
     return written
 
 
+_SECTION_KEYS = (
+    "tool_choice",
+    "thinking",
+    "built_in_tools",
+    "strict_tools",
+    "max_tool_result_chars",
+    "tool_result_preview_chars",
+    "truncated_result_read_chars",
+    "code_execution_output_dir",
+    "service_tier",
+    "prompt_caching",
+    "auto_inject_skills",
+    "auto_inject_memory_instructions",
+    "compaction",
+    "compaction_config",
+    "session_history_config",
+    "anthropic_block_binding",
+    "strict_prefix_binding",
+    "prefix_audit",
+    "prefix_strip_fallback",
+    "remove_citations",
+    "on_unsupported_part",
+    "media_policy",
+    "emit_request_start",
+    "estimate_input_tokens",
+    "defer_tools",
+    "detailed_costs",
+    "cost_output_dir",
+)
+"""The keys `_settings_section` writes."""
+
+
 def _settings_section(s: AgentSettings) -> dict[str, Any]:
     """The top-level settings keys, as given (a False switch is left out, as None is)."""
     return {
@@ -241,10 +272,36 @@ def _export_live_settings(
         unserialisable["compaction_config.archive_sink"] = _name_of(sink)
 
 
-_BY_HAND = frozenset(SETTING_NAMES)
+_BY_HAND = frozenset(
+    {
+        *_SECTION_KEYS,
+        *(name for name, _ in _TIMEOUT_DEFAULTS),
+        "model",
+        "instructions",
+        "tools",
+        "api_key",
+        "base_url",
+        "client",
+        "registry",
+        "max_iterations",
+        "max_tokens",
+        "temperature",
+        "log_level",
+        "log_file",
+        "log_to_file",
+        "logger",
+        "hooks",
+        "provider_kwargs",
+        "max_pause_turn_iterations",
+        "mcp_remote_servers",
+        "media_store",
+        "media_max_inline_bytes",
+    }
+)
 """The settings the functions above export, each in its own form (a section, a default
-left out, a secret withheld). A setting added after them is a YAML key of its own name
-and is exported by `_export_plain_settings` when it differs from its default."""
+left out, a secret withheld). Every other setting (one added to a group after them) is
+a YAML key of its own name, exported by `_export_plain_settings` when it differs from
+its default."""
 
 
 def _export_plain_settings(

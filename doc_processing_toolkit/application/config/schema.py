@@ -16,12 +16,13 @@ from typing import Any
 
 import annotated_types
 
-from doc_processing_toolkit.application.config.settings import setting_field
+from doc_processing_toolkit.application.config.settings import SETTING_NAMES, setting_field
 
 __all__ = [
     "CONFIG_FIELDS",
     "IGNORED_KEYS",
     "LOG_LEVELS",
+    "NOT_TOP_LEVEL_KEYS",
     "SECRET_KEYS",
     "TOOL_TYPES",
     "Spec",
@@ -302,7 +303,31 @@ CONFIG_FIELDS: dict[str, Spec] = {
 }
 """Every top-level key of the YAML file and its shape (``model`` is required). A scalar
 setting's shape and description come from its settings model field (`_setting`); only
-the structured keys (sections, tools, mappings with known keys) are declared here."""
+the structured keys (sections, tools, mappings with known keys) are declared here, and
+every other setting is added below from its field."""
+
+NOT_TOP_LEVEL_KEYS = frozenset(
+    {
+        "max_iterations",  # constraints.max_iterations
+        "max_tokens",
+        "temperature",
+        "log_level",  # logging.level
+        "log_file",
+        "log_to_file",
+        "provider_kwargs",  # provider_overrides
+        "max_pause_turn_iterations",
+        "mcp_remote_servers",
+        "logger",  # live objects: code only, listed under unserialisable by to_config()
+        "client",
+        "hooks",
+    }
+)
+"""The settings that are no top-level YAML key of their own: a ``constraints``,
+``logging`` or ``provider_overrides`` entry, or a live object."""
+
+for _name in SETTING_NAMES:
+    if _name not in CONFIG_FIELDS and _name not in NOT_TOP_LEVEL_KEYS:
+        CONFIG_FIELDS[_name] = _setting(_name)  # a setting added to a group: its own key
 
 
 def _json(spec: Spec) -> dict[str, Any]:

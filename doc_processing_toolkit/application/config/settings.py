@@ -10,9 +10,10 @@ name would repeat it (``compaction`` -> ``compaction.enabled``, ``tools`` ->
 ``tools.entries``, ``hooks`` -> ``hooks.handlers``). `SETTING_GROUPS` maps each constructor
 parameter to its group, so adding a setting is adding one field here.
 
-The constructor gathers its named parameters with `AgentSettings.of` and validates them once
-(``application.construction.validated_settings``, the path ``AgentBuilder`` and
-``from_config()`` take too), which then builds the groups; the run loop's settings are
+The constructor's named parameters are validated once
+(``application.construction.settings_from_arguments``, the path ``AgentBuilder`` and
+``from_config()`` take too), which then builds the groups from the validated values
+(`AgentSettings.from_values`, with pydantic's public ``model_copy``); the run loop's settings are
 derived from it once per Agent (``run.policy.settings.AgentRunSettings``) and ``to_config()`` reads
 it (`export`). Values are kept as the caller spelled them (``tool_choice="any"``,
 ``prompt_caching=True``) so that ``to_config()`` gives them back unchanged; the normalised

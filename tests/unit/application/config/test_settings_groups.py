@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
+import re
 
 import pytest
 
@@ -102,3 +104,61 @@ def test_the_validation_path_enforces_each_fields_bound(name: str, value: object
 
     with pytest.raises(ValueError, match=name):
         validate_settings(AgentSettings.of(model="m", **{name: value}))
+
+
+def _signature_parameters() -> dict[str, inspect.Parameter]:
+    return dict(inspect.signature(Agent.__init__).parameters)
+
+
+@pytest.mark.parametrize("name", sorted(SETTING_GROUPS))
+def test_every_group_field_is_reachable_from_each_entry_point(name: str) -> None:
+    """A field added to a group must be a constructor parameter (or a consumed provider
+    keyword), documented in ``help(Agent)``; the builder, YAML and to_config() then take
+    it from the field."""
+    from doc_processing_toolkit.application.config import export
+    from doc_processing_toolkit.application.config.schema import NOT_TOP_LEVEL_KEYS
+    from doc_processing_toolkit.application.config.validation import CONSUMED_PROVIDER_KWARGS
+
+    field = setting_field(name)
+    default = field.get_default(call_default_factory=True)
+    parameters = _signature_parameters()
+    if name in CONSUMED_PROVIDER_KWARGS:
+        assert name not in parameters  # spelled as a provider keyword
+    else:
+        assert name in parameters, f"{name} is a field but no Agent parameter"
+        if name not in ("tools", "provider_kwargs"):  # None for (); the **keywords
+            assert parameters[name].default == default, name
+        assert re.search(rf"^    (\*\*)?{name} \(", Agent.__init__.__doc__ or "", re.M), name
+    Agent.builder().with_settings(**{name: default})  # the builder takes it by name
+    assert name in CONFIG_FIELDS or name in NOT_TOP_LEVEL_KEYS  # a YAML key or a section's
+    assert name in export._BY_HAND or name in CONFIG_FIELDS  # to_config() writes it
+
+
+def test_the_builder_sets_a_setting_without_a_method_of_its_own() -> None:
+    agent = (
+        Agent.builder()
+        .model("claude-sonnet-5-5")
+        .with_settings(client=FakeModel(), log_to_file=False, tool_timeout=2.5)
+        .build()
+    )
+    assert agent.settings.timeouts.tool_timeout == 2.5
+    with pytest.raises(ValueError, match="tool_timeout"):
+        Agent.builder().with_settings(tool_timeout=-1)
+    with pytest.raises(TypeError, match="not Agent settings"):
+        Agent.builder().with_settings(no_such_setting=1)
+
+
+def test_a_group_left_at_its_defaults_is_shared_and_a_mutable_default_is_not() -> None:
+    one = Agent("claude-sonnet-5-5", client=FakeModel(), log_to_file=False)
+    two = Agent("claude-sonnet-5-5", client=FakeModel(), log_to_file=False, tool_timeout=1.0)
+    assert one.settings.media is two.settings.media
+    assert one.settings.timeouts is not two.settings.timeouts
+    assert two.settings.timeouts.stream_idle_timeout == one.settings.timeouts.stream_idle_timeout
+    assert one.settings.provider.provider_kwargs is not two.settings.provider.provider_kwargs
+    assert AgentSettings.of(model="m").provider.provider_kwargs is not (
+        AgentSettings.of(model="m").provider.provider_kwargs
+    )
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        one.settings.media.media_policy = "strip"
+    keyed = Agent("claude-sonnet-5-5", client=FakeModel(), log_to_file=False, api_key="sk-x")
+    assert "sk-x" not in repr(keyed.settings) and "api_key" not in repr(keyed.settings)
