@@ -14,7 +14,7 @@ import contextlib
 import dataclasses
 import inspect
 import logging
-import uuid
+import secrets
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any, Self
 
@@ -182,7 +182,7 @@ class Agent(AgentSettingViews):
         self._deps = deps = with_user_registry(deps or self._default_deps(), s.registry)
         self.last_abandoned_stream: dict[str, Any] | None = None
         self._run_handles = RunHandles()
-        self._agent_id = uuid.uuid4().hex[:8]
+        self._agent_id = secrets.token_hex(4)  # 8 random hex digits, without a UUID object
         self.logger, self.log_file = log_setup.logger_for_agent(
             s.logging.logger,
             model=s.model,
