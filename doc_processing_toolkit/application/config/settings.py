@@ -27,7 +27,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import FrozenInstanceError
-from typing import Any, ClassVar, Generic, Literal, TypeVar, overload
+from typing import Any, ClassVar, Generic, Literal, TypeVar, cast, overload
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.fields import FieldInfo
@@ -489,7 +489,7 @@ _GROUP_BUILDS = tuple(
         tuple(n for _, n in _parameter_names(cls)),
         tuple(_SHARED_DEFAULTS[cls].__dict__[n] for _, n in _parameter_names(cls)),
         tuple(
-            (name, f.default_factory)
+            (name, cast("Callable[[], Any]", f.default_factory))  # none takes the data
             for name, f in cls.model_fields.items()
             if f.default_factory is not None
         ),
