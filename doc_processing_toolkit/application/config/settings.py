@@ -75,7 +75,9 @@ DEFAULT_STREAM_IDLE_TIMEOUT = 300.0
 class SettingsGroup(BaseModel):
     """One concern's settings: frozen, built once from validated values."""
 
-    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="forbid")
+    # defer_build: the validators are built on the first validation, not at import (the
+    # Agent builds its settings from validated values and never validates them again).
+    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="forbid", defer_build=True)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise FrozenInstanceError(f"cannot assign to field {name!r}: settings are frozen")
@@ -306,7 +308,9 @@ class AgentSettings(BaseModel):
     """Every constructor setting of an Agent, validated (see the Agent's parameters): the
     Agent's identity here, everything else in its concern's group."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", arbitrary_types_allowed=True, defer_build=True
+    )
 
     GROUPS: ClassVar[dict[str, type[SettingsGroup]]] = _GROUPS
 
@@ -464,9 +468,9 @@ def _parameter_names(cls: type[SettingsGroup]) -> tuple[tuple[str, str], ...]:
 
 
 _SHARED_DEFAULTS: dict[type[SettingsGroup], SettingsGroup] = {
-    cls: cls() for cls in _GROUPS.values()
+    cls: cls.model_construct() for cls in _GROUPS.values()
 }
-"""One default instance of each group, built (and validated) once: every Agent that leaves a
+"""One default instance of each group (its field defaults), built once: every Agent that leaves a
 group at its defaults shares it, and a changed group is a copy of it. A field whose default
 is mutable (made by a ``default_factory``) gets a new value in every copy."""
 
