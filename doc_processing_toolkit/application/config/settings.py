@@ -85,7 +85,7 @@ class SettingsGroup(BaseModel):
     def parameters(self) -> dict[str, Any]:
         """This group's values keyed by constructor parameter name."""
         values = self.__dict__
-        return {parameter: values[name] for parameter, name in _parameter_names(type(self))}
+        return {parameter: values[name] for parameter, name in _PARAMETERS[type(self)]}
 
 
 class GenerationSettings(SettingsGroup):
@@ -455,24 +455,18 @@ class AgentSettings(BaseModel):
         return tuple(dict(server) for server in servers)
 
 
-_PARAMETER_NAMES: dict[type[SettingsGroup], tuple[tuple[str, str], ...]] = {}
-
-
 def _parameter_names(cls: type[SettingsGroup]) -> tuple[tuple[str, str], ...]:
     """(constructor parameter, field name) of each field of ``cls``, in order."""
-    names = _PARAMETER_NAMES.get(cls)
-    if names is None:
-        fields = cls.model_fields.items()
-        names = _PARAMETER_NAMES[cls] = tuple((f.alias or n, n) for n, f in fields)
-    return names
+    return tuple((f.alias or n, n) for n, f in cls.model_fields.items())
 
 
+_PARAMETERS = {cls: _parameter_names(cls) for cls in _GROUPS.values()}
 _SHARED_DEFAULTS: dict[type[SettingsGroup], SettingsGroup] = {
     cls: cls.model_construct() for cls in _GROUPS.values()
 }
-"""One default instance of each group (its field defaults), built once: every Agent that leaves a
-group at its defaults shares it, and a changed group is a copy of it. A field whose default
-is mutable (made by a ``default_factory``) gets a new value in every copy."""
+"""One default instance of each group, built once: every Agent that leaves a group at its
+defaults shares it; a changed group is a copy of it (a ``default_factory`` field's value
+is made anew in each copy)."""
 
 
 def _shared(cls: type[_G]) -> _G:
@@ -482,7 +476,6 @@ def _shared(cls: type[_G]) -> _G:
 
 _IDENTITY_ORDER = ("model", "instructions", "api_key", "base_url", "client", "registry")
 _IDENTITY = frozenset(_IDENTITY_ORDER)
-
 _NAMES = frozenset(SETTING_GROUPS) | _IDENTITY
 _GROUP_BUILDS = tuple(
     (
@@ -500,10 +493,9 @@ _GROUP_BUILDS = tuple(
     )
     for group, cls in _GROUPS.items()
 )
-"""For `AgentSettings.from_values`, per group: its name, its shared default, a getter of
-its fields' constructor parameters (a tuple), those parameters, their field names and
-default values, and (field, factory) of
-each field whose default is made anew."""
+"""Per group, for `AgentSettings.from_values`: its name, its shared default, a getter of
+its parameters' values, the parameters, their field names and defaults, and the
+(field, factory) of each field whose default is made anew."""
 
 
 _EMPTY_SETTINGS = AgentSettings.model_construct(_fields_set=set(), model="")
