@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import inspect
 import logging
-import uuid
+import secrets
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any, Self
 
@@ -30,7 +31,10 @@ from doc_processing_toolkit.application.config.settings import (
     AgentSettings,
     AgentSettingViews,
 )
-from doc_processing_toolkit.application.construction import resolve_settings, validated_settings
+from doc_processing_toolkit.application.construction import (
+    resolve_settings,
+    settings_from_arguments,
+)
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
 from doc_processing_toolkit.application.deps import AgentDeps, no_default_deps, with_user_registry
 from doc_processing_toolkit.application.from_config import agent_from_file, agent_from_string
@@ -149,8 +153,8 @@ class Agent(AgentSettingViews):
         """Initialize an Agent (every parameter: ``help(Agent)``, from config/reference.py)."""
         # The parameters are the settings' fields, one to one; validated once, here.
         # fmt: off
-        settings = AgentSettings(
-            model=model, instructions=instructions, tools=tuple(tools or ()), api_key=api_key,
+        s, compaction_setup = settings_from_arguments(dict(
+            model=model, instructions=instructions, tools=tools or (), api_key=api_key,
             max_iterations=max_iterations, max_tokens=max_tokens, temperature=temperature,
             thinking=thinking, built_in_tools=built_in_tools, strict_tools=strict_tools,
             auto_inject_memory_instructions=auto_inject_memory_instructions,
@@ -172,21 +176,20 @@ class Agent(AgentSettingViews):
             base_url=base_url, connect_timeout=connect_timeout, request_timeout=request_timeout,
             stream_idle_timeout=stream_idle_timeout, tool_timeout=tool_timeout, registry=registry,
             provider_kwargs=provider_kwargs,
-        )
+        ))
         # fmt: on
-        s, compaction_setup = validated_settings(settings)
         self._settings: AgentSettings = s
         self._deps = deps = with_user_registry(deps or self._default_deps(), s.registry)
         self.last_abandoned_stream: dict[str, Any] | None = None
         self._run_handles = RunHandles()
-        self._agent_id = uuid.uuid4().hex[:8]
+        self._agent_id = secrets.token_hex(4)  # 8 random hex digits, without a UUID object
         self.logger, self.log_file = log_setup.logger_for_agent(
-            s.logger,
+            s.logging.logger,
             model=s.model,
             agent_id=self._agent_id,
-            log_level=s.log_level,
-            log_file=s.log_file,
-            log_to_file=s.log_to_file,
+            log_level=s.logging.log_level,
+            log_file=s.logging.log_file,
+            log_to_file=s.logging.log_to_file,
         )
         self._resolution = resolve_settings(s, deps, self.logger, compaction_setup)
         self._unpriced = UnpricedModelWarning(s.model)
@@ -195,8 +198,8 @@ class Agent(AgentSettingViews):
         self._client: ModelClient | None = None
         self._owns_client = False
         self._tool_loader = ToolLoader.from_wiring(deps.tools)
-        self._tool_loader.load(list(s.tools))
-        self._tool_loader.limit_local_calls(s.tool_timeout)
+        self._tool_loader.load(list(s.tools.entries))
+        self._tool_loader.limit_local_calls(s.timeouts.tool_timeout)
         self._resources = AgentResources.track(self, self._tool_loader.has_connection)
         self._tool_planner = build_tool_planner(
             s,
@@ -226,7 +229,7 @@ class Agent(AgentSettingViews):
     @property
     def tools(self) -> list[Any]:
         """The tools entries as given (a copy)."""
-        return list(self.settings.tools)
+        return list(self.settings.tools.entries)
 
     @property
     def run_handle(self) -> RunHandle | None:
@@ -246,7 +249,7 @@ class Agent(AgentSettingViews):
         if self._client is None:
             given = {"api_key": s.api_key, "base_url": s.base_url}
             kwargs: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
-            kwargs.update(s.client_timeouts)
+            kwargs.update(s.timeouts.client_timeouts)
             self._client = self._deps.model_clients(
                 self.provider, row_lookup=self._deps.registry.row, **kwargs
             )
@@ -277,7 +280,7 @@ class Agent(AgentSettingViews):
             model=s.model,
             row=res.row,
             profile=res.profile,
-            on_unsupported_part=s.on_unsupported_part,
+            on_unsupported_part=s.media.on_unsupported_part,
             logger=self.logger,
         )
         client = self._get_client()
@@ -291,7 +294,7 @@ class Agent(AgentSettingViews):
             row=res.row,
         )
         control = RunControl.start(s, provider=res.provider, sink=sink)
-        channel = EventChannel(sink, control.runner, emit_request_start=s.emit_request_start)
+        channel = EventChannel(sink, control.runner, emit_request_start=s.hooks.emit_request_start)
         if self._resources.released:  # used again after close(): a fresh logger
             self._resources = AgentResources.reopen(self, self._tool_loader.has_connection)
         with (
@@ -331,22 +334,22 @@ class Agent(AgentSettingViews):
             result = self._result(outcome, run_id)
             control.finish(result, outcome.error)
             result.dropped_parts = [*prompt.dropped_parts, *result.dropped_parts]
-            await media.finish(result, outcome.response_metadata, s.code_execution_output_dir)
+            await media.finish(result, outcome.response_metadata, s.tools.code_execution_output_dir)
             log_run_end(self.logger, run_id, result, outcome.error)
         return result, outcome.error
 
     def _result(self, outcome: RunOutcome, run_id: str) -> AgentResult:
         s, row = self._settings, self._resolution.row
         context = None
-        if s.detailed_costs:
+        if s.costs.detailed_costs:
             context = ReportContext.of(s, self.provider, row, self._tool_loader.tools)
         return build_result(
             outcome,
             run_id=run_id,
             codec=self._deps.history_codecs(self._resolution.provider),
             row=row,
-            detailed_costs=s.detailed_costs,
-            cost_output_dir=s.cost_output_dir,
+            detailed_costs=s.costs.detailed_costs,
+            cost_output_dir=s.costs.cost_output_dir,
             built_in_tools_used=list(self._resolution.built_in_tool_names),
             report_context=context,
         )
@@ -546,7 +549,7 @@ class Agent(AgentSettingViews):
 
     def declared_tool_surface(self) -> list[dict[str, Any]]:
         """The tool surface as declared, nothing connected (a session's prefix fingerprint)."""
-        return self._tool_loader.declared_surface(self.settings.built_in_tools)
+        return self._tool_loader.declared_surface(self.settings.tools.built_in_tools)
 
     @classmethod
     def from_config(cls, config_path: str, **overrides: Any) -> Self:
@@ -570,9 +573,12 @@ class Agent(AgentSettingViews):
     def __repr__(self) -> str:
         return (
             f"Agent(model={self.model!r}, provider={self.provider!r}, tools="
-            f"{len(self.settings.tools)}, api_key={'set' if self.settings.api_key else 'env'})"
+            f"{len(self.settings.tools.entries)}, "
+            f"api_key={'set' if self.settings.api_key else 'env'})"
         )
 
 
-Agent.__init__.__doc__ = reference.AGENT_INIT_DOC
+Agent.__init__.__doc__ = reference.with_setting_entries(
+    reference.AGENT_INIT_DOC, list(inspect.signature(Agent.__init__).parameters)[1:-2]
+)
 reference.document_methods(Agent, reference.AGENT_METHOD_SECTIONS)

@@ -153,6 +153,33 @@ class AgentBuilder(Generic[AgentT]):
         """Send the container's adapter to ``url`` (a gateway, an emulator)."""
         return self._set("base_url", url)
 
+    def with_settings(self, **settings: Any) -> AgentBuilder[AgentT]:
+        """Set any constructor settings by their parameter names (``tool_timeout=30``,
+        ``log_to_file=False``); each is validated as the constructor validates it. Every
+        setting without a method of its own is reached this way.
+
+        Args:
+            **settings (Any): Constructor parameters and their values. Default: {}.
+
+        Returns:
+            AgentBuilder: This builder, for chaining.
+
+        Raises:
+            ValueError, TypeError, NotImplementedError: as the constructor would.
+        """
+        values = dict(settings)
+        model = values.pop("model", None)
+        tools = values.pop("tools", None)
+        check_arguments({**values, **({"model": model} if model is not None else {})})
+        if model is not None:
+            self._model = model
+        if tools is not None:
+            for tool in tools:
+                detect_format(tool)
+            self._tools = list(tools)
+        self._kwargs.update(values)
+        return self
+
     def build(self) -> AgentT:
         """Build and return the Agent.
 

@@ -1,10 +1,12 @@
 """Building an Agent's settings: the one validation path of the constructor,
 `AgentBuilder` and ``Agent.from_config``.
 
-`validate_settings` turns the arguments, gathered in an `AgentSettings`, into validated
-settings, with the checks of the rooms that own a setting (compaction, hooks, media,
-session, run); `validated_settings` also hands back the compaction setup it resolved, so
-that the Agent's resolution does not check ``compaction_config`` again. The config room
+`settings_from_arguments` validates the constructor's arguments (by parameter name), with
+the checks of the rooms that own a setting (compaction, hooks, media, session, run), and
+builds the `AgentSettings` once from the validated values; it also hands back the
+compaction setup it resolved, so that the Agent's resolution does not check
+``compaction_config`` again (`validated_settings` and `validate_settings`: the same for
+settings already gathered). The config room
 below holds the settings model and the plain value checks; this module sits above the
 rooms whose checks it calls. `resolve_settings` then resolves the settings once against
 the registry and the provider profile (an `AgentResolution`).
@@ -12,10 +14,10 @@ the registry and the provider profile (an `AgentResolution`).
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import logging
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from doc_processing_toolkit.application.compaction.setup import (
@@ -25,8 +27,10 @@ from doc_processing_toolkit.application.compaction.setup import (
 from doc_processing_toolkit.application.config.binding_checks import check_binding_settings
 from doc_processing_toolkit.application.config.resolution import AgentResolution, CompactionSetup
 from doc_processing_toolkit.application.config.settings import (
+    SETTING_NAMES,
     AgentSettings,
     normalize_prompt_caching,
+    setting_field,
 )
 from doc_processing_toolkit.application.config.validation import (
     CONSUMED_PROVIDER_KWARGS,
@@ -60,6 +64,7 @@ __all__ = [
     "check_arguments",
     "check_session_settings",
     "resolve_settings",
+    "settings_from_arguments",
     "validate_settings",
     "validated_settings",
 ]
@@ -71,79 +76,112 @@ def validate_settings(settings: AgentSettings) -> AgentSettings:
 
 
 def validated_settings(settings: AgentSettings) -> tuple[AgentSettings, CompactionSetup | None]:
-    """The validated copy of ``settings`` (model stripped, dicts copied, keywords split)
-    and the compaction setup it resolved (None: compaction off).
+    """The validated copy of ``settings`` and the compaction setup it resolved (see
+    `settings_from_arguments`, which this is for settings already gathered)."""
+    return settings_from_arguments(settings.arguments())
+
+
+def settings_from_arguments(
+    arguments: Mapping[str, Any],
+) -> tuple[AgentSettings, CompactionSetup | None]:
+    """The validated settings of ``Agent(**arguments)`` (model stripped, dicts copied,
+    keywords split), each group built once from the validated values, and the compaction
+    setup the validation resolved (None: compaction off).
+
+    ``arguments`` holds every setting by constructor parameter name, as the constructor
+    passes them (``provider_kwargs`` the mapping of extra keywords); a missing one takes
+    its default (``max_pause_turn_iterations`` and ``mcp_remote_servers`` are provider
+    keywords of the constructor, fields of the settings: either spelling is taken).
 
     Raises:
         ValueError: a value out of range or of the wrong type (naming the parameter).
-        TypeError: a ``defer_tools`` that is neither names nor a predicate, or a keyword
-            that is a near miss of an Agent parameter (``instruction=``).
+        TypeError: a ``defer_tools`` that is neither names nor a predicate, a keyword
+            that is a near miss of an Agent parameter (``instruction=``), or a name that
+            is not a setting.
         NotImplementedError: a parameter of a feature not built yet, set.
     """
-    s = settings
-    if not isinstance(s.model, str) or not s.model.strip():
-        raise ConfigurationError(f"model must be a non-empty model name, got {s.model!r}")
-    if not isinstance(s.instructions, str):
+    a = arguments
+    keys = a.keys()
+    if keys != _PARAMETER_SET and keys != _SETTING_NAME_SET:
+        unknown = [name for name in a if name not in _SETTING_NAME_SET]
+        if unknown:
+            raise InvalidArgumentTypeError(f"not Agent settings: {unknown}")
+        a = {**_DEFAULT_ARGUMENTS, **a}
+    model = a["model"]
+    if not isinstance(model, str) or not model.strip():
+        raise ConfigurationError(f"model must be a non-empty model name, got {model!r}")
+    if not isinstance(a["instructions"], str):
         raise ConfigurationError(
-            f"instructions must be a string, got {type(s.instructions).__name__}"
+            f"instructions must be a string, got {type(a['instructions']).__name__}"
         )
-    check_not_implemented({name: getattr(s, name) for name in NOT_YET_IMPLEMENTED})
-    check_keyword_names(s.provider_kwargs)
-    max_iterations = validate_positive_int("max_iterations", s.max_iterations) or 10
-    max_tokens = validate_positive_int("max_tokens", s.max_tokens, optional=True)
-    temperature = validate_temperature(s.temperature)
-    if s.thinking is not None and not isinstance(s.thinking, dict):
-        raise ConfigurationError(
-            f"thinking must be a dict or None, got {type(s.thinking).__name__}"
-        )
-    normalize_tool_choice(s.tool_choice)
-    validate_hooks(s.hooks)
+    if NOT_YET_IMPLEMENTED:
+        check_not_implemented({name: a[name] for name in NOT_YET_IMPLEMENTED})
+    check_keyword_names(a["provider_kwargs"])
+    max_iterations = validate_positive_int("max_iterations", a["max_iterations"]) or 10
+    max_tokens = validate_positive_int("max_tokens", a["max_tokens"], optional=True)
+    temperature = validate_temperature(a["temperature"])
+    thinking = a["thinking"]
+    if thinking is not None and not isinstance(thinking, dict):
+        raise ConfigurationError(f"thinking must be a dict or None, got {type(thinking).__name__}")
+    normalize_tool_choice(a["tool_choice"])
+    validate_hooks(a["hooks"])
     max_chars = validate_non_negative_int(
-        "max_tool_result_chars", s.max_tool_result_chars, optional=True
+        "max_tool_result_chars", a["max_tool_result_chars"], optional=True
     )
-    preview = validate_non_negative_int("tool_result_preview_chars", s.tool_result_preview_chars)
+    preview = validate_non_negative_int("tool_result_preview_chars", a["tool_result_preview_chars"])
     read_chars = validate_non_negative_int(
-        "truncated_result_read_chars", s.truncated_result_read_chars, optional=True
+        "truncated_result_read_chars", a["truncated_result_read_chars"], optional=True
     )
-    normalize_prompt_caching(s.prompt_caching)
-    validate_on_unsupported_part(s.on_unsupported_part)
-    estimate_mode = validate_estimate_mode(s.estimate_input_tokens)
-    defer_predicate(s.defer_tools)
-    check_session_settings(s)
-    compaction = check_compaction_settings(s.compaction, s.compaction_config)
-    check_binding_settings(s)
-    provider_kwargs = dict(s.provider_kwargs)
+    normalize_prompt_caching(a["prompt_caching"])
+    validate_on_unsupported_part(a["on_unsupported_part"])
+    estimate_mode = validate_estimate_mode(a["estimate_input_tokens"])
+    defer_predicate(a["defer_tools"])
+    check_session_settings(a)
+    compaction = check_compaction_settings(a["compaction"], a["compaction_config"])
+    check_binding_settings(a)
+    provider_kwargs = dict(a["provider_kwargs"])
     consumed = {k: provider_kwargs.pop(k) for k in CONSUMED_PROVIDER_KWARGS if k in provider_kwargs}
-    pauses = consumed.get("max_pause_turn_iterations", s.max_pause_turn_iterations)
-    remote = [*s.mcp_remote_servers, *(consumed.get("mcp_remote_servers") or [])]
-    validated = dataclasses.replace(
-        s,
-        model=s.model.strip(),
-        tools=tuple(s.tools),
+    pauses = consumed.get("max_pause_turn_iterations", a.get("max_pause_turn_iterations", 10))
+    remote = [*a.get("mcp_remote_servers", ()), *(consumed.get("mcp_remote_servers") or [])]
+    built_in_tools = a["built_in_tools"]
+    values = dict(a)
+    values.update(
+        model=model.strip(),
+        tools=tuple(a["tools"]),
         max_iterations=max_iterations,
         max_tokens=max_tokens,
         temperature=temperature,
-        thinking=dict(s.thinking) if s.thinking is not None else None,
-        built_in_tools=dict(s.built_in_tools) if s.built_in_tools is not None else None,
-        strict_tools=bool(s.strict_tools),
-        emit_request_start=bool(s.emit_request_start),
+        thinking=dict(thinking) if thinking is not None else None,
+        built_in_tools=dict(built_in_tools) if built_in_tools is not None else None,
+        strict_tools=bool(a["strict_tools"]),
+        emit_request_start=bool(a["emit_request_start"]),
         max_tool_result_chars=max_chars,
         tool_result_preview_chars=preview or 0,
         truncated_result_read_chars=read_chars,
-        detailed_costs=bool(s.detailed_costs),
-        remove_citations=bool(s.remove_citations),
+        detailed_costs=bool(a["detailed_costs"]),
+        remove_citations=bool(a["remove_citations"]),
         estimate_input_tokens=estimate_mode,
         max_pause_turn_iterations=(
             validate_positive_int("max_pause_turn_iterations", pauses) or 10
         ),
         mcp_remote_servers=tuple(dict(server) for server in remote),
         provider_kwargs=provider_kwargs,
-        connect_timeout=validate_timeout("connect_timeout", s.connect_timeout),
-        request_timeout=validate_timeout("request_timeout", s.request_timeout),
-        stream_idle_timeout=validate_timeout("stream_idle_timeout", s.stream_idle_timeout),
-        tool_timeout=validate_timeout("tool_timeout", s.tool_timeout),
+        connect_timeout=validate_timeout("connect_timeout", a["connect_timeout"]),
+        request_timeout=validate_timeout("request_timeout", a["request_timeout"]),
+        stream_idle_timeout=validate_timeout("stream_idle_timeout", a["stream_idle_timeout"]),
+        tool_timeout=validate_timeout("tool_timeout", a["tool_timeout"]),
     )
-    return validated, compaction
+    return AgentSettings.from_values(values), compaction
+
+
+_SETTING_NAME_SET = frozenset(SETTING_NAMES)
+_PARAMETER_SET = _SETTING_NAME_SET - frozenset(CONSUMED_PROVIDER_KWARGS)
+"""The constructor's settings parameters (the consumed provider keywords are fields too)."""
+_DEFAULT_ARGUMENTS: dict[str, Any] = {
+    name: None if name == "model" else setting_field(name).get_default(call_default_factory=True)
+    for name in SETTING_NAMES
+}
+"""Every setting's default by parameter name (``model`` has none: None fails its check)."""
 
 
 def check_arguments(arguments: dict[str, Any]) -> None:
@@ -158,24 +196,28 @@ def check_arguments(arguments: dict[str, Any]) -> None:
     values = dict(arguments)
     if "tools" in values:
         values["tools"] = tuple(values["tools"] or ())
-    validate_settings(AgentSettings(model=values.pop("model", "model-placeholder"), **values))
+    values.setdefault("model", "model-placeholder")
+    settings_from_arguments(values)
 
 
-def check_session_settings(s: AgentSettings) -> None:
-    """The session and media-policy parameters: known names and values.
+def check_session_settings(values: Mapping[str, Any]) -> None:
+    """The session and media-policy parameters (``values`` by parameter name): known
+    names and values.
 
     Raises:
         ValueError: an unknown history mode or key, media policy, or a bad inline cap.
         TypeError: a media_store that is neither a path nor a MediaStore.
     """
-    if s.session_history_config is not None:
-        validate_history_config(s.session_history_config, "the Agent's")
-    if s.media_policy not in MEDIA_POLICIES:
+    history = values["session_history_config"]
+    if history is not None:
+        validate_history_config(history, "the Agent's")
+    policy = values["media_policy"]
+    if policy not in MEDIA_POLICIES:
         raise ConfigurationError(
-            f"media_policy must be one of {', '.join(MEDIA_POLICIES)}, got {s.media_policy!r}"
+            f"media_policy must be one of {', '.join(MEDIA_POLICIES)}, got {policy!r}"
         )
-    validate_max_inline_bytes(s.media_max_inline_bytes)
-    store = s.media_store
+    validate_max_inline_bytes(values["media_max_inline_bytes"])
+    store = values["media_store"]
     if store is not None and not isinstance(store, str | os.PathLike):
         if not (callable(getattr(store, "put", None)) and callable(getattr(store, "get", None))):
             raise InvalidArgumentTypeError(
@@ -184,9 +226,7 @@ def check_session_settings(s: AgentSettings) -> None:
             )
 
 
-_AGENT_PARAMETERS = tuple(
-    f.name for f in dataclasses.fields(AgentSettings) if f.name != "provider_kwargs"
-)
+_AGENT_PARAMETERS = tuple(name for name in SETTING_NAMES if name != "provider_kwargs")
 """The Agent's own parameter names, for a "did you mean" on a mistyped provider keyword."""
 
 
@@ -202,10 +242,11 @@ def _binding_ignored(settings: AgentSettings, profile: ProviderProfile) -> list[
     """One warning per thinking-binding setting a provider without bound reasoning ignores."""
     if getattr(profile, "thinking_binding", False):
         return []
+    binding = settings.binding.parameters()
     return [
         f"{name} is Anthropic-only: ignored for provider {profile.name!r}"
         for name in _BINDING_SETTINGS
-        if getattr(settings, name) not in (None, False)
+        if binding.get(name) not in (None, False)
     ]
 
 
@@ -240,12 +281,12 @@ def resolve_settings(
     profile = deps.provider_profiles(provider)
     report = profile.check_options(
         ProviderOptions(
-            thinking=settings.thinking,
-            built_in_tools=settings.built_in_tools or None,
+            thinking=settings.generation.thinking,
+            built_in_tools=settings.tools.built_in_tools or None,
             remote_mcp_servers=settings.remote_mcp_servers,
-            provider_kwargs=settings.provider_kwargs,
-            service_tier=settings.service_tier,
-            has_custom_tools=settings.has_custom_tools,
+            provider_kwargs=settings.provider.provider_kwargs,
+            service_tier=settings.provider.service_tier,
+            has_custom_tools=settings.tools.has_custom_tools,
             agent_parameters=_AGENT_PARAMETERS,
         ),
         row,
@@ -261,8 +302,10 @@ def resolve_settings(
         service_tier=report.service_tier,
         built_in_tool_names=tuple(report.built_in_tool_names),
         native_tool_search=report.native_tool_search,
-        tool_result_cap=resolve_cap(settings.max_tool_result_chars, window),
+        tool_result_cap=resolve_cap(settings.tool_results.max_tool_result_chars, window),
         compaction=compaction,
         row_lookup=deps.registry.row,
-        prefix_auditor=PrefixAuditor() if prefix_audit_enabled(settings.prefix_audit) else None,
+        prefix_auditor=PrefixAuditor()
+        if prefix_audit_enabled(settings.binding.prefix_audit)
+        else None,
     )

@@ -17,7 +17,6 @@ builds a half-configured Agent.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -30,7 +29,7 @@ from doc_processing_toolkit.application.config.constructor_errors import (
 )
 from doc_processing_toolkit.application.config.env_references import EnvReferences, remember
 from doc_processing_toolkit.application.config.schema import CONFIG_FIELDS
-from doc_processing_toolkit.application.config.settings import AgentSettings
+from doc_processing_toolkit.application.config.settings import SETTING_NAMES
 from doc_processing_toolkit.application.config.validation import check_keyword_names
 from doc_processing_toolkit.application.config.yaml_loader import (
     interpolate_env,
@@ -72,9 +71,9 @@ _PASSTHROUGH = ("logger", "client", "deps", "hooks")
 _PROVIDER_KEYWORDS = ("max_pause_turn_iterations", "mcp_remote_servers")
 """Settings fields that are spelled as provider keywords (under provider_overrides)."""
 
-AGENT_PARAMETERS = frozenset(
-    {f.name for f in dataclasses.fields(AgentSettings)} - {"provider_kwargs", *_PROVIDER_KEYWORDS}
-) | {"deps"}
+AGENT_PARAMETERS = frozenset(set(SETTING_NAMES) - {"provider_kwargs", *_PROVIDER_KEYWORDS}) | {
+    "deps"
+}
 """The Agent constructor's named parameters."""
 
 

@@ -139,12 +139,12 @@ class AgentResources:
 
     @classmethod
     def track(cls, agent: Any, mcp_connected: Callable[[], bool]) -> AgentResources:
-        """The resources of ``agent`` (its ``logger``, owned unless ``settings.logger``
+        """The resources of ``agent`` (its ``logger``, owned unless ``settings.logging.logger``
         was given); ``mcp_connected`` says whether its MCP sessions are open."""
         return cls(
             agent,
             agent.logger,
-            owned=agent.settings.logger is None,
+            owned=agent.settings.logging.logger is None,
             mcp_connected=mcp_connected,
             label=f"Agent(model={agent.settings.model!r})",
         )
@@ -154,12 +154,12 @@ class AgentResources:
         """Give ``agent`` (used again after ``close()``) a fresh logger; track it."""
         s = agent.settings
         agent.logger, agent.log_file = log_setup.logger_for_agent(
-            s.logger,
+            s.logging.logger,
             model=s.model,
             agent_id=uuid.uuid4().hex[:8],
-            log_level=s.log_level,
-            log_file=s.log_file,
-            log_to_file=s.log_to_file,
+            log_level=s.logging.log_level,
+            log_file=s.logging.log_file,
+            log_to_file=s.logging.log_to_file,
         )
         return cls.track(agent, mcp_connected)
 

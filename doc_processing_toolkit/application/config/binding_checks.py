@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from doc_processing_toolkit.application.config.settings import AgentSettings
+from collections.abc import Mapping
+from typing import Any
+
 from doc_processing_toolkit.domain.binding import caller_behaviour, check_behaviour
 from doc_processing_toolkit.domain.errors import ConfigurationError
 
@@ -11,25 +13,28 @@ __all__ = ["check_binding_settings"]
 _FLAGS = ("strict_prefix_binding", "prefix_audit", "prefix_strip_fallback")
 
 
-def check_binding_settings(s: AgentSettings) -> None:
+def check_binding_settings(values: Mapping[str, Any]) -> None:
     """anthropic_block_binding, strict_prefix_binding, prefix_audit, prefix_strip_fallback
-    and ``thinking["block_binding"]``: known values that do not contradict each other.
+    and ``thinking["block_binding"]`` (``values`` by parameter name): known values that do
+    not contradict each other.
 
     Raises:
         ConfigurationError: (a ValueError) naming the parameter and its value.
     """
-    binding = check_behaviour(s.anthropic_block_binding, "anthropic_block_binding")
+    binding = check_behaviour(values["anthropic_block_binding"], "anthropic_block_binding")
     for name in _FLAGS:
-        value = getattr(s, name)
+        value = values[name]
         if not isinstance(value, bool):
             raise ConfigurationError(f"{name} must be True or False, got {value!r}")
-    caller_behaviour(s.thinking if isinstance(s.thinking, dict) else None)
-    if s.strict_prefix_binding and binding not in (None, "error"):
+    thinking = values["thinking"]
+    caller_behaviour(thinking if isinstance(thinking, dict) else None)
+    strict = values["strict_prefix_binding"]
+    if strict and binding not in (None, "error"):
         raise ConfigurationError(
             "strict_prefix_binding=True is anthropic_block_binding='error'; it contradicts "
             f"anthropic_block_binding={binding!r}"
         )
-    if s.prefix_strip_fallback and (binding == "error" or s.strict_prefix_binding):
+    if values["prefix_strip_fallback"] and (binding == "error" or strict):
         raise ConfigurationError(
             "prefix_strip_fallback=True strips the thinking that "
             "anthropic_block_binding='error' (strict_prefix_binding) would check; set one"

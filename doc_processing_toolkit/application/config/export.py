@@ -16,10 +16,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from doc_processing_toolkit.application.config.env_references import EnvReferences, as_written
+from doc_processing_toolkit.application.config.schema import CONFIG_FIELDS
 from doc_processing_toolkit.application.config.settings import (
     DEFAULT_MEDIA_MAX_INLINE_BYTES,
     DEFAULT_STREAM_IDLE_TIMEOUT,
     AgentSettings,
+    setting_field,
 )
 
 __all__ = ["export_config"]
@@ -107,12 +109,14 @@ def export_config(
     """
     s = settings
     unserialisable: dict[str, Any] = {}
-    tool_entries = [e for e in (_tool_entry(t, unserialisable) for t in s.tools) if e is not None]
+    tool_entries = [
+        e for e in (_tool_entry(t, unserialisable) for t in s.tools.entries) if e is not None
+    ]
     config: dict[str, Any] = {"model": s.model, "instructions": s.instructions}
     constraints = {
-        "max_iterations": s.max_iterations,
-        "max_tokens": s.max_tokens,
-        "temperature": s.temperature,
+        "max_iterations": s.generation.max_iterations,
+        "max_tokens": s.generation.max_tokens,
+        "temperature": s.generation.temperature,
     }
     config["constraints"] = {k: v for k, v in constraints.items() if v is not None}
     for key, value in _settings_section(s).items():
@@ -124,14 +128,18 @@ def export_config(
             unserialisable.setdefault("settings", []).append(key)
     if tool_entries:
         config["tools"] = tool_entries
-    logging = {"level": s.log_level, "file": s.log_file, "to_file": s.log_to_file}
+    logging = {
+        "level": s.logging.log_level,
+        "file": s.logging.log_file,
+        "to_file": s.logging.log_to_file,
+    }
     config["logging"] = {k: v for k, v in logging.items() if v is not None}
     overrides: dict[str, Any] = {}
-    provider_keywords = dict(s.provider_kwargs)
-    if s.max_pause_turn_iterations != 10:
-        provider_keywords["max_pause_turn_iterations"] = s.max_pause_turn_iterations
-    if s.mcp_remote_servers:
-        provider_keywords["mcp_remote_servers"] = [dict(m) for m in s.mcp_remote_servers]
+    provider_keywords = dict(s.provider.provider_kwargs)
+    if s.generation.max_pause_turn_iterations != 10:
+        provider_keywords["max_pause_turn_iterations"] = s.generation.max_pause_turn_iterations
+    if s.provider.mcp_remote_servers:
+        provider_keywords["mcp_remote_servers"] = [dict(m) for m in s.provider.mcp_remote_servers]
     for key, value in provider_keywords.items():
         if _SECRET_NAME.search(key):
             unserialisable.setdefault("provider_overrides", []).append(key)
@@ -149,52 +157,87 @@ def export_config(
         unserialisable["registry"] = "rows given in code (save them to a JSON file to export)"
     if s.api_key is not None:
         unserialisable["api_key"] = "set (supply it again; never exported)"
-    if s.logger is not None:
+    if s.logging.logger is not None:
         unserialisable["logger"] = "a logger instance"
-    if s.hooks is not None:
+    if s.hooks.handlers is not None:
         unserialisable["hooks"] = "a hooks object"
+    _export_plain_settings(s, config, unserialisable)
     if unserialisable:
         config["unserialisable"] = unserialisable
     written: dict[str, Any] = as_written(config, references)
     return written
 
 
+_SECTION_KEYS = (
+    "tool_choice",
+    "thinking",
+    "built_in_tools",
+    "strict_tools",
+    "max_tool_result_chars",
+    "tool_result_preview_chars",
+    "truncated_result_read_chars",
+    "code_execution_output_dir",
+    "service_tier",
+    "prompt_caching",
+    "auto_inject_skills",
+    "auto_inject_memory_instructions",
+    "compaction",
+    "compaction_config",
+    "session_history_config",
+    "anthropic_block_binding",
+    "strict_prefix_binding",
+    "prefix_audit",
+    "prefix_strip_fallback",
+    "remove_citations",
+    "on_unsupported_part",
+    "media_policy",
+    "emit_request_start",
+    "estimate_input_tokens",
+    "defer_tools",
+    "detailed_costs",
+    "cost_output_dir",
+)
+"""The keys `_settings_section` writes."""
+
+
 def _settings_section(s: AgentSettings) -> dict[str, Any]:
     """The top-level settings keys, as given (a False switch is left out, as None is)."""
     return {
-        "tool_choice": s.tool_choice,
-        "thinking": s.thinking,
-        "built_in_tools": s.built_in_tools,
-        "strict_tools": s.strict_tools,
-        "max_tool_result_chars": s.max_tool_result_chars,
-        "tool_result_preview_chars": s.tool_result_preview_chars,
-        "truncated_result_read_chars": s.truncated_result_read_chars,
-        "code_execution_output_dir": s.code_execution_output_dir,
-        "service_tier": s.service_tier,
-        "prompt_caching": s.prompt_caching,
-        "auto_inject_skills": s.auto_inject_skills,
-        "auto_inject_memory_instructions": s.auto_inject_memory_instructions,
-        "compaction": s.compaction or None,
+        "tool_choice": s.tools.tool_choice,
+        "thinking": s.generation.thinking,
+        "built_in_tools": s.tools.built_in_tools,
+        "strict_tools": s.tools.strict_tools,
+        "max_tool_result_chars": s.tool_results.max_tool_result_chars,
+        "tool_result_preview_chars": s.tool_results.tool_result_preview_chars,
+        "truncated_result_read_chars": s.tool_results.truncated_result_read_chars,
+        "code_execution_output_dir": s.tools.code_execution_output_dir,
+        "service_tier": s.provider.service_tier,
+        "prompt_caching": s.provider.prompt_caching,
+        "auto_inject_skills": s.tools.auto_inject_skills,
+        "auto_inject_memory_instructions": s.tools.auto_inject_memory_instructions,
+        "compaction": s.compaction.enabled or None,
         "compaction_config": (
-            {k: v for k, v in s.compaction_config.items() if k != "archive_sink"}
-            if s.compaction_config is not None
+            {k: v for k, v in s.compaction.config.items() if k != "archive_sink"}
+            if s.compaction.config is not None
             else None
         ),
-        "session_history_config": s.session_history_config,
-        "anthropic_block_binding": s.anthropic_block_binding,
-        "strict_prefix_binding": s.strict_prefix_binding or None,
-        "prefix_audit": s.prefix_audit or None,
-        "prefix_strip_fallback": s.prefix_strip_fallback or None,
-        "remove_citations": s.remove_citations or None,
-        "on_unsupported_part": s.on_unsupported_part,
-        "media_policy": s.media_policy,
-        "emit_request_start": s.emit_request_start or None,
+        "session_history_config": s.compaction.session_history_config,
+        "anthropic_block_binding": s.binding.anthropic_block_binding,
+        "strict_prefix_binding": s.binding.strict_prefix_binding or None,
+        "prefix_audit": s.binding.prefix_audit or None,
+        "prefix_strip_fallback": s.binding.prefix_strip_fallback or None,
+        "remove_citations": s.media.remove_citations or None,
+        "on_unsupported_part": s.media.on_unsupported_part,
+        "media_policy": s.media.media_policy,
+        "emit_request_start": s.hooks.emit_request_start or None,
         "estimate_input_tokens": (
-            None if s.estimate_input_tokens == "lazy" else s.estimate_input_tokens
+            None
+            if s.generation.estimate_input_tokens == "lazy"
+            else s.generation.estimate_input_tokens
         ),
-        "defer_tools": s.defer_tools,
-        "detailed_costs": s.detailed_costs or None,
-        "cost_output_dir": s.cost_output_dir,
+        "defer_tools": s.tools.defer_tools,
+        "detailed_costs": s.costs.detailed_costs or None,
+        "cost_output_dir": s.costs.cost_output_dir,
     }
 
 
@@ -202,9 +245,9 @@ def _export_live_settings(
     s: AgentSettings, config: dict[str, Any], unserialisable: dict[str, Any]
 ) -> None:
     """The settings that are data only in some forms: a media store, a URL, a client."""
-    if s.media_max_inline_bytes != DEFAULT_MEDIA_MAX_INLINE_BYTES:
-        config["media_max_inline_bytes"] = s.media_max_inline_bytes  # None lifts the cap
-    store = s.media_store
+    if s.media.media_max_inline_bytes != DEFAULT_MEDIA_MAX_INLINE_BYTES:
+        config["media_max_inline_bytes"] = s.media.media_max_inline_bytes  # None lifts the cap
+    store = s.media.media_store
     if isinstance(store, str | PurePath):
         config["media_store"] = os.fspath(store)
     elif store is not None:
@@ -214,8 +257,8 @@ def _export_live_settings(
         else:
             unserialisable["media_store"] = type(store).__name__
     for name, default in _TIMEOUT_DEFAULTS:
-        if getattr(s, name) != default:
-            config[name] = getattr(s, name)
+        if getattr(s.timeouts, name) != default:
+            config[name] = getattr(s.timeouts, name)
     if s.base_url is not None:
         parts = urlsplit(s.base_url)
         if parts.username or parts.password or parts.query:
@@ -224,6 +267,55 @@ def _export_live_settings(
             config["base_url"] = s.base_url
     if s.client is not None:
         unserialisable["client"] = type(s.client).__name__
-    sink = (s.compaction_config or {}).get("archive_sink")
+    sink = (s.compaction.config or {}).get("archive_sink")
     if sink is not None:  # a callable has no YAML spelling
         unserialisable["compaction_config.archive_sink"] = _name_of(sink)
+
+
+_BY_HAND = frozenset(
+    {
+        *_SECTION_KEYS,
+        *(name for name, _ in _TIMEOUT_DEFAULTS),
+        "model",
+        "instructions",
+        "tools",
+        "api_key",
+        "base_url",
+        "client",
+        "registry",
+        "max_iterations",
+        "max_tokens",
+        "temperature",
+        "log_level",
+        "log_file",
+        "log_to_file",
+        "logger",
+        "hooks",
+        "provider_kwargs",
+        "max_pause_turn_iterations",
+        "mcp_remote_servers",
+        "media_store",
+        "media_max_inline_bytes",
+    }
+)
+"""The settings the functions above export, each in its own form (a section, a default
+left out, a secret withheld). Every other setting (one added to a group after them) is
+a YAML key of its own name, exported by `_export_plain_settings` when it differs from
+its default."""
+
+
+def _export_plain_settings(
+    s: AgentSettings, config: dict[str, Any], unserialisable: dict[str, Any]
+) -> None:
+    """Every other setting that is a YAML key: its plain value, when not its default."""
+    arguments = s.arguments()
+    for name in CONFIG_FIELDS:
+        if name in _BY_HAND or name not in arguments:
+            continue
+        value = arguments[name]
+        if value == setting_field(name).get_default(call_default_factory=True):
+            continue
+        try:
+            config[name] = _plain(value)
+        except TypeError:
+            unserialisable.setdefault("settings", []).append(name)

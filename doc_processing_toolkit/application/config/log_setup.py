@@ -231,6 +231,6 @@ def log_agent_created(logger: logging.Logger, settings: AgentSettings, provider:
         "Agent created: model=%s provider=%s tools=%d api_key=%s",
         settings.model,
         provider,
-        len(settings.tools),
+        len(settings.tools.entries),
         "set" if settings.api_key else "from environment",
     )

@@ -6,6 +6,10 @@ Kept apart from ``application/agent.py`` so the facade stays small; the Agent as
 where ``../shared/spec`` is present, against the spec.
 """
 
+import re
+import textwrap
+from collections.abc import Iterable
+
 __all__ = [
     "AGENT_INIT_DOC",
     "AGENT_METHOD_SECTIONS",
@@ -18,6 +22,7 @@ __all__ = [
     "TO_JSON_DOC_SECTIONS",
     "add_sections",
     "document_methods",
+    "with_setting_entries",
 ]
 
 AGENT_INIT_DOC = """Initialize an Agent.
@@ -536,3 +541,27 @@ def add_sections(function: object, sections: str) -> None:
     target = getattr(function, "__func__", function)
     summary = inspect.cleandoc(target.__doc__ or "")
     target.__doc__ = f"{summary}\n\n{sections}" if summary else sections
+
+
+def with_setting_entries(doc: str, parameters: Iterable[str]) -> str:
+    """``doc`` (the constructor's reference) with an Args entry for each of ``parameters``
+    it lacks, written from that setting's model field: its type, description and default.
+    A setting added to a group is documented by its field until the API reference's table
+    gives it its own text here."""
+    from doc_processing_toolkit.application.config.settings import setting_field
+
+    args = doc.split("Args:", 1)[1]
+    documented = set(re.findall(r"^    (?:\*\*)?(\w+) \(", args, re.M))
+    entries = []
+    for name in parameters:
+        if name in documented:
+            continue
+        field = setting_field(name)
+        kind = getattr(field.annotation, "__name__", None) or str(field.annotation)
+        default = field.get_default(call_default_factory=True)
+        text = f"{name} ({kind.replace('typing.', '')}): {field.description} Default: {default!r}."
+        entries.append(textwrap.fill(text, 88, initial_indent="    ", subsequent_indent="        "))
+    if not entries:
+        return doc
+    anchor = doc.index("\n    deps (") + 1
+    return doc[:anchor] + "\n".join(entries) + "\n" + doc[anchor:]

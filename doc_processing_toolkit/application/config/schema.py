@@ -9,13 +9,20 @@ provider keywords); every other parameter that is data is a top-level key of its
 
 from __future__ import annotations
 
+import types
+import typing
 from dataclasses import dataclass, field
 from typing import Any
+
+import annotated_types
+
+from doc_processing_toolkit.application.config.settings import SETTING_NAMES, setting_field
 
 __all__ = [
     "CONFIG_FIELDS",
     "IGNORED_KEYS",
     "LOG_LEVELS",
+    "NOT_TOP_LEVEL_KEYS",
     "SECRET_KEYS",
     "TOOL_TYPES",
     "Spec",
@@ -70,6 +77,39 @@ class Spec:
 
 def _s(*types: str, **kw: Any) -> Spec:
     return Spec(types=types, **kw)
+
+
+_JSON_TYPES = {str: "string", bool: "boolean", int: "integer", float: "number"}
+
+
+def _setting(name: str, **kw: Any) -> Spec:
+    """The Spec of a scalar setting, read from its model field (`setting_field`): its JSON
+    types from the annotation, ``ge``/``le``/``min_length`` as minimum/maximum/non-empty,
+    and its description. ``kw`` adds what the type cannot say (a default to show)."""
+    field = setting_field(name)
+    annotation: Any = field.annotation
+    union = typing.get_origin(annotation) in (typing.Union, types.UnionType)
+    members = typing.get_args(annotation) if union else ()
+    json_types: list[str] = []
+    enum: list[Any] = []
+    for member in members or (annotation,):
+        if typing.get_origin(member) is typing.Literal:
+            enum += typing.get_args(member)
+            json_types.append(_JSON_TYPES[type(enum[-1])])
+        else:
+            json_types.append("null" if member is type(None) else _JSON_TYPES[member])
+    if enum and "null" in json_types:
+        enum.append(None)
+    types_ = tuple(json_types)
+    limits: dict[str, Any] = {"enum": tuple(enum)} if enum else {}
+    for rule in field.metadata:
+        if isinstance(rule, annotated_types.Ge):
+            limits["minimum"] = rule.ge
+        elif isinstance(rule, annotated_types.Le):
+            limits["maximum"] = rule.le
+        elif isinstance(rule, annotated_types.MinLen):
+            limits["non_empty"] = rule.min_length > 0
+    return Spec(types=types_, description=field.description or "", **limits, **kw)
 
 
 _STR = _s("string")
@@ -210,10 +250,10 @@ _TOOL_CHOICE = _s(
 )
 
 CONFIG_FIELDS: dict[str, Spec] = {
-    "model": _s("string", non_empty=True, description="The model name (required)."),
-    "instructions": _s("string", description="The system prompt.", default=""),
-    "api_key": _s("string", "null", description="Use ${ENV_VAR}; never exported."),
-    "base_url": _s("string", "null", description="An endpoint for the provider client."),
+    "model": _setting("model"),
+    "instructions": _setting("instructions", default=""),
+    "api_key": _setting("api_key"),
+    "base_url": _setting("base_url"),
     "constraints": _CONSTRAINTS,
     "thinking": _THINKING,
     "built_in_tools": _s("object", "null", additional=_BUILT_IN_TOOL),
@@ -221,16 +261,14 @@ CONFIG_FIELDS: dict[str, Spec] = {
     "logging": _LOGGING,
     "provider_overrides": _s("object", description="Extra provider keywords, passed through."),
     "tool_choice": _TOOL_CHOICE,
-    "strict_tools": _BOOL,
-    "auto_inject_memory_instructions": _BOOL,
-    "auto_inject_skills": _BOOL,
-    "max_tool_result_chars": _s(
-        "integer", "null", minimum=0, description="Tool-result cap; 0 = off, omit = default."
-    ),
-    "tool_result_preview_chars": _s("integer", minimum=0, description="0 = the whole result."),
-    "truncated_result_read_chars": _INT0_OR_NULL,
-    "code_execution_output_dir": _STR_OR_NULL,
-    "service_tier": _s("string", "null", non_empty=True),
+    "strict_tools": _setting("strict_tools"),
+    "auto_inject_memory_instructions": _setting("auto_inject_memory_instructions"),
+    "auto_inject_skills": _setting("auto_inject_skills"),
+    "max_tool_result_chars": _setting("max_tool_result_chars"),
+    "tool_result_preview_chars": _setting("tool_result_preview_chars"),
+    "truncated_result_read_chars": _setting("truncated_result_read_chars"),
+    "code_execution_output_dir": _setting("code_execution_output_dir"),
+    "service_tier": _setting("service_tier"),
     "prompt_caching": _s(
         "boolean",
         "object",
@@ -238,34 +276,58 @@ CONFIG_FIELDS: dict[str, Spec] = {
         properties={"ttl": _s("string", enum=("5m", "1h"))},
         additional=False,
     ),
-    "emit_request_start": _BOOL,
+    "emit_request_start": _setting("emit_request_start"),
     "defer_tools": _s("array", "null", items=_s("string", non_empty=True)),
     "estimate_input_tokens": _s("boolean", "string", enum=("lazy", True, False)),
-    "compaction": _BOOL,
+    "compaction": _setting("compaction"),
     "compaction_config": _COMPACTION_CONFIG,
     "session_history_config": _SESSION_HISTORY,
-    "anthropic_block_binding": _s("string", "null", enum=("drop_block", "error", "off", None)),
-    "strict_prefix_binding": _BOOL,
-    "prefix_audit": _BOOL,
-    "prefix_strip_fallback": _BOOL,
-    "remove_citations": _BOOL,
-    "on_unsupported_part": _s("string", enum=("drop", "raise")),
-    "media_policy": _s("string", enum=("auto", "inline", "externalize", "strip")),
+    "anthropic_block_binding": _setting("anthropic_block_binding"),
+    "strict_prefix_binding": _setting("strict_prefix_binding"),
+    "prefix_audit": _setting("prefix_audit"),
+    "prefix_strip_fallback": _setting("prefix_strip_fallback"),
+    "remove_citations": _setting("remove_citations"),
+    "on_unsupported_part": _setting("on_unsupported_part"),
+    "media_policy": _setting("media_policy"),
     "media_store": _s("string", "null", non_empty=True, description="A directory path."),
-    "media_max_inline_bytes": _INT0_OR_NULL,
-    "detailed_costs": _BOOL,
-    "cost_output_dir": _STR_OR_NULL,
-    "connect_timeout": _s("number", "null", minimum=0, description="Seconds to connect."),
-    "request_timeout": _s("number", "null", minimum=0, description="Seconds per read."),
-    "stream_idle_timeout": _s(
-        "number", "null", minimum=0, description="Seconds between content events (300)."
-    ),
-    "tool_timeout": _s("number", "null", minimum=0, description="Seconds per @tool call."),
+    "media_max_inline_bytes": _setting("media_max_inline_bytes"),
+    "detailed_costs": _setting("detailed_costs"),
+    "cost_output_dir": _setting("cost_output_dir"),
+    "connect_timeout": _setting("connect_timeout"),
+    "request_timeout": _setting("request_timeout"),
+    "stream_idle_timeout": _setting("stream_idle_timeout"),
+    "tool_timeout": _setting("tool_timeout"),
     "registry": _s(
         "string", "null", description="A JSON file of model rows merged over the registry."
     ),
 }
-"""Every top-level key of the YAML file and its shape (``model`` is required)."""
+"""Every top-level key of the YAML file and its shape (``model`` is required). A scalar
+setting's shape and description come from its settings model field (`_setting`); only
+the structured keys (sections, tools, mappings with known keys) are declared here, and
+every other setting is added below from its field."""
+
+NOT_TOP_LEVEL_KEYS = frozenset(
+    {
+        "max_iterations",  # constraints.max_iterations
+        "max_tokens",
+        "temperature",
+        "log_level",  # logging.level
+        "log_file",
+        "log_to_file",
+        "provider_kwargs",  # provider_overrides
+        "max_pause_turn_iterations",
+        "mcp_remote_servers",
+        "logger",  # live objects: code only, listed under unserialisable by to_config()
+        "client",
+        "hooks",
+    }
+)
+"""The settings that are no top-level YAML key of their own: a ``constraints``,
+``logging`` or ``provider_overrides`` entry, or a live object."""
+
+for _name in SETTING_NAMES:
+    if _name not in CONFIG_FIELDS and _name not in NOT_TOP_LEVEL_KEYS:
+        CONFIG_FIELDS[_name] = _setting(_name)  # a setting added to a group: its own key
 
 
 def _json(spec: Spec) -> dict[str, Any]:

@@ -9,14 +9,13 @@ it when it is set to anything but its default — it never silently does nothing
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 from collections.abc import Callable
 from typing import Any
 
 from doc_processing_toolkit.application.config.settings import (
     DEFAULT_MEDIA_MAX_INLINE_BYTES,
-    AgentSettings,
+    SETTING_NAMES,
 )
 from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidArgumentTypeError
 
@@ -40,11 +39,7 @@ CONSUMED_PROVIDER_KWARGS = ("max_pause_turn_iterations", "mcp_remote_servers")
 """Provider keywords the Agent itself consumes (they become settings fields)."""
 
 _NAMED_PARAMETERS = tuple(
-    sorted(
-        {f.name for f in dataclasses.fields(AgentSettings)}
-        - {"provider_kwargs", *CONSUMED_PROVIDER_KWARGS}
-        | {"deps"}
-    )
+    sorted(set(SETTING_NAMES) - {"provider_kwargs", *CONSUMED_PROVIDER_KWARGS} | {"deps"})
 )
 """The Agent constructor's named parameters (a keyword close to one is a typo of it)."""
 

@@ -89,8 +89,8 @@ class RunControl:
     def start(cls, settings: AgentSettings, *, provider: str, sink: EventSink | None) -> Self:
         """The control of a run starting now, bound to the running loop."""
         control = cls(
-            hooks=settings.hooks,
-            emit_request_start=settings.emit_request_start,
+            hooks=settings.hooks.handlers,
+            emit_request_start=settings.hooks.emit_request_start,
             model=settings.model,
             provider=provider,
             sink=sink,

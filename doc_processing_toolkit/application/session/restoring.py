@@ -195,7 +195,7 @@ class SessionRestorer:
             input_types=_row_input_types(agent),
             provider=agent.provider,
             model=agent.model,
-            on_unsupported_part=agent.settings.on_unsupported_part,
+            on_unsupported_part=agent.settings.media.on_unsupported_part,
         )
 
     def _unsupported_media(
@@ -222,7 +222,7 @@ class SessionRestorer:
                 "provider": agent.provider,
                 "model": agent.model,
             }
-            if agent.settings.on_unsupported_part == "raise":
+            if agent.settings.media.on_unsupported_part == "raise":
                 raise UnsupportedPartError(
                     f"restored message {slot.message_index} holds {key}, which "
                     f"{agent.model} does not take"

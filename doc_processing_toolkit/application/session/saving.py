@@ -50,7 +50,7 @@ class SessionSaver:
         agent = self.state.agent
         factory = getattr(agent.deps, "directory_media_store", None)
         if value is UNSET:
-            value = agent.settings.media_store
+            value = agent.settings.media.media_store
             if value is None:
                 return agent.deps.media_store
         return as_media_store(value, factory)
@@ -130,13 +130,13 @@ class SessionSaver:
         """The detached, JSON-clean version-3 envelope (see `AgentSession.to_dict`)."""
         settings = self.state.agent.settings
         store = self.media_store(media_store)
-        cap = settings.media_max_inline_bytes
+        cap = settings.media.media_max_inline_bytes
         if media_max_inline_bytes is not UNSET:
             override = validate_max_inline_bytes(media_max_inline_bytes)
             cap = override if cap is None or override is None else min(cap, override)
             if override is None:
                 cap = None
-        policy = settings.media_policy if media is None else media
+        policy = settings.media.media_policy if media is None else media
         return build_envelope(self.source(), media=policy, store=store, max_inline_bytes=cap)
 
     def to_json(

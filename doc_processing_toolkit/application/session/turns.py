@@ -228,7 +228,7 @@ class TurnRunner:
 
     def resolved_history_config(self) -> dict[str, Any]:
         return resolve_session_history_config(
-            self.state.history_config, self.state.agent.settings.session_history_config
+            self.state.history_config, self.state.agent.settings.compaction.session_history_config
         )
 
     def enter_turn(self) -> TurnContext:

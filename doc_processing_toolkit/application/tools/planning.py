@@ -264,20 +264,20 @@ def build_tool_planner(
     Read-back needs a cap to read past and a run that can go on after a tool round;
     ``defer_tools`` needs the provider's native tool search.
     """
-    read_back = settings.read_back_chars > 0
+    read_back = settings.tool_results.read_back_chars > 0
     if read_back and tool_result_cap == 0:
         logger.warning(
             "truncated_result_read_chars has no effect with max_tool_result_chars=0: nothing is cut"
         )
         read_back = False
-    choice = settings.resolved_tool_choice
+    choice = settings.tools.resolved_tool_choice
     if read_back and (isinstance(choice, ForcedTool) or choice == "required"):
         logger.warning(
             "truncated_result_read_chars has no effect with a tool_choice that forces a "
             "call: the run ends after one tool round, so the model could not read on"
         )
         read_back = False
-    defer = defer_predicate(settings.defer_tools)
+    defer = defer_predicate(settings.tools.defer_tools)
     if defer is not None and not native_tool_search:
         logger.warning(
             "defer_tools has no effect: it needs the provider's native tool search "
@@ -287,8 +287,8 @@ def build_tool_planner(
         )
         defer = None
     return RunToolPlanner(
-        auto_inject_skills=bool(settings.auto_inject_skills),
-        auto_inject_memory_instructions=bool(settings.auto_inject_memory_instructions),
+        auto_inject_skills=bool(settings.tools.auto_inject_skills),
+        auto_inject_memory_instructions=bool(settings.tools.auto_inject_memory_instructions),
         read_back=read_back,
         store_session_factory=store_session_factory,
         defer=defer,

@@ -85,13 +85,15 @@ def test_every_constructor_parameter_is_built() -> None:
 
     assert NOT_YET_IMPLEMENTED == {}
     agent = Agent("claude-sonnet-4-5", compaction=True, remove_citations=True)
-    assert agent.settings.compaction is True
+    assert agent.settings.compaction.enabled is True
 
 
 def test_on_unsupported_part_takes_drop_or_raise() -> None:
     with pytest.raises(ValueError, match="on_unsupported_part"):
         Agent("claude-sonnet-4-5", on_unsupported_part="ignore")
-    assert Agent("claude-sonnet-4-5", on_unsupported_part="raise").settings.on_unsupported_part
+    assert Agent(
+        "claude-sonnet-4-5", on_unsupported_part="raise"
+    ).settings.media.on_unsupported_part
 
 
 def test_not_yet_built_run_args_raise() -> None:
@@ -128,7 +130,7 @@ def test_builder_builds_the_same_agent() -> None:
     with pytest.raises(ValueError, match="strategy"):
         Agent.builder().model("claude-sonnet-4-5").with_compaction(strategy="shred").build()
     compacting = Agent.builder().model("claude-sonnet-4-5").with_compaction(keep_recent_messages=3)
-    assert compacting.build().settings.compaction_config == {"keep_recent_messages": 3}
+    assert compacting.build().settings.compaction.config == {"keep_recent_messages": 3}
 
 
 def test_default_log_file_and_no_secret_at_debug(

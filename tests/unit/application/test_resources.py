@@ -156,8 +156,8 @@ def test_timeouts_are_validated() -> None:
         with pytest.raises(ValueError, match=name):
             Agent(MODEL, client=FakeModel(), **{name: "3"})  # type: ignore[arg-type]
     agent = Agent(MODEL, client=FakeModel(), stream_idle_timeout=None, request_timeout=30)
-    assert agent.settings.stream_idle_timeout is None
-    assert agent.settings.client_timeouts == {"timeout": 30.0}
+    assert agent.settings.timeouts.stream_idle_timeout is None
+    assert agent.settings.timeouts.client_timeouts == {"timeout": 30.0}
 
 
 # -- redaction -------------------------------------------------------------------------
@@ -237,8 +237,8 @@ def test_timeouts_have_yaml_keys_and_round_trip() -> None:
         "connect_timeout: 4\nrequest_timeout: 90\nstream_idle_timeout: 20\ntool_timeout: 7.5\n"
     )
     agent = Agent.from_config_string(yaml_text)
-    s = agent.settings
-    assert (s.connect_timeout, s.request_timeout, s.stream_idle_timeout, s.tool_timeout) == (
+    t = agent.settings.timeouts
+    assert (t.connect_timeout, t.request_timeout, t.stream_idle_timeout, t.tool_timeout) == (
         4.0,
         90.0,
         20.0,

@@ -204,10 +204,10 @@ def test_the_four_parameters_are_validated_and_exported() -> None:
     again = Agent.from_config_string(
         "model: claude-opus-5-5\nanthropic_block_binding: drop_block\nprefix_strip_fallback: true\n"
     )
-    assert again.settings.anthropic_block_binding == "drop_block"
-    assert again.settings.prefix_strip_fallback is True
+    assert again.settings.binding.anthropic_block_binding == "drop_block"
+    assert again.settings.binding.prefix_strip_fallback is True
     built = Agent.builder().model("claude-opus-5-5").anthropic_block_binding().build()
-    assert built.settings.anthropic_block_binding == "drop_block"
+    assert built.settings.binding.anthropic_block_binding == "drop_block"
 
 
 def test_the_audit_only_reads_and_names_each_part() -> None:

@@ -48,9 +48,9 @@ class ReportContext:
         """The context of an Agent with ``settings`` on ``provider`` (``row``: its model)."""
         return cls(
             provider=provider,
-            thinking_config=settings.thinking,
-            max_iterations=settings.max_iterations,
-            temperature=settings.temperature,
+            thinking_config=settings.generation.thinking,
+            max_iterations=settings.generation.max_iterations,
+            temperature=settings.generation.temperature,
             tools_available=tuple(str(getattr(t, "name", t)) for t in tools),
             pricing_info=pricing_snapshot(row),
         )

@@ -57,11 +57,11 @@ def test_the_constructor_validates_into_one_frozen_settings_object() -> None:
     s = agent.settings
     assert isinstance(s, AgentSettings)
     assert s.model == agent.model == "claude-sonnet-4-5"
-    assert s.tool_choice == "any" and agent.tool_choice == "required"
-    assert s.prompt_caching is True and agent.prompt_caching == {"ttl": "5m"}
+    assert s.tools.tool_choice == "any" and agent.tool_choice == "required"
+    assert s.provider.prompt_caching is True and agent.prompt_caching == {"ttl": "5m"}
     assert s.client is fake and s.base_url == "http://127.0.0.1:1"
-    assert s.max_pause_turn_iterations == 3
-    assert s.provider_kwargs == agent.provider_kwargs == {"effort_config": "high"}
+    assert s.generation.max_pause_turn_iterations == 3
+    assert s.provider.provider_kwargs == agent.provider_kwargs == {"effort_config": "high"}
     assert agent.tools == [add]
     with pytest.raises(dataclasses.FrozenInstanceError):
         s.max_tokens = 5  # type: ignore[misc]
@@ -109,11 +109,13 @@ def test_run_settings_are_derived_from_the_agent_settings() -> None:
 
 def test_validate_settings_names_the_parameter() -> None:
     with pytest.raises(ValueError, match="max_pause_turn_iterations"):
-        validate_settings(AgentSettings("m", provider_kwargs={"max_pause_turn_iterations": 0}))
+        validate_settings(
+            AgentSettings.of(model="m", provider_kwargs={"max_pause_turn_iterations": 0})
+        )
     with pytest.raises(TypeError, match="defer_tools"):
-        validate_settings(AgentSettings("m", defer_tools="add"))
+        validate_settings(AgentSettings.of(model="m", defer_tools="add"))
     with pytest.raises(ValueError, match="prompt_caching"):
-        validate_settings(AgentSettings("m", prompt_caching={"ttl": "9h"}))
+        validate_settings(AgentSettings.of(model="m", prompt_caching={"ttl": "9h"}))
 
 
 ROW = ModelInfo(model="house-model", provider="house", context_window_tokens=1000)

@@ -26,7 +26,7 @@ from doc_processing_toolkit.agent.config import (
     validate_truncated_result_read_chars,
 )
 from doc_processing_toolkit.application.config.schema import CONFIG_FIELDS
-from doc_processing_toolkit.application.config.settings import AgentSettings
+from doc_processing_toolkit.application.config.settings import SETTING_NAMES
 from doc_processing_toolkit.testing import FakeModel
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -54,11 +54,11 @@ def test_the_spec_example_loads_and_builds(monkeypatch: pytest.MonkeyPatch, tmp_
     assert config["constraints"] == {"max_iterations": 10, "max_tokens": 4096, "temperature": 0.7}
     assert config["api_key"] == CANARY
     agent = Agent.from_config(str(SPEC_EXAMPLE), client=FakeModel([]))
-    assert agent.settings.code_execution_output_dir == config["code_execution_output_dir"]
+    assert agent.settings.tools.code_execution_output_dir == config["code_execution_output_dir"]
     assert agent.max_tokens == 4096 and agent.temperature == 0.7
     assert agent.provider_kwargs == {"effort_config": "high"}
-    assert agent.settings.log_level == "INFO"
-    assert agent.settings.tools[1]["type"] == "mcp"  # type: mcp_remote is the connector
+    assert agent.settings.logging.log_level == "INFO"
+    assert agent.settings.tools.entries[1]["type"] == "mcp"  # type: mcp_remote is the connector
     assert CANARY not in yaml.safe_dump(agent.to_config())
 
 
@@ -222,8 +222,8 @@ def test_overrides_follow_the_documented_rules() -> None:
         tools=[add],
     )
     assert agent.max_tokens == 200
-    assert agent.settings.log_level == "WARNING"
-    assert agent.settings.log_to_file is False
+    assert agent.settings.logging.log_level == "WARNING"
+    assert agent.settings.logging.log_to_file is False
     assert agent.provider_kwargs == {"effort_config": "high"}
     assert agent.settings.client is fake
     with pytest.raises(ConfigValidationError, match="max_tool_result_chars"):
@@ -262,7 +262,7 @@ def test_session_and_media_settings_build_from_yaml(tmp_path: Path) -> None:
         "media_max_inline_bytes: null\n"
     )
     agent = Agent.from_config_string(text, client=FakeModel([]))
-    assert agent.settings.media_policy == "externalize"
+    assert agent.settings.media.media_policy == "externalize"
     config = agent.to_config()
     assert config["media_store"] == str(tmp_path / "media")
     assert config["media_max_inline_bytes"] is None
@@ -319,7 +319,7 @@ def test_every_data_setting_has_a_yaml_key() -> None:
     grouped = {"max_iterations", "max_tokens", "temperature", "log_level", "log_file"}
     grouped |= {"log_to_file", "provider_kwargs", "max_pause_turn_iterations"}
     live = {"logger", "hooks", "client", "mcp_remote_servers"}
-    names = set(AgentSettings.__dataclass_fields__)
+    names = set(SETTING_NAMES)
     assert names - grouped - live <= set(CONFIG_FIELDS)
 
 
@@ -352,7 +352,7 @@ def test_round_trip_keeps_secrets_out() -> None:
     assert "extra_headers" in listed["provider_overrides"]
     again = _round_trip(
         agent,
-        tools=agent.settings.tools,
+        tools=agent.settings.tools.entries,
         log_to_file=False,
         api_key=CANARY,
         extra_headers={"X-Key": CANARY},
@@ -440,7 +440,7 @@ def test_from_config_of_to_config_is_the_same_agent(model: str, args: dict[str, 
     config = agent.to_config()
     again = Agent.from_config_string(yaml.safe_dump(config))
     assert again.to_config() == config
-    assert again.settings.max_iterations == agent.settings.max_iterations
+    assert again.settings.generation.max_iterations == agent.settings.generation.max_iterations
 
 
 def test_the_from_config_example_runs_offline(
