@@ -22,6 +22,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from doc_processing_toolkit.domain.documents.pages import describe_pages
+
 __all__ = ["ChunkOutput", "Conflict", "ConflictValue", "MergeResult", "merge_chunk_outputs"]
 
 
@@ -43,6 +45,9 @@ class ConflictValue:
     """The value a chunk answered."""
     pages: tuple[int, ...]
     """The original pages of the chunks that answered it."""
+
+    def __repr__(self) -> str:
+        return f"ConflictValue(value={self.value!r}, pages={describe_pages(self.pages)!r})"
 
 
 @dataclass(frozen=True, slots=True)
