@@ -10,12 +10,17 @@ the document (or page) as not convertible instead of failing at construction.
 
 from __future__ import annotations
 
+import importlib.util
+
 from doc_processing_toolkit.adapters.documents.pdf import DOCUMENTS_EXTRA_HINT, PypdfPages
-from doc_processing_toolkit.ports.document_converter import PdfPages
+from doc_processing_toolkit.ports.document_converter import DocumentConverter, PdfPages
+from doc_processing_toolkit.ports.ocr import OcrEngine
 
 __all__ = [
     "DOCUMENTS_EXTRA_HINT",
     "PypdfPages",
+    "default_converter",
+    "default_ocr",
     "default_pdf_pages",
 ]
 
@@ -24,3 +29,19 @@ def default_pdf_pages() -> PdfPages:
     """The PDF reader, cutter and renderer (pypdf + pypdfium2). Its methods raise
     `MissingDependencyError` naming the ``documents`` extra when it is not installed."""
     return PypdfPages()
+
+
+def default_converter() -> DocumentConverter | None:
+    """MarkItDown, or None when the ``documents`` extra (markitdown) is not installed."""
+    if importlib.util.find_spec("markitdown") is None:
+        return None
+    from doc_processing_toolkit.adapters.documents.markitdown import MarkItDownConverter
+
+    return MarkItDownConverter()
+
+
+def default_ocr() -> OcrEngine | None:
+    """RapidOCR on onnxruntime, or None when the ``ocr`` extra is not installed."""
+    from doc_processing_toolkit.adapters.documents.rapidocr import RapidOcrEngine, ocr_available
+
+    return RapidOcrEngine() if ocr_available() else None
