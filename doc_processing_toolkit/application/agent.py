@@ -282,6 +282,7 @@ class Agent(AgentSettingViews, DocumentMethods):
         compaction = history.compaction if history is not None else None
         s, res = self._settings, self._resolution
         prepared = self._documents.prepare_files(run_input.files)  # Documents cut, PDFs checked
+        conversions = self._documents.converter_for_run(s.on_unsupported_part, prepared)
         prompt = build_prompt(
             message,
             prepared.files,
@@ -291,6 +292,7 @@ class Agent(AgentSettingViews, DocumentMethods):
             profile=res.profile,
             on_unsupported_part=s.on_unsupported_part,
             logger=self.logger,
+            convert=conversions,
         )
         client = self._get_client()
         media = RunMedia.check(
@@ -345,6 +347,7 @@ class Agent(AgentSettingViews, DocumentMethods):
             result = self._result(outcome, run_id)
             control.finish(result, outcome.error)
             result.dropped_parts = [*prompt.dropped_parts, *result.dropped_parts]
+            result.converted_parts = conversions.records if conversions is not None else []
             await media.finish(result, outcome.response_metadata, s.code_execution_output_dir)
             log_run_end(self.logger, run_id, result, outcome.error)
         return result, outcome.error

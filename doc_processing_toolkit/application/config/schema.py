@@ -249,7 +249,7 @@ CONFIG_FIELDS: dict[str, Spec] = {
     "prefix_audit": _BOOL,
     "prefix_strip_fallback": _BOOL,
     "remove_citations": _BOOL,
-    "on_unsupported_part": _s("string", enum=("drop", "raise")),
+    "on_unsupported_part": _s("string", enum=("drop", "raise", "convert")),
     "media_policy": _s("string", enum=("auto", "inline", "externalize", "strip")),
     "media_store": _s("string", "null", non_empty=True, description="A directory path."),
     "media_max_inline_bytes": _INT0_OR_NULL,

@@ -22,6 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from doc_processing_toolkit.application.documents.conversion import (
+    ConversionCache,
+    RunConversions,
+)
 from doc_processing_toolkit.application.documents.source import DocumentSource
 from doc_processing_toolkit.application.media.inputs import media_part
 from doc_processing_toolkit.application.media.limits import prompt_file_limit, prompt_stream_over
@@ -81,6 +85,7 @@ class DocumentPlanner:
         self.converter = converter
         self.ocr = ocr
         self.logger = logger or logging.getLogger(__name__)
+        self._conversions = ConversionCache()
 
     # ------------------------------------------------------------------ reading
     def pdf_pages_port(self, name: str) -> PdfPages:
@@ -192,6 +197,21 @@ class DocumentPlanner:
             uploaded=self._uploaded(size),
         )
         return PreparedDocument(part, page_map, info)
+
+    def converter_for_run(self, policy: str, prepared: PreparedFiles) -> RunConversions | None:
+        """The run's converter under ``on_unsupported_part="convert"`` (None otherwise);
+        its ``records`` become ``AgentResult.converted_parts``."""
+        if policy != "convert":
+            return None
+        return RunConversions(
+            row=self.row,
+            pdf_pages=self.pdf_pages,
+            converter=self.converter,
+            ocr=self.ocr,
+            cache=self._conversions,
+            page_maps=prepared.page_maps,
+            logger=self.logger,
+        )
 
     def _pdf_pages_of(self, part: MediaPart, name: str) -> int | None:
         if part.mime_type != PDF_MIME or part.data is None or self.pdf_pages is None:
