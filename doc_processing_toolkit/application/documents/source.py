@@ -90,6 +90,37 @@ class DocumentSource:
             return None
         return select_pages(self.pages, document=self.name, page_count=page_count)
 
+    def to_payload(self) -> dict[str, Any]:
+        """This document as JSON data a fleet job stores (``from_payload`` reads it back).
+
+        Raises:
+            TypeError: the source is bytes (a queued job names a file its workers read).
+        """
+        if isinstance(self.source, bytes):
+            raise InvalidArgumentTypeError(
+                f"document {self.name!r}: a fleet job's Document must be a path or a URL its "
+                "workers can read, not bytes"
+            )
+        return {
+            "document": os.fspath(self.source),
+            "pages": None if self._selection is None else describe_pages(self._selection),
+            "name": self.name,
+            "mime_type": self.mime_type,
+        }
+
+    @classmethod
+    def from_payload(cls, data: dict[str, Any]) -> DocumentSource:
+        """The document `to_payload` wrote."""
+        return cls(
+            data["document"], pages=data.get("pages"), name=data.get("name"),
+            mime_type=data.get("mime_type"),
+        )  # fmt: skip
+
+    @staticmethod
+    def is_payload(value: Any) -> bool:
+        """Whether ``value`` is what `to_payload` writes."""
+        return isinstance(value, dict) and isinstance(value.get("document"), str)
+
     def with_pages(self, pages: PageSpec | None) -> DocumentSource:
         """This document with another page selection (same source, name and type)."""
         return type(self)(self.source, pages=pages, name=self.name, mime_type=self.mime_type)
