@@ -26,7 +26,8 @@ def _megabytes(value: int | None) -> str:
 
 
 def render_table() -> str:
-    """The table, one line per registry row that takes PDFs (provider, then model)."""
+    """The table, one line per current registry row that takes PDFs (provider, then model;
+    deprecated rows and rows with a retirement date are left out)."""
     registry = default_registry()
     lines = [
         "| provider | model | PDF pages per request | tokens per page | request bytes "
@@ -35,7 +36,7 @@ def render_table() -> str:
     ]
     rows = sorted(registry.models(), key=lambda row: (row.provider, row.model))
     for row in rows:
-        if "pdf" not in row.input_types:
+        if "pdf" not in row.input_types or row.deprecated or row.retirement_date:
             continue
         office = ", ".join(t for t in OFFICE if t in row.input_types) or "—"
         lines.append(

@@ -7,7 +7,9 @@ run it turns ``files=`` into what the media room sends:
   its page count, and cut to the selected pages through ``PdfPages.cut`` (only those pages
   are sent); the `PageMap` of the cut is kept, so every page number reported later is the
   original one;
-* a PDF given as a path, bytes or dict is counted (``PdfPages.info``);
+* a PDF given as a path, bytes or dict is counted (``PdfPages.info``); one that cannot be
+  read is sent unchecked with a WARNING (the provider decides, as before page limits), while
+  a `DocumentSource` that cannot be read fails before sending;
 * every PDF, and the PDFs of the request together, are checked against the row's
   ``max_pdf_pages``, and a document's bytes against ``max_request_bytes`` (unless the
   provider uploads it through its Files API): over a limit, `DocumentLimitError` is
@@ -214,9 +216,15 @@ class DocumentPlanner:
         )
 
     def _pdf_pages_of(self, part: MediaPart, name: str) -> int | None:
+        # A plain file (not a Document) that pypdf cannot read is sent unchecked, as before
+        # page limits existed: the provider decides. A Document is strict (prepare()).
         if part.mime_type != PDF_MIME or part.data is None or self.pdf_pages is None:
             return None
-        return self.pdf_pages.info(part.data, name).pages
+        try:
+            return self.pdf_pages.info(part.data, name).pages
+        except DocumentError as exc:
+            self.logger.warning("cannot count the pages of %s (%s); sent unchecked", name, exc)
+            return None
 
     def prepare_files(self, files: Sequence[Any] | None) -> PreparedFiles:
         """``files=`` with each document prepared and every PDF counted and checked.
