@@ -189,3 +189,42 @@ async def test_dpt_docs_serve_is_the_same_server(root: Path) -> None:
         assert {tool.name for tool in listed.tools} == TOOLS
         error, text = await call(session, "extract_text", path="notes.md")
         assert (error, text) == (False, "# Notes\n\nCall the landlord about the renewal.\n")
+
+
+def test_the_agent_reads_pages_through_the_emulator(root: Path) -> None:
+    """The same through the real Anthropic SDK against the emulator: the tool result the
+    model receives on the wire carries the original page number."""
+    from doc_processing_toolkit.testing import ProviderEmulator
+
+    server = {
+        "type": "mcp_command",
+        "command": sys.executable,
+        "args": _command(root),
+        "name": "documents",
+    }
+    with ProviderEmulator() as emulator:
+        emulator.push(
+            tool_call("search", {"query": "page 5 of"}),
+            tool_call("extract_text", {"path": "contract.pdf", "pages": "5"}),
+            reply("Page 5 is page 5."),
+        )
+        agent = Agent(
+            "claude-sonnet-4-5",
+            tools=[server],
+            base_url=emulator.anthropic_base_url,
+            api_key="test-key-not-real",
+        )
+        result = agent.run_sync("Find page 5 and read it.")
+        bodies = [request.body for request in emulator.requests]
+    assert result.output == "Page 5 is page 5."
+    assert result.tools_used == ["search", "extract_text"]
+    assert {tool["name"] for tool in bodies[0]["tools"]} >= TOOLS
+
+    def tool_result(body: dict[str, Any]) -> str:
+        block = body["messages"][-1]["content"][0]
+        assert block["type"] == "tool_result"
+        content = block["content"]
+        return content if isinstance(content, str) else content[0]["text"]
+
+    assert json.loads(tool_result(bodies[1]))["results"][0]["page"] == 5
+    assert tool_result(bodies[2]) == "--- page 5 ---\nThis is page 5 of the contract."
