@@ -228,3 +228,25 @@ def test_the_agent_reads_pages_through_the_emulator(root: Path) -> None:
 
     assert json.loads(tool_result(bodies[1]))["results"][0]["page"] == 5
     assert tool_result(bodies[2]) == "--- page 5 ---\nThis is page 5 of the contract."
+
+
+@pytest.mark.anyio
+async def test_scanned_pages_are_read_by_ocr_in_the_server(root: Path) -> None:
+    """With the ocr extra the server OCRs a scanned page (and nothing the OCR stack logs
+    reaches stdout, the protocol's channel: the session keeps working)."""
+    import mcp
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    args = _command(root)[:-1]  # without --no-ocr
+    params = StdioServerParameters(command=sys.executable, args=args)
+    async with stdio_client(params) as (read, write), mcp.ClientSession(read, write) as session:
+        with anyio.fail_after(WAIT):
+            await session.initialize()
+        error, text = await call(session, "extract_text", path="scan.pdf", pages="2")
+        assert (error, text) == (False, "--- page 2 --- (read by rapidocr)\nScanned terms")
+        error, text = await call(session, "search", query="scanned TERMS")
+        assert json.loads(text)["results"][0] == {
+            "path": "scan.pdf",
+            "page": 2,
+            "snippet": "Scanned terms",
+        }
