@@ -161,7 +161,7 @@ def test_the_agent_uses_it_as_an_mcp_command_tool(root: Path) -> None:
         "args": _command(root),
         "name": "documents",
     }
-    agent = Agent("claude-sonnet-4-5", tools=[server], client=fake)
+    agent = Agent("claude-sonnet-5-5", tools=[server], client=fake)
     result = agent.run_sync("What does page 3 say?")
     assert result.output == "Page 3 says it is page 3."
     assert {spec.name for spec in fake.requests[0].tools} >= TOOLS
@@ -209,7 +209,7 @@ def test_the_agent_reads_pages_through_the_emulator(root: Path) -> None:
             reply("Page 5 is page 5."),
         )
         agent = Agent(
-            "claude-sonnet-4-5",
+            "claude-sonnet-5-5",
             tools=[server],
             base_url=emulator.anthropic_base_url,
             api_key="test-key-not-real",
