@@ -203,10 +203,14 @@ def _root_rels(main_part: str) -> str:
 
 
 def docx_bytes(paragraphs: Sequence[str], *, images: int = 0) -> bytes:
-    """A .docx whose body holds ``paragraphs`` (and ``images`` embedded PNG files in
-    ``word/media/``, referenced from the document's relationships)."""
+    """A .docx whose body holds ``paragraphs`` (a paragraph ``"\\f"`` is a page break), and
+    ``images`` embedded PNG files in ``word/media/``, referenced from the document's
+    relationships."""
     body = "".join(
-        f'<w:p><w:r><w:t xml:space="preserve">{_xml(text)}</w:t></w:r></w:p>' for text in paragraphs
+        '<w:p><w:r><w:br w:type="page"/></w:r></w:p>'
+        if text == "\f"
+        else f'<w:p><w:r><w:t xml:space="preserve">{_xml(text)}</w:t></w:r></w:p>'
+        for text in paragraphs
     )
     document = (
         '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'

@@ -4,7 +4,8 @@ A `Document` goes everywhere ``files=`` does (``run``, ``run_sync``, ``stream``,
 turns); only its selected pages are sent, and every page number reported afterwards is the
 original one. ``Agent.run_document`` reads a long document in page chunks and merges the
 answers (`DocumentResult`); ``Agent.estimate`` says what a run would send and cost before
-sending it (`Estimate`). See docs/guide/documents.md.
+sending it (`Estimate`). See docs/guide/documents.md. The documents MCP server is
+``doc_processing_toolkit.documents.mcp_server`` (docs/guide/documents-mcp-server.md).
 
 Example::
 

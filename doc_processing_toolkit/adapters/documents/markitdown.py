@@ -229,7 +229,7 @@ def _reason(exc: BaseException) -> str:
     detail = text[-1] if text else type(exc).__name__
     if cause is not None and str(cause).strip():
         detail = f"{type(cause).__name__}: {str(cause).strip().splitlines()[-1]}"
-    return detail[:500]
+    return detail.strip().lstrip("- ").strip()[:500]
 
 
 def _mb(size: int) -> str:

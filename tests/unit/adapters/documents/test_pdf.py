@@ -167,3 +167,18 @@ def test_without_the_documents_extra_the_error_names_it(monkeypatch: pytest.Monk
     monkeypatch.setitem(sys.modules, "pypdf", None)  # as if pypdf were not installed
     with pytest.raises(MissingDependencyError, match=r"doc-processing-toolkit\[documents\]"):
         PypdfPages().info(text_pdf(["x"]), "x.pdf")
+
+
+def test_chunks_cut_from_threads_at_once_are_each_right() -> None:
+    """run_document cuts chunks concurrently: one adapter, one document, eight threads."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pdf = numbered_pdf(80)
+    pages = PypdfPages()
+    starts = list(range(1, 81, 10))
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        cuts = list(pool.map(lambda s: pages.cut(pdf, range(s, s + 10), "t.pdf"), starts))
+    for start, cut in zip(starts, cuts, strict=True):
+        texts = _texts(cut)
+        assert texts[0] == f"This is page {start} of the contract."
+        assert texts[-1] == f"This is page {start + 9} of the contract."

@@ -47,6 +47,15 @@ def test_a_scanned_page_is_read(engine: RapidOcrEngine) -> None:
     assert "Acme Corp" in lines[1]
 
 
+@pytest.mark.parametrize("dpi", [100, 150, 200])
+def test_a_short_line_on_a_whole_page_is_found_at_any_dpi(engine: RapidOcrEngine, dpi: int) -> None:
+    """RapidOCR's shipped detection settings (the image at full size) miss this line at 150
+    dpi and above; the adapter detects on the page scaled to 960 px."""
+    pdf = scanned_pdf(["Scanned terms"], scanned=[1])
+    image = PypdfPages().render_page(pdf, 1, "short.pdf", dpi=dpi)
+    assert engine.read(image, "image/png", "short.pdf") == "Scanned terms"
+
+
 def test_a_page_without_text_reads_as_empty(engine: RapidOcrEngine) -> None:
     blank = PypdfPages().render_page(scanned_pdf([""], scanned=[1]), 1, "blank.pdf", dpi=50)
     assert engine.read(blank, "image/png", "blank.pdf") == ""
