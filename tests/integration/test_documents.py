@@ -23,6 +23,7 @@ from doc_processing_toolkit import Agent, DocumentLimitError
 from doc_processing_toolkit.application.container import registry
 from doc_processing_toolkit.documents import Document
 from doc_processing_toolkit.domain.costs.pricing import price_request, round_usd
+from doc_processing_toolkit.domain.documents.estimate import ASSUMED_PDF_PAGE_TOKENS
 from doc_processing_toolkit.domain.requests import Usage
 from doc_processing_toolkit.testing import ProviderEmulator, Reply
 
@@ -144,7 +145,14 @@ def test_run_document_chunks_merges_and_costs_exactly(
     )
     bodies = _generations(emu)
     assert len(bodies) == requests == estimate.requests
-    assert estimate.pages == 300
+    assert estimate.pages == 300 and len(estimate.request_tokens) == requests
+    row = registry().row(model)
+    assert row is not None
+    per_page = row.pdf_tokens_per_page or ASSUMED_PDF_PAGE_TOKENS
+    assert estimate.input_tokens - sum(estimate.request_tokens) == 0
+    assert min(estimate.request_tokens) >= per_page * 300 // requests
+    priced = [price_request(Usage(input_tokens=t), row).cost for t in estimate.request_tokens]
+    assert estimate.cost_usd == pytest.approx(sum(priced))
     assert (
         sorted(_page_count(pdf) for body in bodies for pdf in _pdfs(body))
         == [300 // requests] * requests
@@ -156,7 +164,6 @@ def test_run_document_chunks_merges_and_costs_exactly(
     assert len(records) == requests
     assert {r["purpose"] for r in records} == {"document_chunk"}
     assert result.cost == round_usd(sum(r["cost"] for r in records))
-    row = registry().row(model)
     one = price_request(Usage(input_tokens=IN_TOKENS, output_tokens=OUT_TOKENS), row).cost
     assert result.cost == pytest.approx(one * requests)
     assert result.missing_pages == ()

@@ -146,4 +146,5 @@ def estimate_run(
         over_limits=tuple(tally.over),
         long_context=long_context,
         assumptions=tuple(tally.notes),
+        request_tokens=tuple(r.input_tokens for r in requests),
     )

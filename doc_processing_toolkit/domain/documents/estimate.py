@@ -58,6 +58,7 @@ class Estimate:
         long_context: Whether any request would be priced at the long-context rates.
         assumptions: How figures the registry does not give were estimated (empty when
             every figure came from the row).
+        request_tokens: Each request's input tokens, in the order they would be sent.
     """
 
     input_tokens: int
@@ -67,6 +68,7 @@ class Estimate:
     over_limits: tuple[OverLimit, ...] = ()
     long_context: bool = False
     assumptions: tuple[str, ...] = ()
+    request_tokens: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
