@@ -37,6 +37,7 @@ from doc_processing_toolkit.application.run.run_input import RunInput, TurnHisto
 from doc_processing_toolkit.domain.documents.kinds import PDF_MIME
 from doc_processing_toolkit.domain.documents.merge import ChunkOutput, merge_chunk_outputs
 from doc_processing_toolkit.domain.documents.page_map import PageMap, plan_chunks
+from doc_processing_toolkit.domain.documents.pages import describe_pages
 from doc_processing_toolkit.domain.errors import (
     ConfigurationError,
     DocumentError,
@@ -106,17 +107,21 @@ def _chunk_prompt(prompt: str, name: str, chunk: PageMap, total: int, count: int
         return prompt
     return (
         f"{prompt}\n\n(This is part of {name!r}: its pages {chunk.label} of the {total} "
-        f"pages selected, sent as a PDF of {len(chunk)} page(s); page 1 of it is page "
+        f"pages selected, sent as {len(chunk)} page(s); the first page sent is page "
         f"{chunk.first} of the document. Answer from these pages only.)"
     )
 
 
-def _reduce_prompt(prompt: str, name: str, chunks: Sequence[ChunkResult]) -> str:
+def _reduce_prompt(
+    prompt: str, name: str, chunks: Sequence[ChunkResult], missing: Sequence[int]
+) -> str:
     parts = [
         f"{prompt}\n\nThe document {name!r} was read in {len(chunks)} parts. The answers "
         "for each part follow, in page order. Combine them into one answer to the request "
         "above."
     ]
+    if missing:
+        parts.append(f"(Pages {describe_pages(missing)} could not be read: say so.)")
     for chunk in chunks:
         parts.append(f"\n### Pages {chunk.page_range}\n{chunk.output}")
     return "\n".join(parts)
@@ -236,7 +241,7 @@ async def _merge(
     reduce: AgentResult | None = None
     if len(answered) > 1:
         result, error = await host.run_turn(
-            RunInput(_reduce_prompt(prompt, name, answered), purpose=REDUCE_PURPOSE)
+            RunInput(_reduce_prompt(prompt, name, answered, missing), purpose=REDUCE_PURPOSE)
         )
         reduce = result
         runs.append(result)

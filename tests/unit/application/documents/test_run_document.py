@@ -113,3 +113,12 @@ def test_bad_arguments_fail_before_any_request(kwargs: dict[str, Any], error: ty
     with pytest.raises(error):
         _agent(fake).run_document_sync(numbered_pdf(10), "Read.", **kwargs)
     assert fake.requests == []
+
+
+def test_the_reduce_request_is_told_which_pages_are_missing() -> None:
+    fake = FakeModel([reply("A"), Fault(status=400, message="bad chunk"), reply("C"), reply("AC")])
+    result = _agent(fake).run_document_sync(numbered_pdf(300), "Summarise.", concurrency=1)
+    assert result.output == "AC" and result.missing_pages == tuple(range(101, 201))
+    reduce_prompt = fake.requests[-1].messages[-1].parts[-1].text  # type: ignore[union-attr]
+    assert "Pages 101-200 could not be read" in reduce_prompt
+    assert "### Pages 1-100\nA" in reduce_prompt and "101-200\n" not in reduce_prompt
