@@ -19,7 +19,9 @@ run it turns ``files=`` into what the media room sends:
 from __future__ import annotations
 
 import dataclasses
+import io
 import logging
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,11 +33,13 @@ from doc_processing_toolkit.application.documents.conversion import (
 from doc_processing_toolkit.application.documents.source import DocumentSource
 from doc_processing_toolkit.application.media.inputs import media_part
 from doc_processing_toolkit.application.media.limits import prompt_file_limit, prompt_stream_over
+from doc_processing_toolkit.domain.documents.archive import ArchiveEntry, archive_problem
 from doc_processing_toolkit.domain.documents.info import DocumentInfo
-from doc_processing_toolkit.domain.documents.kinds import PDF_MIME, document_kind
+from doc_processing_toolkit.domain.documents.kinds import PDF_MIME, document_kind, office_key
 from doc_processing_toolkit.domain.documents.limits import check_limits
 from doc_processing_toolkit.domain.documents.page_map import PageMap
 from doc_processing_toolkit.domain.errors import DocumentError
+from doc_processing_toolkit.domain.media import accepts_input_type
 from doc_processing_toolkit.domain.messages import MediaPart
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.ports.document_converter import DocumentConverter, PdfPages
@@ -155,6 +159,34 @@ class DocumentPlanner:
         )
 
     # ------------------------------------------------------------------ preparing
+    def check_office(self, part: MediaPart, name: str) -> None:
+        """Refuse an Office file the model takes natively (it would be sent as it is) that
+        is not a readable zip or is a possible zip bomb, from the zip's directory alone.
+
+        Raises:
+            DocumentError: naming the document and the problem.
+        """
+        if part.data is None or office_key(part.mime_type) is None:
+            return
+        if self.row is None or not accepts_input_type(self.row.input_types, part.mime_type):
+            return  # dropped, or converted by a converter that checks it itself
+        try:
+            with zipfile.ZipFile(io.BytesIO(part.data)) as archive:
+                entries = [
+                    ArchiveEntry(e.filename, e.file_size, e.compress_size)
+                    for e in archive.infolist()
+                ]
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
+            raise DocumentError(
+                f"document {name!r} is a corrupt Office file: not a readable zip ({exc})",
+                document=name,
+            ) from exc
+        if (problem := archive_problem(entries)) is not None:
+            raise DocumentError(
+                f"document {name!r} is refused as a possible zip bomb: {problem}; nothing was sent",
+                document=name,
+            )
+
     def _uploaded(self, size: int) -> bool:
         row = self.row
         return bool(
@@ -173,6 +205,7 @@ class DocumentPlanner:
         """
         part = self.read(document)
         if part.data is None or part.mime_type != PDF_MIME:
+            self.check_office(part, document.name)
             if part.data is not None:
                 check_limits(
                     document=document.name,
@@ -263,6 +296,7 @@ class DocumentPlanner:
                 stream_over=prompt_stream_over(self.row),
             )
             name = part.filename or f"files[{index}]"
+            self.check_office(part, name)
             pages = self._pdf_pages_of(part, name)
             if pages is not None:
                 check_limits(document=name, pages=pages, size=None, row=self.row)

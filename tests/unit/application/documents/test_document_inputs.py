@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pypdf
 import pytest
-from document_samples import docx_bytes, encrypted_pdf, numbered_pdf, scanned_pdf
+from document_samples import docx_bytes, encrypted_pdf, numbered_pdf, scanned_pdf, zip_bomb_docx
 
 from doc_processing_toolkit import Agent, DocumentError, DocumentLimitError
 from doc_processing_toolkit.documents import Document
@@ -126,3 +126,23 @@ async def test_stream_and_session_turns_take_documents() -> None:
     result = await session.run("Again.", files=[Document(numbered_pdf(5), pages="3-4")])
     assert result.output == "two"
     assert len(_pages_text(_sent_pdf(fake))) == 2
+
+
+@pytest.mark.parametrize("as_document", [True, False])
+def test_a_zip_bomb_docx_to_a_row_that_takes_docx_fails_before_any_request(
+    as_document: bool,
+) -> None:
+    bomb = zip_bomb_docx()
+    fake = FakeModel([reply("never")])
+    given = Document(bomb, name="bomb.docx") if as_document else bomb
+    with pytest.raises(DocumentError, match="zip bomb"):
+        _agent(fake, "gpt-5.4").run_sync("Read.", files=[given])
+    assert fake.requests == []
+
+
+def test_a_docx_to_a_row_that_takes_docx_is_sent_as_it_is() -> None:
+    memo = docx_bytes(["Hello"])
+    fake = FakeModel([reply("ok")])
+    _agent(fake, "gpt-5.4").run_sync("Read.", files=[Document(memo, name="memo.docx")])
+    (part,) = [p for p in fake.requests[-1].messages[-1].parts if isinstance(p, MediaPart)]
+    assert part.data == memo and part.filename == "memo.docx"
