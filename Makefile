@@ -11,7 +11,7 @@ UV := $(BOOTSTRAP)/bin/uv
 endif
 RUN := $(UV) run --frozen --no-sync
 
-.PHONY: help uv install demo test test-sdk-latest lint typecheck contracts unit bench bench-smoke bench-instructions docs clean soak postgres
+.PHONY: help uv install demo test test-sdk-latest lint typecheck contracts unit bench bench-smoke bench-fleet bench-instructions docs clean soak postgres
 
 help:
 	@echo "make demo   - offline demo: a tool-using agent against the local provider emulator"
@@ -20,6 +20,7 @@ help:
 	@echo "             anthropic, openai and google-genai (a throwaway venv; needs the index)"
 	@echo "make bench  - the performance gate: Agent vs the raw SDKs, import, sessions (< 5 min)"
 	@echo "make bench-smoke - one short round of the bench (CI: proves it runs, times nothing)"
+	@echo "make bench-fleet - the fleet: wall time and CPU per job, the per-request start record"
 	@echo "make bench-instructions [PROVIDER=openai] - instructions per call under cachegrind"
 	@echo "make soak   - 2,000 faulted streams, 3 rounds x 500 concurrent runs (10% faulted)"
 	@echo "             and 3,000 Agents created and closed (fds, RSS)"
@@ -72,6 +73,11 @@ soak: install
 
 bench: install
 	$(RUN) python tests/bench/bench.py
+
+# The fleet: a worker's wall time and CPU per job on the emulator, and the per-request
+# start record (issue 31); compare before/after a change on one machine (~2 min).
+bench-fleet: install
+	$(RUN) python tests/bench/fleet.py
 
 # One short round of everything (seconds): CI proves the bench works, never times it.
 bench-smoke: install

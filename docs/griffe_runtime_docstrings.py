@@ -5,6 +5,11 @@ of ``run``, ``run_sync``, ``stream``, ``session`` (and ``AgentSession``'s method
 written once in ``application/config/reference.py`` and attached when the module is
 imported (``help(Agent)`` shows them). Griffe reads source statically, so without this
 extension the site would show only the one-line summaries.
+
+A module of thin wrappers (``agent.compaction``: an application function handed the
+composition root's adapters, built with ``functools.wraps``) assigns them as attributes;
+the extension documents each as the function it wraps, whose signature and docstring
+are the wrapper's.
 """
 
 from __future__ import annotations
@@ -22,11 +27,16 @@ RUNTIME_DOCUMENTED = (
     "doc_processing_toolkit.application.session.session.AgentSession",
 )
 
+# Modules whose wrapped functions are documented as the functions they wrap.
+WRAPPING_MODULES = ("doc_processing_toolkit.agent.compaction",)
+
 
 class RuntimeDocstrings(griffe.Extension):
     def on_package(self, *, pkg: griffe.Module, loader: griffe.GriffeLoader, **kwargs: Any) -> None:
         if pkg.name != "doc_processing_toolkit":
             return
+        for path in WRAPPING_MODULES:
+            _alias_wrapped(pkg, path)
         for path in RUNTIME_DOCUMENTED:
             module_name, class_name = path.rsplit(".", 1)
             runtime_class = getattr(importlib.import_module(module_name), class_name)
@@ -45,3 +55,14 @@ class RuntimeDocstrings(griffe.Extension):
                         parser=loader.docstring_parser,
                         parser_options=loader.docstring_options,
                     )
+
+
+def _alias_wrapped(pkg: griffe.Module, path: str) -> None:
+    runtime_module = importlib.import_module(path)
+    static_module = pkg[path.removeprefix("doc_processing_toolkit.")]
+    for name, member in list(static_module.members.items()):
+        wrapped = getattr(getattr(runtime_module, name, None), "__wrapped__", None)
+        if member.is_alias or not member.is_attribute or wrapped is None:
+            continue
+        target = f"{wrapped.__module__}.{wrapped.__qualname__}"
+        static_module.set_member(name, griffe.Alias(name, target, parent=static_module))

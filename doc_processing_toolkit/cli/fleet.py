@@ -166,10 +166,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _summary(status: FleetStatus) -> str:
-    return (
+    line = (
         f"jobs: {status.total}  done: {status.done}  failed: {status.failed}  "
         f"queued: {status.queued}  running: {status.running}  spend: ${status.spend:.6f}"
     )
+    n = status.unrecorded_requests
+    if n:
+        requests = "request" if n == 1 else "requests"
+        line += (
+            f"\n{n} {requests} may have been billed without being recorded (in flight when "
+            "a worker died; their cost is not in spend)"
+        )
+    return line
 
 
 def _existing_database(args: argparse.Namespace) -> None:
@@ -205,6 +213,7 @@ def _cmd_status(args: argparse.Namespace) -> int:
             "done": status.done,
             "failed": status.failed,
             "spend": status.spend,
+            "unrecorded_requests": status.unrecorded_requests,
         }
         print(json.dumps(data))
     else:

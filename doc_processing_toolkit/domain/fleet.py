@@ -101,6 +101,11 @@ class JobResult:
     error: str | None = None
     error_type: str | None = None
     worker: str | None = None
+    unrecorded_requests: int = 0
+    """Model requests this job had in flight when a worker running it died: each may
+    have been answered and billed by the provider, but its answer never reached the
+    checkpoint, so the job sent it again and only the answer it used is in ``records``,
+    ``requests`` and ``cost``. Their cost is unknown (0 without a crash)."""
 
     @property
     def success(self) -> bool:
@@ -124,6 +129,7 @@ class JobResult:
             error=data.get("error"),
             error_type=data.get("error_type"),
             worker=record.worker,
+            unrecorded_requests=int(data.get("unrecorded_requests") or 0),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -140,6 +146,7 @@ class JobResult:
             "error": self.error,
             "error_type": self.error_type,
             "worker": self.worker,
+            "unrecorded_requests": self.unrecorded_requests,
         }
 
 
@@ -153,6 +160,10 @@ class FleetStatus:
     failed: int = 0
     spend: float = 0.0
     """USD billed for the finished jobs (done and failed), from their ledgers."""
+    unrecorded_requests: int = 0
+    """Model requests of the finished jobs that may have been billed without being
+    recorded (in flight when a worker died; see `JobResult.unrecorded_requests`): their
+    cost is not in ``spend`` and is unknown."""
 
     @property
     def total(self) -> int:
@@ -169,11 +180,13 @@ def status_of(records: list[JobRecord]) -> FleetStatus:
     """The `FleetStatus` of ``records``."""
     counts = {"queued": 0, "running": 0, "done": 0, "failed": 0}
     spend = 0.0
+    unrecorded = 0
     for record in records:
         counts[record.state] += 1
         if record.result is not None:
             spend += float(record.result.get("cost") or 0.0)
-    return FleetStatus(spend=spend, **counts)
+            unrecorded += int(record.result.get("unrecorded_requests") or 0)
+    return FleetStatus(spend=spend, unrecorded_requests=unrecorded, **counts)
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,6 +30,21 @@ class DurableSteps(Protocol):
         the order they are called; ``name`` must be the same on replay."""
         ...
 
+    async def marked_step(self, name: str, fn: Callable[[], Awaitable[T]]) -> T:
+        """`step` for a step whose start must be known after a crash: a model request,
+        which the provider bills even when the crash cuts its answer off before the
+        checkpoint. Before ``fn`` runs, the engine records durably that this step of the
+        job starts (nothing is recorded when the step is replayed from its checkpoint);
+        see `unrecorded_starts`."""
+        ...
+
+    async def unrecorded_starts(self) -> int:
+        """How many times an execution of this job started one of its marked steps and
+        never checkpointed it (its worker died with the step in flight): each such start
+        may have reached the provider and been billed, and no ledger holds it. Exact once
+        every marked step of the job has completed (at the job's end)."""
+        ...
+
     async def rate_permit(self, lane: str) -> None:
         """Wait for a start slot on the rate-limited ``lane`` (one of the queues'
         `FleetQueues.lanes`), shared by every worker of the fleet. Checkpointed: a

@@ -135,6 +135,21 @@ def test_a_killed_fleet_run_rerun_with_the_same_command_resends_no_finished_job(
     assert after["spend"] == pytest.approx(
         billed_per_answer * (len(provider.answered) - len(twice))
     )
+    # The gap is reported, not hidden (31.10): every request the provider served twice is
+    # counted as maybe billed without being recorded, and nothing else is.
+    assert after["unrecorded_requests"] == len(twice), (per_job, after)
+    assert uninterrupted["unrecorded_requests"] == 0
+    results = subprocess.run(
+        [*_dpt(), "fleet", "results"], cwd=crashed, env=env, capture_output=True, timeout=120
+    )
+    rows = {r["id"]: r for r in map(json.loads, results.stdout.decode().splitlines())}
+    assert {i for i, r in rows.items() if r["unrecorded_requests"]} == set(twice)
+    assert all(rows[i]["unrecorded_requests"] == per_job[i] - 1 for i in ids)
+    text = subprocess.run(
+        [*_dpt(), "fleet", "status"], cwd=crashed, env=env, capture_output=True, timeout=120
+    )
+    if twice:
+        assert b"1 request may have been billed without being recorded" in text.stdout
 
 
 SYSTEM_EXIT_TOOLS = '''

@@ -6,6 +6,11 @@
 * `DurableSteps.step` is ``DBOS.run_step_async``: the output (pickled) is stored
   in the system database when the step completes, and a recovered workflow gets it back
   instead of running the step again.
+* `DurableSteps.marked_step` (a model request) first adds one to its row of the table
+  ``dpt_fleet_step_starts`` (job id, DBOS step id -> starts) in the system database, one
+  upsert before the request goes out; the step then runs as any other. A start that
+  never reached a checkpoint leaves the row one ahead of the completed run:
+  `DurableSteps.unrecorded_starts` is the job's sum of ``starts - 1``.
 * `DurableSteps.rate_permit` enqueues the tiny workflow ``dpt_fleet_permit`` on
   the provider's lane, a DBOS queue with ``limiter={"limit": n, "period": s}``, and waits
   for it: DBOS starts at most n of them in any s-second window across every worker.
@@ -27,6 +32,7 @@ import. DBOS is one per process: one worker serves at a time in a process.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -43,7 +49,14 @@ from doc_processing_toolkit.domain.errors import (
 from doc_processing_toolkit.domain.fleet import FleetQueues, JobRecord, JobState
 from doc_processing_toolkit.ports.durable import JobRunner
 
-__all__ = ["JOB_WORKFLOW", "PERMIT_WORKFLOW", "DbosEngine", "system_database_url"]
+__all__ = [
+    "JOB_WORKFLOW",
+    "PERMIT_WORKFLOW",
+    "STARTS_TABLE",
+    "DbosEngine",
+    "StepStarts",
+    "system_database_url",
+]
 
 log = get_logger(__name__)
 
@@ -58,6 +71,7 @@ the version from a hash of the workflow code)."""
 APP_NAME = "doc-processing-toolkit"
 
 _runner: JobRunner | None = None
+_starts: StepStarts | None = None
 _poll_seconds = 0.05
 _registered: dict[str, Any] = {}
 _serve_lock = threading.Lock()
@@ -113,8 +127,78 @@ def _sqlite_engine(url: str) -> Any:
     return engine
 
 
+STARTS_TABLE = "dpt_fleet_step_starts"
+
+
+class StepStarts:
+    """The table of marked-step starts: (job id, step id) -> how many executions started
+    the step. One upsert per start; a completed job whose row reads n started it n - 1
+    times without checkpointing it."""
+
+    def __init__(self, engine: Any) -> None:
+        """Args:
+        engine: A SQLAlchemy engine on the system database (created tables: this one).
+        """
+        import sqlalchemy as sa
+
+        self._sa = sa
+        self._engine = engine
+        try:
+            with engine.begin() as conn:
+                conn.execute(
+                    sa.text(
+                        f"CREATE TABLE IF NOT EXISTS {STARTS_TABLE} (job_id TEXT NOT NULL, "
+                        "step INTEGER NOT NULL, name TEXT NOT NULL, starts INTEGER NOT NULL, "
+                        "PRIMARY KEY (job_id, step))"
+                    )
+                )
+        except sa.exc.DBAPIError:  # another worker created it at the same moment
+            if not sa.inspect(engine).has_table(STARTS_TABLE):
+                raise
+
+    def start(self, job_id: str, step: int, name: str) -> None:
+        """Record one start of step ``step`` of job ``job_id``."""
+        with self._engine.begin() as conn:
+            conn.execute(
+                self._sa.text(
+                    f"INSERT INTO {STARTS_TABLE} (job_id, step, name, starts) "
+                    "VALUES (:job, :step, :name, 1) ON CONFLICT (job_id, step) "
+                    f"DO UPDATE SET starts = {STARTS_TABLE}.starts + 1"
+                ),
+                {"job": job_id, "step": step, "name": name},
+            )
+
+    def unrecorded(self, job_id: str) -> int:
+        """Starts of job ``job_id``'s marked steps beyond one per step."""
+        with self._engine.connect() as conn:
+            value = conn.execute(
+                self._sa.text(
+                    f"SELECT COALESCE(SUM(starts - 1), 0) FROM {STARTS_TABLE} WHERE job_id = :job"
+                ),
+                {"job": job_id},
+            ).scalar()
+        return int(value or 0)
+
+    @classmethod
+    def open(cls, url: str) -> StepStarts:
+        """The table in the system database at ``url`` (see `system_database_url`)."""
+        if url.startswith("sqlite"):
+            return cls(_sqlite_engine(url))
+        import sqlalchemy as sa
+
+        postgres = sa.make_url(url).set(drivername="postgresql+psycopg")
+        return cls(sa.create_engine(postgres, pool_size=4))
+
+    def close(self) -> None:
+        """Release the engine's connections."""
+        self._engine.dispose()
+
+
 class _DbosSteps:
     """DurableSteps over the running DBOS workflow."""
+
+    def __init__(self, starts: StepStarts) -> None:
+        self._starts = starts
 
     async def step(self, name: str, fn: Callable[[], Awaitable[T]]) -> T:
         dbos = _import_dbos()
@@ -124,6 +208,22 @@ class _DbosSteps:
 
         result: T = await dbos.DBOS.run_step_async({"name": name}, body)
         return result
+
+    async def marked_step(self, name: str, fn: Callable[[], Awaitable[T]]) -> T:
+        dbos = _import_dbos()
+        starts = self._starts
+
+        async def body() -> T:  # runs only when the step has no checkpoint
+            job_id, step = str(dbos.DBOS.workflow_id), int(dbos.DBOS.step_id)
+            await asyncio.to_thread(starts.start, job_id, step, name)
+            return await fn()
+
+        result: T = await dbos.DBOS.run_step_async({"name": name}, body)
+        return result
+
+    async def unrecorded_starts(self) -> int:
+        dbos = _import_dbos()
+        return await asyncio.to_thread(self._starts.unrecorded, str(dbos.DBOS.workflow_id))
 
     async def rate_permit(self, lane: str) -> None:
         dbos = _import_dbos()
@@ -139,13 +239,13 @@ def _register(dbos: Any) -> None:
 
     @DBOS.workflow(name=JOB_WORKFLOW, max_recovery_attempts=50)  # type: ignore[untyped-decorator]
     async def job_workflow(payload: dict[str, Any]) -> dict[str, Any]:
-        if _runner is None:  # pragma: no cover - a workflow outside serve()
+        if _runner is None or _starts is None:  # pragma: no cover - outside serve()
             raise StateError("a fleet job ran outside DbosEngine.serve()")
         job_id = str(DBOS.workflow_id)
         with _live_lock:
             _live.add(job_id)
         try:
-            return await _runner(job_id, payload, _DbosSteps())
+            return await _runner(job_id, payload, _DbosSteps(_starts))
         finally:
             with _live_lock:
                 _live.discard(job_id)
@@ -249,13 +349,14 @@ class DbosEngine:
         on_tick: Callable[[Sequence[JobRecord]], None] | None = None,
     ) -> None:
         """Launch DBOS as worker ``worker_id``, drain the queue, shut DBOS down."""
-        global _runner, _poll_seconds
+        global _runner, _poll_seconds, _starts
         if not _serve_lock.acquire(blocking=False):
             raise StateError("a DbosEngine is already serving in this process")
         DBOS = self._dbos.DBOS
         try:
             self._ensure_queue()
             _register(self._dbos)
+            _starts = StepStarts.open(self.url)
             _runner, _poll_seconds = runner, queues.poll_seconds
             config: dict[str, Any] = {
                 "name": APP_NAME,
@@ -276,7 +377,9 @@ class DbosEngine:
             try:
                 DBOS.destroy()
             finally:
-                _runner = None
+                if _starts is not None:
+                    _starts.close()
+                _runner, _starts = None, None
                 _serve_lock.release()
 
     def _register_queues(self, queues: FleetQueues) -> None:

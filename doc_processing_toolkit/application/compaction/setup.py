@@ -15,6 +15,7 @@ from typing import Any
 
 from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.application.config.resolution import CompactionSetup
+from doc_processing_toolkit.application.deps import no_default_deps
 from doc_processing_toolkit.domain.compaction.config import (
     CONTEXT_WINDOW_FLOOR,
     CompactionConfig,
@@ -135,7 +136,7 @@ def resolve_context_window(
     model_name: str,
     provider: str,
     logger: logging.Logger | Any,
-    row_lookup: Callable[[str], ModelInfo | None],
+    row_lookup: Callable[[str], ModelInfo | None] | None = None,
 ) -> int:
     """The model's context window from the registry; 128,000 with a loud WARNING on a miss.
 
@@ -143,9 +144,11 @@ def resolve_context_window(
         model_name: Registry model name.
         provider: Provider key (names the JSON path to fix).
         logger: Logger of the warning.
-        row_lookup: The registry's row lookup.
+        row_lookup: The registry's row lookup (default: the composition root's registry,
+            passed in by the documented function in ``agent.compaction``).
     """
-    row = row_lookup(model_name)
+    lookup = row_lookup or no_default_deps().registry.row
+    row = lookup(model_name)
     window = row.context_window_tokens if row is not None else None
     if window:
         return int(window)

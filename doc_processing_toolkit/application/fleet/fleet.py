@@ -14,7 +14,9 @@ the last completed step when it starts again (a completed request is not sent ag
 completed tool does not run again, and the ledger is the one an uninterrupted run has).
 The step in flight at the crash runs again: tool calls are delivered at least once, and
 ``ToolContext.current().idempotency_key`` (the same on that re-execution) lets a tool
-make its effect once.
+make its effect once. A model request in flight at the crash is sent again; the provider
+may have billed the lost answer, so each job's result counts such requests
+(``JobResult.unrecorded_requests``, totalled in `FleetStatus`).
 ``submit`` is idempotent by job id. A ``postgresql://`` ``database_url`` lets several
 worker processes (``worker_id`` must differ) on several machines drain one queue.
 

@@ -6,7 +6,9 @@ Agent with the fleet's factory, installs a `JobScope` for the run (so the loop
 talks to a `JobModelClient` and
 each tool call is a step) and turns the outcome into the job's result: JSON data with
 the output, the ledger and the cost. A run that fails still returns a result (with
-``error`` and the partial ledger), so its spend is counted.
+``error`` and the partial ledger), so its spend is counted. The result also says how many
+model requests were in flight when a worker running the job died
+(``unrecorded_requests``): each may have been answered and billed, and no ledger holds it.
 
 Tool calls are delivered at least once: a tool that was running when the worker died
 runs again when the job resumes. Each call runs with a
@@ -143,9 +145,11 @@ def _args(exc: BaseException) -> str:
     return f"({', '.join(repr(a) for a in exc.args)})" if exc.args else ""
 
 
-def result_of(job_id: str, result: Any, error: BaseException | None) -> dict[str, Any]:
+def result_of(
+    job_id: str, result: Any, error: BaseException | None, *, unrecorded_requests: int = 0
+) -> dict[str, Any]:
     """A job's result as JSON data (``result`` is an AgentResult, or a failed run's
-    partial one, or None)."""
+    partial one, or None; ``unrecorded_requests``: see `DurableSteps.unrecorded_starts`)."""
     data: dict[str, Any] = {
         "job_id": job_id,
         "output": None,
@@ -157,6 +161,7 @@ def result_of(job_id: str, result: Any, error: BaseException | None) -> dict[str
         "records": [],
         "error": None,
         "error_type": None,
+        "unrecorded_requests": unrecorded_requests,
     }
     if result is not None:
         records = [dict(r) for r in getattr(result, "request_cost_records", [])]
@@ -256,27 +261,43 @@ class FleetJobRunner:
         if batcher is not None:
             batcher.join()
         try:
+            result, error = await self._run(agent, job_id, payload, scope)
+        finally:
+            if batcher is not None:
+                batcher.leave()
+            await agent.close()
+        unrecorded = await steps.unrecorded_starts()
+        if unrecorded:
+            log.warning(
+                "model requests were in flight when a worker running this job died: they "
+                "may have been billed without being recorded",
+                job_id=job_id,
+                unrecorded_requests=unrecorded,
+            )
+        return result_of(job_id, result, error, unrecorded_requests=unrecorded)
+
+    async def _run(
+        self, agent: FleetAgent, job_id: str, payload: dict[str, Any], scope: JobScope
+    ) -> tuple[Any, BaseException | None]:
+        """The job's AgentResult (or a failed run's partial one) and the error that ended it."""
+        try:
             with run_scope(scope):
                 result = await agent.run(payload["message"], files=_files(payload))
-            return result_of(job_id, result, None)
+            return result, None
         except DocProcessingToolkitError as exc:
-            return result_of(job_id, getattr(exc, "partial_result", None), exc)
+            return getattr(exc, "partial_result", None), exc
         except (KeyboardInterrupt, asyncio.CancelledError):
             raise  # the worker stops: the job stays running and resumes with it
         except BaseExceptionGroup as exc:  # a tool's error, raised through a task group
             typed = _typed(exc)
             if typed is exc:
                 raise
-            return result_of(job_id, getattr(exc, "partial_result", None), typed)
+            return getattr(exc, "partial_result", None), typed
         except Exception:
             raise  # the engine records it (and its own control flow passes)
         except BaseException as exc:  # SystemExit & co. fail this job, never the worker
             log.error("fleet job raised a BaseException", job_id=job_id, error=type(exc).__name__)
-            return result_of(job_id, getattr(exc, "partial_result", None), _typed(exc))
-        finally:
-            if batcher is not None:
-                batcher.leave()
-            await agent.close()
+            return getattr(exc, "partial_result", None), _typed(exc)
 
 
 def _typed(exc: BaseException) -> BaseException:

@@ -6,6 +6,9 @@ attempt at a request is: a permit on the provider's lane (the fleet-wide rate li
 when one is set), then one durable step that sends the request and returns its
 `ModelResponse`. A resumed job gets completed steps back from the checkpoint, so a
 completed request is never sent again and its usage (hence its cost) is the recorded one.
+The step is a *marked* one: its start is recorded before the request goes out, so a
+request in flight when the worker died (maybe answered and billed, never checkpointed)
+is counted in the job's ``unrecorded_requests`` when the job resumes and sends it again.
 
 A 429 does not fail the job: the step returns a `Throttled` marker, the worker's
 `ProviderGate` pauses every send to that provider (exponential, or the server's
@@ -189,7 +192,7 @@ class JobModelClient:
             async def attempt() -> ModelResponse | Throttled:
                 return await self._attempt(request)
 
-            outcome = await self._steps.step(f"model:{request.purpose}", attempt)
+            outcome = await self._steps.marked_step(f"model:{request.purpose}", attempt)
             if isinstance(outcome, ModelResponse):
                 if self._answered is not None:
                     self._answered()
