@@ -122,3 +122,19 @@ def test_the_reduce_request_is_told_which_pages_are_missing() -> None:
     reduce_prompt = fake.requests[-1].messages[-1].parts[-1].text  # type: ignore[union-attr]
     assert "Pages 101-200 could not be read" in reduce_prompt
     assert "### Pages 1-100\nA" in reduce_prompt and "101-200\n" not in reduce_prompt
+
+
+def test_at_most_concurrency_chunks_run_at_once() -> None:
+    running, peak = [0], [0]
+
+    def hook(event: Any) -> None:
+        if event.event_type == "run_start":
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+        elif event.event_type == "run_end":
+            running[0] -= 1
+
+    fake = FakeModel(default=reply("x", chunk_size=1))
+    agent = _agent(fake, hooks=hook)
+    result = agent.run_document_sync(numbered_pdf(50), "Read.", chunk_pages=5, concurrency=2)
+    assert len(result.chunks) == 10 and 1 <= peak[0] <= 2 and running[0] == 0
