@@ -1,10 +1,9 @@
 """The Agent facade: constructor, run, run_sync, stream, close.
 
 The constructor validates its arguments into one `AgentSettings` and resolves them
-once against the adapters it is handed (`AgentDeps`: registry row, provider,
-profile, tools, cap); each run goes to the one
-`RunLoop` with run settings derived
-from those settings, and its outcome becomes an `AgentResult`. ``run()`` raises on
+once against the adapters it is handed (`AgentDeps`: registry row, provider, profile,
+tools, cap); each run goes to the one `RunLoop` with run settings derived from those
+settings, and its outcome becomes an `AgentResult`. ``run()`` raises on
 failure; ``stream()`` never raises: a failed run yields ``error`` and then ``complete``.
 """
 
@@ -37,6 +36,8 @@ from doc_processing_toolkit.application.construction import (
 )
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
 from doc_processing_toolkit.application.deps import AgentDeps, no_default_deps, with_user_registry
+from doc_processing_toolkit.application.documents.methods import DocumentMethods
+from doc_processing_toolkit.application.documents.planner import DocumentPlanner
 from doc_processing_toolkit.application.from_config import agent_from_file, agent_from_string
 from doc_processing_toolkit.application.hooks.control import (
     RunControl,
@@ -81,7 +82,7 @@ from doc_processing_toolkit.ports.session_store import SessionStore
 __all__ = ["STREAM_CANCEL_WAIT_SECONDS", "Agent"]
 
 
-class Agent(AgentSettingViews):
+class Agent(AgentSettingViews, DocumentMethods):
     """High-level Agent class for AI interactions.
 
     A wrapper that keeps a conversation (as `AgentSession` does) runs each turn through
@@ -194,6 +195,10 @@ class Agent(AgentSettingViews):
         self._resolution = resolve_settings(s, deps, self.logger, compaction_setup)
         self._unpriced = UnpricedModelWarning(s.model)
         self._run_settings = AgentRunSettings(s, self._resolution)
+        self._documents = DocumentPlanner(
+            model=s.model, provider=self.provider, row=self._resolution.row, logger=self.logger,
+            pdf_pages=deps.pdf_pages, converter=deps.document_converter, ocr=deps.ocr,
+        )  # fmt: skip
         register_agent_secrets(s, self._resolution.profile.api_key_env)
         self._client: ModelClient | None = None
         self._owns_client = False
@@ -241,6 +246,11 @@ class Agent(AgentSettingViews):
         """The adapters this Agent was handed."""
         return self._deps
 
+    @property
+    def document_planner(self) -> DocumentPlanner:
+        """Reads, cuts and checks this Agent's documents before a run sends them."""
+        return self._documents
+
     def model_client(self) -> ModelClient:
         """The `ModelClient` this Agent sends through (built on first use, then kept)."""
         s = self._settings
@@ -273,15 +283,18 @@ class Agent(AgentSettingViews):
         prior = list(history.messages) if history is not None else []
         compaction = history.compaction if history is not None else None
         s, res = self._settings, self._resolution
+        prepared = self._documents.prepare_files(run_input.files)  # Documents cut, PDFs checked
+        conversions = self._documents.converter_for_run(s.media.on_unsupported_part, prepared)
         prompt = build_prompt(
             message,
-            run_input.files,
+            prepared.files,
             provider=res.provider,
             model=s.model,
             row=res.row,
             profile=res.profile,
             on_unsupported_part=s.media.on_unsupported_part,
             logger=self.logger,
+            convert=conversions,
         )
         client = self._get_client()
         media = RunMedia.check(
@@ -313,6 +326,8 @@ class Agent(AgentSettingViews):
             run_settings = self._run_settings.for_run(
                 system=plan.system, output_schema=output_schema
             )
+            if run_input.purpose != run_settings.purpose:  # run_document's chunks and reduce
+                run_settings = dataclasses.replace(run_settings, purpose=run_input.purpose)
             if overrides := media.overrides(run_settings.built_in_tools):
                 run_settings = dataclasses.replace(run_settings, **overrides)
             loop = RunLoop(
@@ -334,6 +349,7 @@ class Agent(AgentSettingViews):
             result = self._result(outcome, run_id)
             control.finish(result, outcome.error)
             result.dropped_parts = [*prompt.dropped_parts, *result.dropped_parts]
+            result.converted_parts = conversions.records if conversions is not None else []
             await media.finish(result, outcome.response_metadata, s.tools.code_execution_output_dir)
             log_run_end(self.logger, run_id, result, outcome.error)
         return result, outcome.error

@@ -33,6 +33,11 @@ from typing import Any, cast
 
 from dependency_injector import containers, providers
 
+from doc_processing_toolkit.adapters.documents import (
+    default_converter,
+    default_ocr,
+    default_pdf_pages,
+)
 from doc_processing_toolkit.adapters.durable.dbos import DbosEngine
 from doc_processing_toolkit.adapters.providers._batch import BatchPolling
 from doc_processing_toolkit.adapters.providers._common import release_loop_clients
@@ -143,6 +148,9 @@ class Container(containers.DeclarativeContainer):
     )
     """ToolLoader session factories by tool format: ``(config dict) -> ManagedToolSession``."""
     truncated_results = providers.Factory(TruncatedResultSession)
+    pdf_pages = providers.Singleton(default_pdf_pages)
+    document_converter = providers.Singleton(default_converter)
+    ocr = providers.Singleton(default_ocr)
     durable_engine = providers.Factory(DbosEngine)
     """``(database_url, name) -> DurableEngine`` of fleets (DBOS)."""
 
@@ -313,6 +321,9 @@ def default_deps(container: Container | None = None) -> AgentDeps:
         registry_overlay=overlay_registry,
         directory_media_store=directory_media_store,
         directory_archive_sink=directory_archive_sink,
+        pdf_pages=container.pdf_pages(),
+        document_converter=container.document_converter(),
+        ocr=container.ocr(),
     )
 
 

@@ -24,9 +24,11 @@ from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.tools.truncated import TruncatedResultStore
 from doc_processing_toolkit.ports.archive_sink import ArchiveSink
 from doc_processing_toolkit.ports.dialect import HistoryCodec
+from doc_processing_toolkit.ports.document_converter import DocumentConverter, PdfPages
 from doc_processing_toolkit.ports.media_store import MediaStore
 from doc_processing_toolkit.ports.model_client import ModelClient
 from doc_processing_toolkit.ports.native_media import NativeMediaShapes
+from doc_processing_toolkit.ports.ocr import OcrEngine
 from doc_processing_toolkit.ports.provider_profile import ProviderProfile
 from doc_processing_toolkit.ports.registry import ModelRegistry
 from doc_processing_toolkit.ports.tool_session import ManagedToolSession, ToolSession
@@ -123,6 +125,13 @@ class AgentDeps:
     directory_archive_sink: Callable[[str | os.PathLike[str], str], ArchiveSink] | None = None
     """Builds the ArchiveSink of ``compaction_config["archive_dir"]`` (directory, file
     name prefix); None: compaction archives go only to ``archive_sink``."""
+    pdf_pages: PdfPages | None = None
+    """Reads, cuts and renders PDFs (page limits, ``Document(pages=...)``,
+    ``run_document``); None: PDFs are sent as they are, their pages unchecked."""
+    document_converter: DocumentConverter | None = None
+    """Office/HTML to Markdown for ``on_unsupported_part="convert"``; None: not installed."""
+    ocr: OcrEngine | None = None
+    """Reads scanned pages for ``"convert"``; None: those pages are reported lost."""
 
 
 DepsFactory = Callable[[], AgentDeps]

@@ -32,6 +32,7 @@ class AgentResult:
     undelivered_injections: list[str] = field(default_factory=list)
     media_uploads: list[dict[str, Any]] = field(default_factory=list)
     dropped_parts: list[dict[str, Any]] = field(default_factory=list)
+    converted_parts: list[dict[str, Any]] = field(default_factory=list)
     iterations: int = 0
     tools_used: list[str] = field(default_factory=list)
     built_in_tools_used: list[str] = field(default_factory=list)

@@ -8,7 +8,8 @@
     dpt fleet results [--out results.jsonl] [--database-url URL]
 
 Each line of ``jobs.jsonl`` is ``{"id": ..., "message": ..., "files": [...]}`` (``files``
-optional). ``run`` submits every line (an id already submitted is not run again), then
+optional; each a path or URL, or ``{"document": path, "pages": "41-60"}`` to send only
+those pages of a PDF). ``run`` submits every line (an id already submitted is not run again), then
 works in this process with ``--workers`` jobs at once until the queue is empty, with a
 progress bar on stderr. The same command on another machine with the same Postgres
 ``--database-url`` (and its own ``--worker-id``) drains the same queue. Exit codes: 0
@@ -27,8 +28,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from doc_processing_toolkit.cli.tool_files import load_tool_file
+from doc_processing_toolkit.documents import Document
 from doc_processing_toolkit.domain.errors import (
     ConfigurationError,
+    DocProcessingToolkitError,
     InvalidInputError,
     MissingFileError,
 )
@@ -63,8 +66,17 @@ def read_jobs(path: str) -> list[dict[str, Any]]:
             raise InvalidInputError(f"{path}:{number}: 'id' must be a non-empty string")
         if not isinstance(message, str):
             raise InvalidInputError(f"{path}:{number}: 'message' must be a string")
-        if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
-            raise InvalidInputError(f"{path}:{number}: 'files' must be a list of paths or URLs")
+        if not isinstance(files, list) or not all(
+            isinstance(f, str) or Document.is_payload(f) for f in files
+        ):
+            raise InvalidInputError(
+                f"{path}:{number}: 'files' must be a list of paths or URLs, or "
+                '{"document": path, "pages": "1-20"} objects'
+            )
+        try:
+            files = [Document.from_payload(f) if isinstance(f, dict) else f for f in files]
+        except DocProcessingToolkitError as exc:
+            raise InvalidInputError(f"{path}:{number}: {exc}") from exc
         if job_id in seen:
             raise InvalidInputError(f"{path}:{number}: job id {job_id!r} appears twice")
         seen.add(job_id)

@@ -8,6 +8,7 @@
     dpt config schema | dpt config check agent.yaml
     dpt cost REPORT.json | dpt cost agent_costs/
     dpt fleet run jobs.jsonl --model M [--mode batch] | dpt fleet status | dpt fleet results
+    dpt docs serve --root DIR
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 from doc_processing_toolkit import __version__
 from doc_processing_toolkit.agent import Agent, AgentResult
+from doc_processing_toolkit.cli import docs as docs_cli
 from doc_processing_toolkit.cli import fleet as fleet_cli
 from doc_processing_toolkit.cli.config_cost import add_commands
 from doc_processing_toolkit.cli.files import check_input_file
@@ -138,6 +140,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=_cmd_demo)
     add_commands(sub)
     fleet_cli.add_commands(sub)
+    docs_cli.add_commands(sub)
     return parser
 
 

@@ -81,6 +81,8 @@ REQUEST_PURPOSES: tuple[str, ...] = (
     "empty_turn_retry",
     "pause_turn_continuation",
     "compaction_summary",
+    "document_chunk",
+    "document_reduce",
 )
 """Why a request was sent (``request_start`` metadata and ``IterationMetrics.purpose``)."""
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeAlias
 
+from doc_processing_toolkit.domain.documents.kinds import office_key
 from doc_processing_toolkit.domain.messages import (
     MediaPart,
     Message,
@@ -122,13 +123,16 @@ def media_key(mime_type: str) -> str:
 def accepts_input_type(input_types: Sequence[str], mime_type: str) -> bool:
     """Whether a row's ``input_types`` list this media type.
 
-    The category (`media_key`), the exact type, the ``base64-<mime>`` key and, for
-    PDFs and other documents, ``document`` all count.
+    The category (`media_key`), the exact type, the ``base64-<mime>`` key, for
+    PDFs and other documents ``document``, and for an Office type its short key
+    (``docx``, ``pptx``, ``xlsx``) all count.
     """
     key = media_key(mime_type)
     keys = {key, mime_type, f"base64-{mime_type}"}
     if key in ("pdf", "document"):
         keys.add("document")
+    if (office := office_key(mime_type)) is not None:
+        keys.add(office)
     return not keys.isdisjoint(input_types)
 
 

@@ -66,7 +66,8 @@ class ModelInfo(BaseModel):
     context_window_tokens: int | None = None
     max_output_tokens: int | None = None
     input_types: tuple[str, ...] = ("text",)
-    """Accepted inputs: text, image, pdf, audio, video."""
+    """Accepted inputs: text, image, pdf, audio, video, and the Office types the provider
+    documents as native input (docx, pptx, xlsx)."""
     aliases: tuple[str, ...] = ()
     """Other names that resolve to this row (dated snapshots, provider ids)."""
     api_model: str | None = None
@@ -90,6 +91,12 @@ class ModelInfo(BaseModel):
     through the Files API. None: unknown, or the provider never uploads prompt media."""
     max_upload_bytes: int | None = None
     """The largest one file the provider's Files API takes (bytes); None: unknown."""
+    max_pdf_pages: int | None = None
+    """The most PDF pages one request may carry; a document over it is refused before
+    sending (``DocumentLimitError``) or split by ``Agent.run_document``. None: unknown."""
+    pdf_tokens_per_page: int | None = None
+    """The input tokens the provider documents for one PDF page (``Agent.estimate``);
+    None: not documented (the estimate's rule applies, docs/guide/documents.md)."""
     supports_tools: bool = True
     supports_thinking: bool = False
     supports_adaptive_thinking: bool = False

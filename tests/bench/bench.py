@@ -25,7 +25,9 @@ rotates from round to round. Each figure is the median of the rounds' figures, a
 ratio is the median of the rounds' own ratios, against the SDK of the same run (1.00x).
 Then ``import doc_processing_toolkit`` in fresh processes (``python -X importtime``)
 and the session figures (envelope save/restore at 300 and 3,000 messages, the per-turn
-save, history conversion throughput). These are measurements, never assertions: nothing
+save, history conversion throughput), and the document figures (``documents.py``: a
+1,000-page PDF split into 100-page chunks, its text layers, MarkItDown converting a .docx,
+in pages per second). These are measurements, never assertions: nothing
 here fails on a slow machine (the smoke run fails only when a workload itself breaks).
 """
 
@@ -60,6 +62,7 @@ from contenders import (  # noqa: E402
     baseline,
     lookup_tool,
 )
+from documents import document_rows  # noqa: E402
 from sessions import session_rows  # noqa: E402
 
 PYDANTIC_AI_REFERENCE_S = 0.40
@@ -534,6 +537,10 @@ def main() -> None:
     start = time.perf_counter()
     rows = import_rows(1 if args.smoke else args.rounds)
     rows = asyncio.run(run_all(args)) + rows
+    rows += [
+        Row("documents", f"{figure}{f' ({note})' if note else ''}", None, value, unit)
+        for figure, unit, value, note in document_rows(smoke=args.smoke)
+    ]
     header = (
         f"Agent vs raw SDK, emulator in a separate process, {args.rounds} interleaved round(s) "
         f"(medians; ratios: the median of the rounds' ratios), {args.n} calls/round, "

@@ -44,6 +44,16 @@ PRINTS = {
     "docs/getting-started.md": ["The sum of 2 and 3 is 5.", "['calculate']", "\n2\n", "0.00014"],
     "docs/guide/structured-output.md": ["{'vendor': 'ACME Corp', 'total': 99.5}"],
     "docs/guide/providers.md": ["fireworks"],
+    "docs/guide/documents.md": [
+        "pdf 300 300 ()",
+        "max_pdf_pages 300 100",
+        "['1-100', '101-200', '201-300']",
+        "['Acme Corp', 'Beta LLC', 'Gamma SA', 'Delta GmbH']",
+        "governing_law [('Delaware', 1, 100), ('New York', 201, 300)]",
+        "True",
+        "300 3",
+        "['max_pdf_pages']",
+    ],
 }
 
 

@@ -37,7 +37,7 @@ def _row_fact(model: str, key: str) -> int:
     [
         ("claude-sonnet-5-5", "max_request_bytes"),
         ("gemini-2.5-flash", "max_upload_bytes"),
-        ("gpt-4o", "max_upload_bytes"),
+        ("gpt-4o", "max_request_bytes"),
     ],
 )
 def test_a_2_gib_file_is_refused_before_it_is_read(tmp_path: Path, model: str, fact: str) -> None:

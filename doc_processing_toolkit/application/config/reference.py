@@ -276,7 +276,11 @@ Args:
         send the request without the part. "raise": refuse the run with UnsupportedPartError
         before any request is sent, so a confident answer about a document the model never
         received is impossible. Either way every dropped part is listed on
-        AgentResult.dropped_parts. Default: 'drop'.
+        AgentResult.dropped_parts. "convert": send what the model can read instead — an
+        Office/HTML file as Markdown (MarkItDown, the documents extra), a PDF as its text
+        layer with scanned pages read by OCR (the ocr extra) or sent as page images to a
+        model that takes images; each conversion is listed on AgentResult.converted_parts,
+        and a part that cannot be converted is dropped (and listed). Default: 'drop'.
     media_policy (str): How this agent's sessions write media when saved (to_dict /
         to_json; session-portability P2): "auto" (default) externalises when a media_store
         is configured and keeps media inline otherwise; "inline" writes every part exactly

@@ -178,8 +178,8 @@ class CompactionSettings(SettingsGroup):
 class MediaSettings(SettingsGroup):
     """Media and documents: unsupported parts, inline bytes, the store, citations."""
 
-    on_unsupported_part: Literal["drop", "raise"] = Field(
-        default="drop", description="drop or raise."
+    on_unsupported_part: Literal["drop", "raise", "convert"] = Field(
+        default="drop", description="drop, raise or convert."
     )
     media_policy: Literal["auto", "inline", "externalize", "strip"] = Field(
         default="auto", description="auto, inline, externalize or strip."

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from doc_processing_toolkit.application.config import environment
+from doc_processing_toolkit.application.documents.source import DocumentSource
 from doc_processing_toolkit.application.fleet.jobs import FleetAgent, FleetJobRunner
 from doc_processing_toolkit.application.run.stream.streaming import run_blocking
 from doc_processing_toolkit.domain.errors import ConfigurationError, StateError
@@ -171,10 +172,11 @@ class Fleet:
         self._runner: FleetJobRunner | None = None
 
     # ------------------------------------------------------------------ queue side
-    def submit(self, job_id: str, message: str, files: list[str] | None = None) -> bool:
+    def submit(self, job_id: str, message: str, files: list[Any] | None = None) -> bool:
         """Queue one job; returns False when ``job_id`` was already submitted (it runs once).
 
-        ``files`` are paths or URLs the workers can read (``Agent.run(files=...)``).
+        ``files`` are paths or URLs the workers can read (``Agent.run(files=...)``), or
+        ``Document`` values of a path or URL (their ``pages=`` kept).
 
         Raises:
             ConfigurationError: an empty job id, or a message that is not a string.
@@ -183,7 +185,8 @@ class Fleet:
             raise ConfigurationError(f"job_id must be a non-empty string, got {job_id!r}")
         if not isinstance(message, str):
             raise ConfigurationError(f"message must be a string, got {type(message).__name__}")
-        payload = {"message": message, "files": [str(f) for f in files or []]}
+        stored = [f.to_payload() if isinstance(f, DocumentSource) else str(f) for f in files or []]
+        payload = {"message": message, "files": stored}
         return self._engine.submit(job_id, payload)
 
     def jobs(self) -> list[JobRecord]:

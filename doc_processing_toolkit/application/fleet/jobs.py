@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.application.documents.source import DocumentSource
 from doc_processing_toolkit.application.fleet.batching import RoundBatcher
 from doc_processing_toolkit.application.fleet.sending import JobModelClient, ProviderGate
 from doc_processing_toolkit.application.step_scope import run_scope
@@ -281,7 +282,7 @@ class FleetJobRunner:
         """The job's AgentResult (or a failed run's partial one) and the error that ended it."""
         try:
             with run_scope(scope):
-                result = await agent.run(payload["message"], files=payload.get("files") or None)
+                result = await agent.run(payload["message"], files=_files(payload))
             return result, None
         except DocProcessingToolkitError as exc:
             return getattr(exc, "partial_result", None), exc
@@ -309,3 +310,12 @@ def _typed(exc: BaseException) -> BaseException:
     if isinstance(exc, Exception):
         return exc
     return StateError(f"the job raised {type(exc).__name__}{_args(exc)}: the job fails")
+
+
+def _files(payload: dict[str, Any]) -> list[Any] | None:
+    """A job's files as ``run(files=...)`` takes them (stored Documents rebuilt)."""
+    stored = payload.get("files") or []
+    rebuilt = [
+        DocumentSource.from_payload(f) if DocumentSource.is_payload(f) else f for f in stored
+    ]
+    return rebuilt or None

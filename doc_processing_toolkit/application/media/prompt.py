@@ -16,7 +16,10 @@ from typing import Any
 
 from doc_processing_toolkit.application.media.inputs import media_parts
 from doc_processing_toolkit.application.media.limits import prompt_file_limit, prompt_stream_over
-from doc_processing_toolkit.application.media.validation import validate_prompt_media
+from doc_processing_toolkit.application.media.validation import (
+    PartConverter,
+    validate_prompt_media,
+)
 from doc_processing_toolkit.domain.messages import Message, Part, TextPart
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.ports.provider_profile import ProviderProfile
@@ -46,6 +49,7 @@ def build_prompt(
     profile: ProviderProfile,
     on_unsupported_part: str,
     logger: logging.Logger,
+    convert: PartConverter | None = None,
 ) -> Prompt:
     """The run's user turn.
 
@@ -56,6 +60,8 @@ def build_prompt(
         ValueError: an input of unknown shape or type (naming it).
         TypeError: ``files`` not a list, or an element of no accepted form.
         UnsupportedPartError: a part the model cannot take, under ``"raise"``.
+
+    ``convert`` is the run's converter under ``on_unsupported_part="convert"``.
     """
     if files is None:  # text only: nothing to check
         return Prompt(message=Message(role="user", parts=(TextPart(text),)))
@@ -68,6 +74,7 @@ def build_prompt(
         profile=profile,
         policy=on_unsupported_part,
         logger=logger,
+        convert=convert,
     )
     parts: list[Part] = list(check.kept)
     if text or not parts:

@@ -48,6 +48,9 @@ class RunInput:
     output_schema: type[BaseModel] | None = None
     media_resolution_list: list[str | None] | None = None
     anthropic_container_id: str | None = None
+    purpose: str = "generation"
+    """The first request's purpose (``request_start``, cost records): ``"generation"``,
+    or ``"document_chunk"`` / ``"document_reduce"`` for ``Agent.run_document``'s runs."""
 
     def check(self) -> None:
         """The shape checks of the per-run keywords, before anything is sent (the media

@@ -328,7 +328,7 @@ class RunLoop:
             else None
         )
         events_marker = (0, 0)
-        purpose = "generation"
+        purpose = s.purpose
         iteration = 0
         while iteration < s.max_iterations:
             iteration += 1

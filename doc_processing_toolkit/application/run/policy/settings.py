@@ -60,6 +60,8 @@ class RunSettings:
     """Account the ``_dpt_spend`` markers (False with DPT_AGENT_TOOL_REPORTED_COST=off)."""
     media_resolutions: tuple[str | None, ...] = ()
     """``run(media_resolution_list=...)`` (this run)."""
+    purpose: str = "generation"
+    """The purpose of the run's first request (``RunInput.purpose``)."""
     code_execution_file_ids: tuple[str, ...] = ()
     """Uploaded ``tool_files`` for the code-execution tool's configuration (this run)."""
     remove_citations: bool = False

@@ -1,0 +1,272 @@
+"""``Agent.run_document``: a long document split in page chunks, one ordinary run per chunk
+(bounded concurrency), then merged.
+
+```
+Document (300 pages) ── plan: chunks of max_pdf_pages (or chunk_pages) ──┐
+   pages 1-100   ──► run (purpose document_chunk) ──► answer A ─┐         │ every chunk is
+   pages 101-200 ──► run (purpose document_chunk) ──► answer B ─┼─ merge  │ cut and checked
+   pages 201-300 ──► run (purpose document_chunk) ──► answer C ─┘         │ before the first
+                      with a schema: field by field (domain/documents/merge.py), validated
+                      without: one reduce run over A, B, C (purpose document_reduce)
+```
+
+Each chunk is an ordinary run through the Agent's public seam (``run_turn``): retried by
+the one retry layer, costed, seen by hooks. A chunk that still fails is reported as
+missing pages (or raised, with ``on_chunk_error="raise"``). ``cost`` is the exact sum of
+every request record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import anyio
+from pydantic import BaseModel, ValidationError
+
+from doc_processing_toolkit.application.documents.planner import DocumentPlanner
+from doc_processing_toolkit.application.documents.result import (
+    ChunkResult,
+    DocumentResult,
+    sum_costs,
+    sum_usage,
+)
+from doc_processing_toolkit.application.documents.source import DocumentSource
+from doc_processing_toolkit.application.result import AgentResult
+from doc_processing_toolkit.application.run.run_input import RunInput, TurnHistory
+from doc_processing_toolkit.domain.documents.kinds import PDF_MIME
+from doc_processing_toolkit.domain.documents.merge import ChunkOutput, merge_chunk_outputs
+from doc_processing_toolkit.domain.documents.page_map import PageMap, plan_chunks
+from doc_processing_toolkit.domain.documents.pages import describe_pages
+from doc_processing_toolkit.domain.errors import (
+    ConfigurationError,
+    DocumentError,
+    StructuredOutputError,
+)
+
+__all__ = [
+    "CHUNK_ERROR_POLICIES",
+    "CHUNK_PURPOSE",
+    "REDUCE_PURPOSE",
+    "DocumentRunHost",
+    "as_document",
+    "chunk_plan",
+    "run_document",
+]
+
+CHUNK_PURPOSE = "document_chunk"
+REDUCE_PURPOSE = "document_reduce"
+CHUNK_ERROR_POLICIES = ("return", "raise")
+
+
+class DocumentRunHost(Protocol):
+    """What ``run_document`` needs of an Agent: its planner and its run seam."""
+
+    @property
+    def document_planner(self) -> DocumentPlanner: ...
+
+    async def run_turn(
+        self, run_input: RunInput, history: TurnHistory | None = None
+    ) -> tuple[AgentResult, BaseException | None]: ...
+
+
+def as_document(document: Any) -> DocumentSource:
+    """``document`` as a DocumentSource (a path, bytes or URL is wrapped).
+
+    Raises:
+        TypeError: not a document, path, bytes or URL.
+    """
+    if isinstance(document, DocumentSource):
+        return document
+    return DocumentSource(document)
+
+
+def chunk_plan(
+    planner: DocumentPlanner, document: DocumentSource, chunk_pages: int | None
+) -> tuple[bytes | None, tuple[PageMap, ...]]:
+    """(the PDF's bytes, its chunks) for ``document``; (None, ()) for a document that is
+    not a PDF (it is sent whole, in one run).
+
+    Raises:
+        DocumentError: a bad document, page selection or ``chunk_pages``.
+    """
+    part = planner.read(document)
+    if part.mime_type != PDF_MIME or part.data is None:
+        return None, ()
+    info = planner.pdf_pages_port(document.name).info(part.data, document.name)
+    pages = document.selection(info.pages) or tuple(range(1, (info.pages or 0) + 1))
+    row = planner.row
+    size = chunk_pages
+    if size is None:
+        size = row.max_pdf_pages if row is not None and row.max_pdf_pages else len(pages)
+    return part.data, plan_chunks(document.name, pages, size)
+
+
+def _chunk_prompt(prompt: str, name: str, chunk: PageMap, total: int, count: int) -> str:
+    if count == 1:
+        return prompt
+    return (
+        f"{prompt}\n\n(This is part of {name!r}: its pages {chunk.label} of the {total} "
+        f"pages selected, sent as {len(chunk)} page(s); the first page sent is page "
+        f"{chunk.first} of the document. Answer from these pages only.)"
+    )
+
+
+def _reduce_prompt(
+    prompt: str, name: str, chunks: Sequence[ChunkResult], missing: Sequence[int]
+) -> str:
+    parts = [
+        f"{prompt}\n\nThe document {name!r} was read in {len(chunks)} parts. The answers "
+        "for each part follow, in page order. Combine them into one answer to the request "
+        "above."
+    ]
+    if missing:
+        parts.append(f"(Pages {describe_pages(missing)} could not be read: say so.)")
+    for chunk in chunks:
+        parts.append(f"\n### Pages {chunk.page_range}\n{chunk.output}")
+    return "\n".join(parts)
+
+
+async def run_document(
+    host: DocumentRunHost,
+    document: Any,
+    prompt: str,
+    *,
+    output_schema: type[BaseModel] | None = None,
+    chunk_pages: int | None = None,
+    concurrency: int = 4,
+    on_chunk_error: str = "return",
+) -> DocumentResult:
+    """See ``Agent.run_document`` (the module docstring draws the flow)."""
+    if on_chunk_error not in CHUNK_ERROR_POLICIES:
+        raise ConfigurationError(
+            f'on_chunk_error must be "return" or "raise", got {on_chunk_error!r}'
+        )
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ConfigurationError(f"concurrency must be a positive int, got {concurrency!r}")
+    doc = as_document(document)
+    planner = host.document_planner
+    data, chunks = chunk_plan(planner, doc, chunk_pages)
+    if data is None:  # not a PDF: one ordinary run over the whole document
+        inputs = [RunInput(prompt, files=[doc], output_schema=output_schema, purpose=CHUNK_PURPOSE)]
+        maps: list[PageMap | None] = [None]
+    else:
+        total = sum(len(c) for c in chunks)
+        pieces = [
+            DocumentSource(data, pages=list(c.pages), name=doc.name, mime_type=PDF_MIME)
+            for c in chunks
+        ]
+        for piece in pieces:  # every chunk cut and checked before the first request
+            planner.prepare(piece)
+        inputs = [
+            RunInput(
+                _chunk_prompt(prompt, doc.name, chunk, total, len(chunks)),
+                files=[piece],
+                output_schema=output_schema,
+                purpose=CHUNK_PURPOSE,
+            )
+            for chunk, piece in zip(chunks, pieces, strict=True)
+        ]
+        maps = list(chunks)
+    results: list[tuple[AgentResult, BaseException | None] | None] = [None] * len(inputs)
+    limiter = anyio.CapacityLimiter(concurrency)
+
+    failures: list[BaseException] = []
+
+    async def one(index: int, scope: anyio.CancelScope) -> None:
+        async with limiter:
+            result, error = await host.run_turn(inputs[index])
+        results[index] = (result, error)
+        if error is not None and on_chunk_error == "raise" and not failures:
+            failures.append(error)
+            scope.cancel()  # the other chunks stop; the first failure is raised below
+
+    async with anyio.create_task_group() as group:
+        for index in range(len(inputs)):
+            group.start_soon(one, index, group.cancel_scope)
+    if failures:
+        raise failures[0]
+    done: list[ChunkResult] = []
+    runs: list[AgentResult] = []
+    for page_map, outcome in zip(maps, results, strict=True):
+        assert outcome is not None
+        result, error = outcome
+        runs.append(result)
+        pages = page_map.pages if page_map is not None else ()
+        done.append(
+            ChunkResult(
+                pages=pages,
+                output=None if error is not None else result.output,
+                cost=sum_costs(result.request_cost_records),
+                request_records=list(result.request_cost_records),
+                error=None if error is None else f"{type(error).__name__}: {error}",
+            )
+        )
+    return await _merge(host, doc.name, prompt, output_schema, done, runs)
+
+
+async def _merge(
+    host: DocumentRunHost,
+    name: str,
+    prompt: str,
+    output_schema: type[BaseModel] | None,
+    chunks: list[ChunkResult],
+    runs: list[AgentResult],
+) -> DocumentResult:
+    answered = [c for c in chunks if c.ok]
+    missing = tuple(p for c in chunks if not c.ok for p in c.pages)
+    records = [r for c in chunks for r in c.request_records]
+    if output_schema is not None:
+        merged = merge_chunk_outputs(
+            [ChunkOutput(c.pages, _as_json(c.output, name)) for c in answered]
+        )
+        output: Any = None
+        if answered:
+            try:
+                output = output_schema.model_validate(merged.output)
+            except ValidationError as exc:
+                raise StructuredOutputError(
+                    f"document {name!r}: the merged answer of {len(answered)} chunk(s) does "
+                    f"not validate against {output_schema.__name__}: {exc}"
+                ) from exc
+        return DocumentResult(
+            output=output,
+            chunks=tuple(chunks),
+            conflicts=merged.conflicts,
+            provenance=merged.provenance,
+            cost=sum_costs(records),
+            usage=sum_usage(runs),
+            missing_pages=missing,
+        )
+    reduce: AgentResult | None = None
+    if len(answered) > 1:
+        result, error = await host.run_turn(
+            RunInput(_reduce_prompt(prompt, name, answered, missing), purpose=REDUCE_PURPOSE)
+        )
+        reduce = result
+        runs.append(result)
+        records.extend(result.request_cost_records)
+        if error is not None:
+            raise error
+        output = result.output
+    else:
+        output = answered[0].output if answered else None
+    return DocumentResult(
+        output=output,
+        chunks=tuple(chunks),
+        cost=sum_costs(records),
+        usage=sum_usage(runs),
+        missing_pages=missing,
+        reduce=reduce,
+    )
+
+
+def _as_json(output: Any, name: str) -> dict[str, Any]:
+    if isinstance(output, BaseModel):
+        return output.model_dump(mode="json")
+    if isinstance(output, dict):
+        return output
+    raise DocumentError(
+        f"document {name!r}: a chunk answered {type(output).__name__}, not a structured output",
+        document=name,
+    )
