@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: document
 from document_samples import docx_bytes, numbered_pdf
 
 from doc_processing_toolkit.adapters.documents import PypdfPages
-from doc_processing_toolkit.adapters.documents.detect import DOCX
+from doc_processing_toolkit.domain.documents.kinds import DOCX_MIME as DOCX
 
 Row = tuple[str, str, float, str]
 """(figure, unit, value, note)."""
