@@ -3,6 +3,7 @@
 ::
 
     dpt run "What is 2 + 3?" --model claude-sonnet-5-5 --tool tools.py --stream
+    dpt run "Summarise." --model gpt-5 --file contract.pdf --pages 41-60
     dpt models [--provider anthropic]
     dpt demo [--model claude-sonnet-5-5]
     dpt config schema | dpt config check agent.yaml
@@ -25,7 +26,7 @@ from doc_processing_toolkit.agent import Agent, AgentResult
 from doc_processing_toolkit.cli import docs as docs_cli
 from doc_processing_toolkit.cli import fleet as fleet_cli
 from doc_processing_toolkit.cli.config_cost import add_commands
-from doc_processing_toolkit.cli.files import check_input_file
+from doc_processing_toolkit.cli.files import input_files
 from doc_processing_toolkit.cli.render import cost_line, held_warnings, stream_run
 from doc_processing_toolkit.cli.tool_files import load_tool_file as _load_tool_file
 from doc_processing_toolkit.domain.errors import (
@@ -40,15 +41,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
     tools: list[Any] = []
     for path in args.tool or []:
         tools.extend(_load_tool_file(path))
-    for item in args.file or []:
-        check_input_file(item)
+    files = input_files(args.file, args.pages)
     out = sys.stdout
     # Warnings go to stderr after the answer, never into the middle of it.
     with held_warnings(sys.stderr) as logger:
         agent = Agent(args.model, args.instructions or "", tools=tools or None, logger=logger)
         progress = None if args.stream or args.json else sys.stderr
         final = asyncio.run(
-            stream_run(agent, args.message, out if args.stream else None, args.file, progress)
+            stream_run(agent, args.message, out if args.stream else None, files, progress)
         )
         if final.get("error_type") == "ConfigurationError":
             # A missing key or a refused setting, found before anything was sent: the
@@ -120,6 +120,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--instructions", default="", help="the system prompt (default: none)")
     run.add_argument(
         "--file", action="append", metavar="PATH_OR_URL", help="a document, image or URL to send"
+    )
+    run.add_argument(
+        "--pages",
+        metavar="PAGES",
+        help='send only these pages of each PDF given with --file, e.g. "1-20,25" (1-based, '
+        "inclusive; the page numbers reported are the original ones)",
     )
     run.add_argument("--stream", action="store_true", help="stream text and tool calls")
     run.add_argument("--json", action="store_true", help="print the whole result as JSON")

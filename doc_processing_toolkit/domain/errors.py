@@ -132,6 +132,10 @@ class DocProcessingToolkitError(Exception):
     partial_result: Any = None
     """The partial ``AgentResult`` of the run this error ended (set by ``Agent.run``)."""
 
+    document_result: Any = None
+    """The ``DocumentResult`` so far when this error ended ``Agent.run_document`` (the
+    chunks that answered and what every request cost); None elsewhere."""
+
 
 class ConfigurationError(DocProcessingToolkitError, ValueError):
     """A user mistake: a bad value in ``Agent(...)``, a tool, a config or a method's

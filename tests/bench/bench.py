@@ -27,7 +27,8 @@ Then ``import doc_processing_toolkit`` in fresh processes (``python -X importtim
 and the session figures (envelope save/restore at 300 and 3,000 messages, the per-turn
 save, history conversion throughput), and the document figures (``documents.py``: a
 1,000-page PDF split into 100-page chunks, its text layers, MarkItDown converting a .docx,
-in pages per second). These are measurements, never assertions: nothing
+in pages per second; and the peak memory of a 500 MB PDF uploaded through the Gemini Files
+API against a baseline child, goal < 100 MB). These are measurements, never assertions: nothing
 here fails on a slow machine (the smoke run fails only when a workload itself breaks).
 """
 
@@ -62,7 +63,7 @@ from contenders import (  # noqa: E402
     baseline,
     lookup_tool,
 )
-from documents import document_rows  # noqa: E402
+from documents import UPLOAD_GOAL_MB, document_rows, upload_memory_row  # noqa: E402
 from sessions import session_rows  # noqa: E402
 
 PYDANTIC_AI_REFERENCE_S = 0.40
@@ -506,6 +507,10 @@ async def run_all(args: argparse.Namespace) -> list[Row]:
             rows.append(
                 Row("sessions", f"{figure}{f' ({note})' if note else ''}", None, value, unit)
             )
+        figure, unit, value, note, met = upload_memory_row(url, smoke=args.smoke)
+        rows.append(
+            Row("documents", f"{figure} ({note})", None, value, unit, f"< {UPLOAD_GOAL_MB} MB", met)
+        )
     return rows
 
 

@@ -140,7 +140,7 @@ async def test_bad_page_selections_are_tool_errors(root: Path) -> None:
         for pages, reason in (
             ("0", "numbered from 1"),
             ("5-2", "runs backwards"),
-            ("7", "page 7 is past the end (the document has 6 pages)"),
+            ("7", "page 7 is beyond the end: the document has 6 page(s)"),
             ("one", "is not a page or a range"),
         ):
             error, text = await call(session, "extract_text", path="contract.pdf", pages=pages)

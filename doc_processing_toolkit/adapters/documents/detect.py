@@ -5,71 +5,62 @@ fallback for bytes nothing recognises. An Office file is recognised by what it i
 whose ``[Content_Types].xml`` names its main part (a Word document, a presentation or a
 workbook), not by the first member names; a zip without it is no Office document.
 
-Images use the domain's signatures (``domain.media.sniff_image_type``). The general media
-sniffing of attachments lives in ``application/media/detect.py``, which adapters may not
-import; the rules here are the ones documents need beyond it (the Office main part, HTML,
-legacy or encrypted Office files).
+The general rules are the domain's, one copy shared with attachments: the signatures and
+the text rule of ``domain/media_types.py`` (`sniff_media_type`, `text_head`,
+`guess_from_name`) and the document families of ``domain/documents/kinds.py``
+(`document_kind`, the Office media types). What is added here is what documents need
+beyond them and what needs the zip opened: a PDF header anywhere in the first KiB, the
+Office main part, HTML, legacy or encrypted Office files.
 """
 
 from __future__ import annotations
 
 import io
-import mimetypes
 import zipfile
 from dataclasses import dataclass
 
 from doc_processing_toolkit.domain.documents import DocumentKind
-from doc_processing_toolkit.domain.media import sniff_image_type
+from doc_processing_toolkit.domain.documents.kinds import (
+    DOCX_MIME,
+    PDF_MIME,
+    PPTX_MIME,
+    XLSX_MIME,
+    document_kind,
+)
+from doc_processing_toolkit.domain.media_types import (
+    OCTET_STREAM,
+    guess_from_name,
+    sniff_media_type,
+    text_head,
+)
 
 __all__ = [
-    "DOCX",
     "OLE_MIME",
-    "PPTX",
-    "XLSX",
     "DetectedType",
     "detect_document",
-    "kind_of",
     "office_type",
 ]
 
-DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
-XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 OLE_MIME = "application/x-ole-storage"
 """A Compound File (OLE2) container: a legacy .doc/.xls/.ppt, or a password-protected
 Office file (Office encrypts .docx/.xlsx/.pptx into one)."""
 
-_OCTET = "application/octet-stream"
 _CONTENT_TYPES = "[Content_Types].xml"
 _CONTENT_TYPES_MAX = 1 << 20  # a real one is a few kB; a larger one is not read
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
 # The main part's content type in [Content_Types].xml -> the document's media type.
 _MAIN_PARTS = (
-    (b"wordprocessingml.document.main", DOCX),
-    (b"wordprocessingml.template.main", DOCX),
-    (b"ms-word.document.macroenabled.main", DOCX),
-    (b"presentationml.presentation.main", PPTX),
-    (b"presentationml.slideshow.main", PPTX),
-    (b"ms-powerpoint.presentation.macroenabled.main", PPTX),
-    (b"spreadsheetml.sheet.main", XLSX),
-    (b"spreadsheetml.template.main", XLSX),
-    (b"ms-excel.sheet.macroenabled.main", XLSX),
+    (b"wordprocessingml.document.main", DOCX_MIME),
+    (b"wordprocessingml.template.main", DOCX_MIME),
+    (b"ms-word.document.macroenabled.main", DOCX_MIME),
+    (b"presentationml.presentation.main", PPTX_MIME),
+    (b"presentationml.slideshow.main", PPTX_MIME),
+    (b"ms-powerpoint.presentation.macroenabled.main", PPTX_MIME),
+    (b"spreadsheetml.sheet.main", XLSX_MIME),
+    (b"spreadsheetml.template.main", XLSX_MIME),
+    (b"ms-excel.sheet.macroenabled.main", XLSX_MIME),
 )
-
-_EXTENSIONS = {
-    ".md": "text/markdown",
-    ".markdown": "text/markdown",
-    ".csv": "text/csv",
-    ".json": "application/json",
-    ".docx": DOCX,
-    ".xlsx": XLSX,
-    ".pptx": PPTX,
-    ".webp": "image/webp",
-}
-
-_OFFICE = frozenset({DOCX, XLSX, PPTX})
-_HTML = frozenset({"text/html", "application/xhtml+xml"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,48 +71,32 @@ class DetectedType:
     mime_type: str
 
 
-def kind_of(mime_type: str) -> DocumentKind:
-    """The document family of a media type."""
-    mime = mime_type.split(";", 1)[0].strip().lower()
-    if mime == "application/pdf":
-        return "pdf"
-    if mime in _OFFICE:
-        return "office"
-    if mime in _HTML:
-        return "html"
-    if mime.startswith("image/"):
-        return "image"
-    if mime.startswith("text/") or mime in ("application/json", "application/xml"):
-        return "text"
-    return "other"
-
-
 def detect_document(data: bytes, name: str = "") -> DetectedType:
     """The kind and media type of ``data`` (``name`` is only the fallback)."""
-    mime = _sniff(data, name) or _from_name(name) or _OCTET
-    return DetectedType(kind_of(mime), mime)
+    mime = _sniff(data, name) or guess_from_name(name) or OCTET_STREAM
+    return DetectedType(document_kind(mime), mime)
 
 
 def _sniff(data: bytes, name: str) -> str | None:
     if not data:
         return None
-    if b"%PDF-" in data[:1024]:
-        return "application/pdf"
-    image = sniff_image_type(data)
-    if image is not None:
-        return image
+    if b"%PDF-" in data[:1024]:  # readers accept bytes before the header
+        return PDF_MIME
     if data.startswith(b"PK\x03\x04"):
         return office_type(data) or "application/zip"
     if data.startswith(_OLE_MAGIC):
         return OLE_MIME
-    text = _as_text(data)
+    sniffed = sniff_media_type(data)
+    text = text_head(data) if sniffed == "text/plain" else None
     if text is None:
-        return None
+        return sniffed
     head = text[:2048].lstrip("\ufeff \t\r\n").lower()
     if head.startswith(("<!doctype html", "<html")) or "<html" in head[:1024]:
         return "text/html"
-    named = _from_name(name)  # text/markdown, text/csv, application/json, ...
-    return named if named is not None and kind_of(named) in ("text", "html") else "text/plain"
+    named = guess_from_name(name)  # text/markdown, text/csv, application/json, ...
+    if named is not None and document_kind(named) in ("text", "html"):
+        return named
+    return "text/plain"
 
 
 def office_type(data: bytes) -> str | None:
@@ -142,31 +117,7 @@ def office_type(data: bytes) -> str | None:
     for marker, mime in _MAIN_PARTS:
         if marker in types:
             return mime
-    for folder, mime in (("word/", DOCX), ("ppt/", PPTX), ("xl/", XLSX)):
+    for folder, mime in (("word/", DOCX_MIME), ("ppt/", PPTX_MIME), ("xl/", XLSX_MIME)):
         if any(n.startswith(folder) for n in names):
             return mime
     return None
-
-
-def _as_text(data: bytes) -> str | None:
-    sample = data[:8192]
-    if b"\x00" in sample:
-        return None
-    try:
-        text = sample.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        if exc.start < len(sample) - 3:  # not just a character cut at the sample's end
-            return None
-        text = sample[: exc.start].decode("utf-8")
-    controls = sum(1 for ch in text if ord(ch) < 32 and ch not in "\t\n\r\f")
-    return text if controls == 0 else None
-
-
-def _from_name(name: str) -> str | None:
-    dot = name.rfind(".")
-    if dot >= 0 and "/" not in name[dot:]:
-        known = _EXTENSIONS.get(name[dot:].lower())
-        if known is not None:
-            return known
-    guessed, _ = mimetypes.guess_type(name, strict=False)
-    return guessed

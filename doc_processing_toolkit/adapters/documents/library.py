@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -22,67 +21,28 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from doc_processing_toolkit.adapters.documents.detect import (
-    DOCX,
-    PPTX,
-    XLSX,
-    DetectedType,
-    detect_document,
-    kind_of,
-)
+from doc_processing_toolkit.adapters.documents.detect import DetectedType, detect_document
 from doc_processing_toolkit.adapters.documents.pdf import PypdfPages
 from doc_processing_toolkit.domain.documents import ConvertedDocument
+from doc_processing_toolkit.domain.documents.kinds import (
+    DOCX_MIME,
+    PPTX_MIME,
+    XLSX_MIME,
+    document_kind,
+)
+from doc_processing_toolkit.domain.documents.pages import select_pages
 from doc_processing_toolkit.domain.errors import DocumentError
 from doc_processing_toolkit.ports.document_converter import DocumentConverter, PdfPages
 from doc_processing_toolkit.ports.ocr import OcrEngine
 
-__all__ = ["DEFAULT_MAX_BYTES", "DocumentLibrary", "PageText", "parse_pages"]
+__all__ = ["DEFAULT_MAX_BYTES", "DocumentLibrary", "PageText"]
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 """The largest file the library reads (a larger one is refused, naming its size)."""
 _MAX_LISTED = 10_000
 _CACHED_TEXTS = 256
 _SNIPPET = 80
-_PAGES = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
-_NAME_TYPES = {".docx": DOCX, ".pptx": PPTX, ".xlsx": XLSX}
-
-
-def parse_pages(spec: str, count: int, name: str) -> tuple[int, ...]:
-    """The sorted, unique 1-based pages a selection like ``"1-3,5"`` names, checked against
-    ``count`` pages. An empty selection is every page.
-
-    Raises:
-        DocumentError: page 0, a reversed range (``"30-10"``), a page past the end, or a
-            selection that is not numbers and ranges.
-    """
-    if not spec.strip():
-        return tuple(range(1, count + 1))
-    pages: set[int] = set()
-    for part in spec.split(","):
-        match = _PAGES.match(part)
-        if match is None:
-            raise DocumentError(
-                f"{name}: pages={spec!r}: {part.strip()!r} is not a page or a range "
-                '(write e.g. "1-3,5")',
-                document=name,
-            )
-        first = int(match.group(1))
-        last = int(match.group(2)) if match.group(2) else first
-        if first < 1:
-            raise DocumentError(f"{name}: pages={spec!r}: pages are numbered from 1", document=name)
-        if last < first:
-            raise DocumentError(
-                f"{name}: pages={spec!r}: the range {first}-{last} runs backwards",
-                document=name,
-            )
-        if last > count:
-            raise DocumentError(
-                f"{name}: pages={spec!r}: page {last} is past the end (the document has "
-                f"{count} page{'s' if count != 1 else ''})",
-                document=name,
-            )
-        pages.update(range(first, last + 1))
-    return tuple(sorted(pages))
+_NAME_TYPES = {".docx": DOCX_MIME, ".pptx": PPTX_MIME, ".xlsx": XLSX_MIME}
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +149,7 @@ class DocumentLibrary:
         if detected.mime_type == "application/zip":
             by_name = _NAME_TYPES.get(Path(name).suffix.lower())
             if by_name is not None:
-                return DetectedType(kind_of(by_name), by_name)
+                return DetectedType(document_kind(by_name), by_name)
         return detected
 
     def list_documents(self) -> list[dict[str, Any]]:
@@ -248,7 +208,11 @@ class DocumentLibrary:
                     document=path,
                 )
             return texts[0].text
-        chosen = parse_pages(pages, len(texts), path)
+        chosen = (
+            select_pages(pages, document=path, page_count=len(texts))
+            if pages.strip()
+            else range(1, len(texts) + 1)
+        )
         return "\n\n".join(_page_block(texts[page - 1]) for page in chosen)
 
     def convert_to_markdown(self, path: str) -> str:

@@ -5,17 +5,16 @@ Converts .docx, .pptx, .xlsx, HTML and CSV to Markdown. MarkItDown comes with th
 `MissingDependencyError` naming the extra (and ``adapters.documents.default_converter()``
 gives None). Nothing is fetched over the network: documents are converted from their bytes.
 
-Before MarkItDown opens an Office file (a zip), its entries are checked against the limits
-below, so a zip bomb is refused before anything is inflated:
+Before MarkItDown opens an Office file (a zip), its entries are checked by the domain's
+zip-bomb rule (``domain/documents/archive.py``: the same rule and default limits as an
+Office file sent natively), so a zip bomb is refused before anything is inflated:
 
 - ``max_uncompressed_bytes`` (200 MiB): the sum of the entries' uncompressed sizes;
 - ``max_compression_ratio`` (100): uncompressed / compressed size of any entry of 1 MiB or
   more (a text-heavy Office part compresses about 5-20:1; a bomb 1000:1);
 - ``max_entries`` (10,000): the number of entries.
 
-The declared sizes are the ones the zip reader enforces while inflating (an entry that
-inflates past its declared size fails its read), so checking them is checking the real
-work. What a conversion drops is reported in ``ConvertedDocument.lost``: embedded images
+What a conversion drops is reported in ``ConvertedDocument.lost``: embedded images
 (counted from the file's ``media/`` folder), embedded objects and charts.
 """
 
@@ -26,41 +25,34 @@ import threading
 import zipfile
 from typing import Any
 
-from doc_processing_toolkit.adapters.documents.detect import (
-    DOCX,
-    OLE_MIME,
-    PPTX,
-    XLSX,
-    office_type,
-)
+from doc_processing_toolkit.adapters.documents.detect import OLE_MIME, office_type
 from doc_processing_toolkit.adapters.documents.pdf import DOCUMENTS_EXTRA_HINT
 from doc_processing_toolkit.domain.documents import ConvertedDocument
+from doc_processing_toolkit.domain.documents.archive import (
+    MAX_COMPRESSION_RATIO,
+    MAX_ENTRIES,
+    MAX_UNCOMPRESSED_BYTES,
+    ArchiveEntry,
+    archive_problem,
+)
+from doc_processing_toolkit.domain.documents.kinds import (
+    DOCX_MIME,
+    HTML_MIME_TYPES,
+    PPTX_MIME,
+    XLSX_MIME,
+)
 from doc_processing_toolkit.domain.errors import DocumentError, MissingDependencyError
 
-__all__ = [
-    "MAX_COMPRESSION_RATIO",
-    "MAX_ENTRIES",
-    "MAX_UNCOMPRESSED_BYTES",
-    "MarkItDownConverter",
-]
-
-MAX_UNCOMPRESSED_BYTES = 200 * 1024 * 1024
-"""The most an Office file may inflate to, all entries together."""
-MAX_COMPRESSION_RATIO = 100
-"""The highest uncompressed/compressed ratio of an entry of 1 MiB or more."""
-MAX_ENTRIES = 10_000
-"""The most entries an Office file may have."""
-_RATIO_FLOOR = 1024 * 1024  # smaller entries may compress as they like: they are small
+__all__ = ["MarkItDownConverter"]
 
 _EXTENSIONS = {
-    DOCX: ".docx",
-    PPTX: ".pptx",
-    XLSX: ".xlsx",
-    "text/html": ".html",
-    "application/xhtml+xml": ".html",
+    DOCX_MIME: ".docx",
+    PPTX_MIME: ".pptx",
+    XLSX_MIME: ".xlsx",
+    **dict.fromkeys(HTML_MIME_TYPES, ".html"),
     "text/csv": ".csv",
 }
-_OFFICE_NAMES = {DOCX: "Word document", PPTX: "presentation", XLSX: "workbook"}
+_OFFICE_NAMES = {DOCX_MIME: "Word document", PPTX_MIME: "presentation", XLSX_MIME: "workbook"}
 _MEDIA_FOLDERS = ("word/media/", "ppt/media/", "xl/media/")
 _EMBEDDING_FOLDERS = ("word/embeddings/", "ppt/embeddings/", "xl/embeddings/")
 _CHART_FOLDERS = ("word/charts/", "ppt/charts/", "xl/charts/")
@@ -117,7 +109,7 @@ class MarkItDownConverter:
         lost: tuple[str, ...] = ()
         if mime in _OFFICE_NAMES:
             lost = self._check_office(data, mime, name)
-        elif mime in ("text/html", "application/xhtml+xml"):
+        elif mime in HTML_MIME_TYPES:
             lost = _html_losses(data)
         markdown = self._markdown(data, mime, name)
         return ConvertedDocument(markdown=markdown, converter=self.name, lost=lost)
@@ -140,30 +132,14 @@ class MarkItDownConverter:
             raise DocumentError(
                 f"{name}: a corrupt {what}: not a readable zip ({exc})", document=name
             ) from exc
-        if len(entries) > self.max_entries:
-            raise DocumentError(
-                f"{name}: refused as a possible zip bomb: {len(entries):,} entries "
-                f"(the limit is {self.max_entries:,})",
-                document=name,
-            )
-        total = sum(e.file_size for e in entries)
-        if total > self.max_uncompressed_bytes:
-            raise DocumentError(
-                f"{name}: refused as a possible zip bomb: it inflates to {_mb(total)} "
-                f"({_mb(len(data))} on disk; the limit is {_mb(self.max_uncompressed_bytes)})",
-                document=name,
-            )
-        for entry in entries:
-            if entry.file_size < _RATIO_FLOOR:
-                continue
-            ratio = entry.file_size / max(entry.compress_size, 1)
-            if ratio > self.max_compression_ratio:
-                raise DocumentError(
-                    f"{name}: refused as a possible zip bomb: {entry.filename} inflates "
-                    f"{ratio:,.0f}:1 to {_mb(entry.file_size)} (the limit is "
-                    f"{self.max_compression_ratio:g}:1)",
-                    document=name,
-                )
+        problem = archive_problem(
+            [ArchiveEntry(e.filename, e.file_size, e.compress_size) for e in entries],
+            max_entries=self.max_entries,
+            max_uncompressed_bytes=self.max_uncompressed_bytes,
+            max_compression_ratio=self.max_compression_ratio,
+        )
+        if problem is not None:
+            raise DocumentError(f"{name}: refused as a possible zip bomb: {problem}", document=name)
         if office_type(data) is None:
             raise DocumentError(
                 f"{name}: a zip but not an Office Open XML {what} (no [Content_Types].xml "
@@ -230,7 +206,3 @@ def _reason(exc: BaseException) -> str:
     if cause is not None and str(cause).strip():
         detail = f"{type(cause).__name__}: {str(cause).strip().splitlines()[-1]}"
     return detail.strip().lstrip("- ").strip()[:500]
-
-
-def _mb(size: int) -> str:
-    return f"{size / (1024 * 1024):,.1f} MB"

@@ -75,8 +75,11 @@ class DocumentMethods:
                 ``max_pdf_pages`` (the whole selection when the row has none).
             concurrency (int): Chunks run at once. Default: 4.
             on_chunk_error (str): ``"return"`` reports a chunk that still fails after the
-                retry layer in ``missing_pages``; ``"raise"`` raises its error (the other
-                chunks are cancelled). Default: ``"return"``.
+                retry layer in ``missing_pages``, and a reduce request that still fails in
+                ``reduce_error`` (``output`` None); ``"raise"`` raises its error (the other
+                chunks are cancelled). A raised error carries the DocumentResult so far
+                (the chunks that answered, every request's cost) on ``document_result``.
+                Default: ``"return"``.
 
         Returns:
             DocumentResult: The merged output, the chunks, conflicts, provenance, the
@@ -88,8 +91,8 @@ class DocumentMethods:
             DocumentLimitError: A chunk over the row's byte limit (before any request).
             ValueError: A bad ``concurrency`` or ``on_chunk_error``.
             StructuredOutputError: The merged answer does not validate.
-            ProviderError: A chunk failed under ``on_chunk_error="raise"``, or the reduce
-                request failed.
+            ProviderError: A chunk or the reduce request failed under
+                ``on_chunk_error="raise"`` (``document_result`` holds the work done).
         """
         return await run_document(
             self,

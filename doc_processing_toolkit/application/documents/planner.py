@@ -6,7 +6,9 @@ run it turns ``files=`` into what the media room sends:
 * a `DocumentSource` (the public ``Document``) is read, its page selection checked against
   its page count, and cut to the selected pages through ``PdfPages.cut`` (only those pages
   are sent); the `PageMap` of the cut is kept, so every page number reported later is the
-  original one;
+  original one. A path with no selection over the row's inline limit, where the provider
+  uploads larger media (Gemini), is not read: the uploader streams it from disk (its
+  pages are then not counted here);
 * a PDF given as a path, bytes or dict is counted (``PdfPages.info``); one that cannot be
   read is sent unchecked with a WARNING (the provider decides, as before page limits), while
   a `DocumentSource` that cannot be read fails before sending;
@@ -104,8 +106,12 @@ class DocumentPlanner:
             )
         return self.pdf_pages
 
-    def read(self, document: DocumentSource) -> MediaPart:
+    def read(self, document: DocumentSource, *, stream: bool = False) -> MediaPart:
         """``document`` as a MediaPart with its bytes (a URL: as a URL).
+
+        With ``stream``, a path with no page selection that is over the row's inline limit
+        where the provider uploads larger media (Gemini's Files API) is not read: the part
+        carries its ``path`` and ``size`` and the uploader streams it from disk.
 
         Raises:
             FileNotFoundError: the path does not exist.
@@ -117,7 +123,10 @@ class DocumentPlanner:
             media_type=document.mime_type,
             filename=document.name,
             limit=prompt_file_limit(self.row, self.provider),
+            stream_over=prompt_stream_over(self.row) if stream and document.pages is None else None,
         )
+        if part.path is not None:  # over the inline limit: uploaded, never read whole
+            return part
         if part.url is not None:
             if document.pages is not None:
                 raise DocumentError(
@@ -203,7 +212,7 @@ class DocumentPlanner:
             DocumentError: a bad document or page selection (naming it).
             DocumentLimitError: over the row's page or byte limit (nothing was sent).
         """
-        part = self.read(document)
+        part = self.read(document, stream=True)
         if part.data is None or part.mime_type != PDF_MIME:
             self.check_office(part, document.name)
             if part.data is not None:

@@ -72,7 +72,11 @@ class DocumentResult:
         missing_pages: The original pages of chunks that failed (their answers are
             missing from ``output``); empty when every chunk answered.
         reduce: The reduce run's result without a schema (None with a schema or a
-            single chunk).
+            single chunk); when the reduce request failed, its partial result (what it
+            spent is in ``cost`` and ``request_records``).
+        reduce_error: Why the reduce request failed after the retry layer gave up
+            (``output`` is then None; every chunk's answer is still in ``chunks``); None
+            when it answered or was not needed.
     """
 
     output: Any
@@ -83,6 +87,7 @@ class DocumentResult:
     usage: dict[str, int] = field(default_factory=dict)
     missing_pages: tuple[int, ...] = ()
     reduce: AgentResult | None = None
+    reduce_error: str | None = None
 
     @property
     def request_records(self) -> list[dict[str, Any]]:
@@ -94,8 +99,8 @@ class DocumentResult:
 
     @property
     def success(self) -> bool:
-        """True when every chunk answered."""
-        return not self.missing_pages
+        """True when every chunk answered and the reduce request (if any) did too."""
+        return not self.missing_pages and self.reduce_error is None
 
 
 def sum_costs(records: list[dict[str, Any]]) -> float:

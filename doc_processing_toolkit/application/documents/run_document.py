@@ -12,8 +12,10 @@ Document (300 pages) ── plan: chunks of max_pdf_pages (or chunk_pages) ─�
 
 Each chunk is an ordinary run through the Agent's public seam (``run_turn``): retried by
 the one retry layer, costed, seen by hooks. A chunk that still fails is reported as
-missing pages (or raised, with ``on_chunk_error="raise"``). ``cost`` is the exact sum of
-every request record.
+missing pages (or raised, with ``on_chunk_error="raise"``); a reduce request that still
+fails leaves ``output`` None and says why in ``reduce_error`` (or is raised). Whatever is
+raised carries the DocumentResult so far on ``document_result``: the chunks' answers and
+what they cost are never lost. ``cost`` is the exact sum of every request record.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any, Protocol
 import anyio
 from pydantic import BaseModel, ValidationError
 
+from doc_processing_toolkit._redaction import redact_text, scrub_exception_chain
 from doc_processing_toolkit.application.documents.planner import DocumentPlanner
 from doc_processing_toolkit.application.documents.result import (
     ChunkResult,
@@ -171,38 +174,70 @@ async def run_document(
     results: list[tuple[AgentResult, BaseException | None] | None] = [None] * len(inputs)
     limiter = anyio.CapacityLimiter(concurrency)
 
-    failures: list[BaseException] = []
+    failures: list[tuple[BaseException, AgentResult]] = []
 
     async def one(index: int, scope: anyio.CancelScope) -> None:
         async with limiter:
             result, error = await host.run_turn(inputs[index])
         results[index] = (result, error)
         if error is not None and on_chunk_error == "raise" and not failures:
-            failures.append(error)
+            failures.append((error, result))
             scope.cancel()  # the other chunks stop; the first failure is raised below
 
     async with anyio.create_task_group() as group:
         for index in range(len(inputs)):
             group.start_soon(one, index, group.cancel_scope)
-    if failures:
-        raise failures[0]
     done: list[ChunkResult] = []
     runs: list[AgentResult] = []
     for page_map, outcome in zip(maps, results, strict=True):
-        assert outcome is not None
+        pages = page_map.pages if page_map is not None else ()
+        if outcome is None:  # cancelled after another chunk failed (on_chunk_error="raise")
+            done.append(ChunkResult(pages=pages, error="cancelled: another chunk failed"))
+            continue
         result, error = outcome
         runs.append(result)
-        pages = page_map.pages if page_map is not None else ()
         done.append(
             ChunkResult(
                 pages=pages,
                 output=None if error is not None else result.output,
                 cost=sum_costs(result.request_cost_records),
                 request_records=list(result.request_cost_records),
-                error=None if error is None else f"{type(error).__name__}: {error}",
+                error=None if error is None else _describe(error),
             )
         )
-    return await _merge(host, doc.name, prompt, output_schema, done, runs)
+    if failures:
+        error, partial = failures[0]
+        records = [r for c in done for r in c.request_records]
+        raise _carrying(
+            error,
+            partial,
+            DocumentResult(
+                output=None,
+                chunks=tuple(done),
+                cost=sum_costs(records),
+                usage=sum_usage(runs),
+                missing_pages=tuple(p for c in done if not c.ok for p in c.pages),
+            ),
+        )
+    return await _merge(host, doc.name, prompt, output_schema, done, runs, on_chunk_error)
+
+
+def _describe(error: BaseException) -> str:
+    return redact_text(f"{type(error).__name__}: {error}")
+
+
+def _carrying(
+    error: BaseException, partial: AgentResult, document: DocumentResult
+) -> BaseException:
+    """``error`` as ``run`` raises it (chain redacted, ``partial_result`` the failed run's
+    partial result), carrying the DocumentResult so far on ``document_result``."""
+    scrub_exception_chain(error)
+    try:
+        error.partial_result = partial  # type: ignore[attr-defined]
+        error.document_result = document  # type: ignore[attr-defined]
+    except (AttributeError, TypeError):  # pragma: no cover - a slotted foreign exception
+        pass
+    return error
 
 
 async def _merge(
@@ -212,6 +247,7 @@ async def _merge(
     output_schema: type[BaseModel] | None,
     chunks: list[ChunkResult],
     runs: list[AgentResult],
+    on_chunk_error: str,
 ) -> DocumentResult:
     answered = [c for c in chunks if c.ok]
     missing = tuple(p for c in chunks if not c.ok for p in c.pages)
@@ -239,26 +275,29 @@ async def _merge(
             missing_pages=missing,
         )
     reduce: AgentResult | None = None
+    reduce_error: BaseException | None = None
     if len(answered) > 1:
-        result, error = await host.run_turn(
+        reduce, reduce_error = await host.run_turn(
             RunInput(_reduce_prompt(prompt, name, answered, missing), purpose=REDUCE_PURPOSE)
         )
-        reduce = result
-        runs.append(result)
-        records.extend(result.request_cost_records)
-        if error is not None:
-            raise error
-        output = result.output
+        runs.append(reduce)
+        records.extend(reduce.request_cost_records)
+        output = None if reduce_error is not None else reduce.output
     else:
         output = answered[0].output if answered else None
-    return DocumentResult(
+    document = DocumentResult(
         output=output,
         chunks=tuple(chunks),
         cost=sum_costs(records),
         usage=sum_usage(runs),
         missing_pages=missing,
         reduce=reduce,
+        reduce_error=None if reduce_error is None else _describe(reduce_error),
     )
+    if reduce_error is not None and on_chunk_error == "raise":
+        assert reduce is not None
+        raise _carrying(reduce_error, reduce, document)
+    return document
 
 
 def _as_json(output: Any, name: str) -> dict[str, Any]:

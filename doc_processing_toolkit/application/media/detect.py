@@ -1,18 +1,16 @@
-"""Media type detection: magic numbers first, the file extension only as a fallback.
+"""Media type detection for attachments: the pure rules live in
+`doc_processing_toolkit.domain.media_types` (one copy, shared with document detection);
+this module keeps their application import path."""
 
-Pure functions over bytes and names (no I/O). `sniff_media_type` reads the
-signature of images, PDFs, audio, video and the Office Open XML containers;
-`guess_from_name` is the extension table of `mimetypes` with the few types it
-lacks; `is_youtube_url` / `is_web_url` classify string inputs.
-"""
-
-from __future__ import annotations
-
-import mimetypes
-import re
-from urllib.parse import urlsplit
-
-from doc_processing_toolkit.domain.media import sniff_image_type
+from doc_processing_toolkit.domain.media_types import (
+    OCTET_STREAM,
+    YOUTUBE_MIME,
+    guess_from_name,
+    is_web_url,
+    is_youtube_url,
+    sniff_media_type,
+    text_head,
+)
 
 __all__ = [
     "OCTET_STREAM",
@@ -21,128 +19,5 @@ __all__ = [
     "is_web_url",
     "is_youtube_url",
     "sniff_media_type",
+    "text_head",
 ]
-
-OCTET_STREAM = "application/octet-stream"
-"""The type of bytes nothing recognises."""
-
-YOUTUBE_MIME = "video/*"
-"""The media type a YouTube URL is sent with (the provider fetches the video itself)."""
-
-_DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
-_XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-_PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
-
-_EXTRA_EXTENSIONS = {
-    ".md": "text/markdown",
-    ".csv": "text/csv",
-    ".json": "application/json",
-    ".webp": "image/webp",
-    ".heic": "image/heic",
-    ".heif": "image/heif",
-    ".m4a": "audio/mp4",
-    ".flac": "audio/flac",
-    ".webm": "video/webm",
-    ".docx": _DOCX,
-    ".xlsx": _XLSX,
-    ".pptx": _PPTX,
-}
-
-_YOUTUBE = re.compile(
-    r"^https?://(www\.|m\.|music\.)?(youtube\.com/(watch|shorts/|live/|embed/)|youtu\.be/)",
-    re.IGNORECASE,
-)
-
-_FTYP_BRANDS = {
-    b"M4A ": "audio/mp4",
-    b"M4B ": "audio/mp4",
-    b"qt  ": "video/quicktime",
-    b"heic": "image/heic",
-    b"heix": "image/heic",
-    b"mif1": "image/heif",
-    b"3gp4": "video/3gpp",
-    b"3gp5": "video/3gpp",
-}
-
-
-def _zip_type(data: bytes) -> str:
-    """An Office Open XML type from the member names a zip's first entries show."""
-    head = data[:65536]
-    for marker, mime in ((b"word/", _DOCX), (b"xl/", _XLSX), (b"ppt/", _PPTX)):
-        if marker in head:
-            return mime
-    return "application/zip"
-
-
-def _looks_like_text(data: bytes) -> bool:
-    sample = data[:8192]
-    if not sample or b"\x00" in sample:
-        return False
-    try:
-        text = sample.decode("utf-8")
-    except UnicodeDecodeError:
-        # A multi-byte character cut at the sample's end is still text.
-        try:
-            text = sample[:-3].decode("utf-8")
-        except UnicodeDecodeError:
-            return False
-    controls = sum(1 for ch in text if ord(ch) < 32 and ch not in "\t\n\r\f")
-    return controls == 0
-
-
-def sniff_media_type(data: bytes) -> str | None:
-    """The media type the bytes' signature names, else None.
-
-    Images (png, jpeg, gif, webp, tiff, heic), PDF, WAV, MP3, OGG, FLAC, MP4 / MOV /
-    3GP (by ``ftyp`` brand), WebM / Matroska, AVI, the Office Open XML containers
-    (docx, xlsx, pptx, read from their member names), and UTF-8 text with no control
-    characters (``text/plain``).
-    """
-    image = sniff_image_type(data)
-    if image is not None:
-        return image
-    if data.startswith(b"%PDF-"):
-        return "application/pdf"
-    if data[:4] in (b"II*\x00", b"MM\x00*"):
-        return "image/tiff"
-    if data[:4] == b"RIFF" and data[8:12] == b"WAVE":
-        return "audio/wav"
-    if data[:4] == b"RIFF" and data[8:12] == b"AVI ":
-        return "video/x-msvideo"
-    if data[4:8] == b"ftyp":
-        return _FTYP_BRANDS.get(data[8:12], "video/mp4")
-    if data.startswith(b"\x1a\x45\xdf\xa3"):
-        return "video/webm"
-    if data.startswith(b"ID3") or data[:2] in (b"\xff\xfb", b"\xff\xf3", b"\xff\xf2"):
-        return "audio/mpeg"
-    if data.startswith(b"OggS"):
-        return "audio/ogg"
-    if data.startswith(b"fLaC"):
-        return "audio/flac"
-    if data.startswith(b"PK\x03\x04"):
-        return _zip_type(data)
-    if _looks_like_text(data):
-        return "text/plain"
-    return None
-
-
-def guess_from_name(name: str) -> str | None:
-    """The media type a file name's (or URL path's) extension names, else None."""
-    path = urlsplit(name).path if is_web_url(name) else name
-    dot = path.rfind(".")
-    if dot >= 0:
-        extra = _EXTRA_EXTENSIONS.get(path[dot:].lower())
-        if extra is not None:
-            return extra
-    guessed, _ = mimetypes.guess_type(path, strict=False)
-    return guessed
-
-
-def is_web_url(value: str) -> bool:
-    """An ``http://`` or ``https://`` URL."""
-    return value[:8].lower().startswith(("http://", "https://"))
-
-
-def is_youtube_url(value: str) -> bool:
-    """A YouTube watch / shorts / live / embed or youtu.be URL."""
-    return bool(_YOUTUBE.match(value))

@@ -9,14 +9,10 @@ import zipfile
 import pytest
 from document_samples import docx_bytes, pptx_bytes, text_pdf, xlsx_bytes
 
-from doc_processing_toolkit.adapters.documents.detect import (
-    DOCX,
-    OLE_MIME,
-    PPTX,
-    XLSX,
-    detect_document,
-    kind_of,
-)
+from doc_processing_toolkit.adapters.documents.detect import OLE_MIME, DetectedType, detect_document
+from doc_processing_toolkit.domain.documents.kinds import DOCX_MIME as DOCX
+from doc_processing_toolkit.domain.documents.kinds import PPTX_MIME as PPTX
+from doc_processing_toolkit.domain.documents.kinds import XLSX_MIME as XLSX
 
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000")
 
@@ -54,9 +50,9 @@ def test_a_zip_with_a_word_folder_but_no_content_types_is_no_office_file() -> No
     assert detect_document(out.getvalue(), "x.zip").mime_type == "application/zip"
 
 
-def test_kind_of_media_types() -> None:
-    assert kind_of("application/pdf") == "pdf"
-    assert kind_of("TEXT/HTML; charset=utf-8") == "html"
-    assert kind_of("image/jpeg") == "image"
-    assert kind_of("application/json") == "text"
-    assert kind_of("audio/wav") == "other"
+def test_a_pdf_header_after_leading_bytes_is_a_pdf() -> None:
+    assert detect_document(b"\r\n\r\n" + text_pdf(["x"]), "scan").kind == "pdf"
+
+
+def test_a_json_file_is_text() -> None:
+    assert detect_document(b'{"a": 1}', "data.json") == DetectedType("text", "application/json")

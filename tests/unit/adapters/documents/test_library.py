@@ -3,6 +3,7 @@ content, scanned pages read by OCR (the real RapidOCR) or named as unread, searc
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,19 @@ from doc_processing_toolkit.adapters.documents import (
     default_converter,
     default_ocr,
 )
-from doc_processing_toolkit.adapters.documents.library import DocumentLibrary, parse_pages
+from doc_processing_toolkit.adapters.documents.library import DocumentLibrary
+from doc_processing_toolkit.documents import Document
+from doc_processing_toolkit.domain.documents.pages import select_pages
+
+
+@pytest.fixture
+def five_pages(tmp_path: Path) -> DocumentLibrary:
+    (tmp_path / "a.pdf").write_bytes(numbered_pdf(5))
+    return DocumentLibrary(tmp_path)
+
+
+def _pages_read(text: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in re.findall(r"^--- page (\d+) ---", text, re.MULTILINE))
 
 
 @pytest.mark.parametrize(
@@ -27,26 +40,34 @@ from doc_processing_toolkit.adapters.documents.library import DocumentLibrary, p
         ("3,1-2,2", (1, 2, 3)),
     ],
 )
-def test_parse_pages(spec: str, pages: tuple[int, ...]) -> None:
-    assert parse_pages(spec, 5, "a.pdf") == pages
+def test_page_selections(five_pages: DocumentLibrary, spec: str, pages: tuple[int, ...]) -> None:
+    assert _pages_read(five_pages.extract_text("a.pdf", spec)) == pages
+    if spec:  # the same syntax, and the same pages, as Document(pages=...)
+        assert select_pages(spec, document="a.pdf", page_count=5) == pages
 
 
 @pytest.mark.parametrize(
     ("spec", "problem"),
     [
         ("0", "pages are numbered from 1"),
-        ("30-10", "the range 30-10 runs backwards"),
-        ("6", "page 6 is past the end (the document has 5 pages)"),
-        ("1-9", "page 9 is past the end"),
-        ("1,,2", "'' is not a page or a range"),
+        ("30-10", "the range runs backwards (30 > 10)"),
+        ("6", "page 6 is beyond the end: the document has 5 page(s)"),
+        ("1-9", "page 6 is beyond the end"),
+        ("1,,2", "an empty page selection"),
         ("first", "'first' is not a page or a range"),
         ("-3", "'-3' is not a page or a range"),
     ],
 )
-def test_bad_page_selections_name_the_document(spec: str, problem: str) -> None:
-    with pytest.raises(DocumentError, match=r"a\.pdf: pages=") as caught:
-        parse_pages(spec, 5, "a.pdf")
+def test_bad_page_selections_name_the_document_as_document_pages_does(
+    five_pages: DocumentLibrary, spec: str, problem: str
+) -> None:
+    with pytest.raises(DocumentError) as caught:
+        five_pages.extract_text("a.pdf", spec)
+    assert "'a.pdf'" in str(caught.value) and f"pages={spec!r}" in str(caught.value)
     assert problem in str(caught.value)
+    with pytest.raises(DocumentError) as same:  # Document(pages=spec) on the same PDF
+        Document(numbered_pdf(5), pages=spec, name="a.pdf").selection(5)
+    assert str(caught.value) == str(same.value)
 
 
 class CountingPages(PypdfPages):

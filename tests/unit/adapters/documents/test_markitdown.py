@@ -13,8 +13,10 @@ from document_samples import docx_bytes, pptx_bytes, xlsx_bytes, zip_bomb_docx
 
 from doc_processing_toolkit import DocumentError, MissingDependencyError
 from doc_processing_toolkit.adapters.documents import default_converter
-from doc_processing_toolkit.adapters.documents.detect import DOCX, PPTX, XLSX
 from doc_processing_toolkit.adapters.documents.markitdown import MarkItDownConverter
+from doc_processing_toolkit.domain.documents.kinds import DOCX_MIME as DOCX
+from doc_processing_toolkit.domain.documents.kinds import PPTX_MIME as PPTX
+from doc_processing_toolkit.domain.documents.kinds import XLSX_MIME as XLSX
 from doc_processing_toolkit.ports.document_converter import DocumentConverter
 
 
@@ -82,7 +84,7 @@ def test_a_zip_bomb_is_refused_before_converting(converter: MarkItDownConverter)
     assert len(bomb) < 2 * 1024 * 1024
     with pytest.raises(DocumentError, match=r"bomb\.docx: refused as a possible zip bomb") as e:
         converter.convert(bomb, DOCX, "bomb.docx")
-    assert "300.0 MB" in str(e.value)
+    assert "300.0 MiB" in str(e.value)
     assert e.value.document == "bomb.docx"
 
 
@@ -94,7 +96,7 @@ def test_a_highly_compressed_entry_is_refused_under_the_size_limit() -> None:
 
 def test_the_limits_are_settable() -> None:
     small = MarkItDownConverter(max_uncompressed_bytes=1000)
-    with pytest.raises(DocumentError, match=r"the limit is 0\.0 MB"):
+    with pytest.raises(DocumentError, match=r"the limit is 0\.0 MiB"):
         small.convert(docx_bytes(["x" * 5000]), DOCX, "big.docx")
 
 
