@@ -33,13 +33,22 @@ _CHILD = textwrap.dedent(
     import json, resource, sys
     from doc_processing_toolkit import Agent
 
+    def peak_rss():
+        # VmHWM, this process's own peak: ru_maxrss survives fork and exec on Linux, so a
+        # child of a larger pytest would report the parent's size and hide any growth.
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
     base_url, path = sys.argv[1], sys.argv[2]
     agent = Agent(
         "gemini-2.5-flash", api_key="offline-test-key", base_url=base_url, log_to_file=False
     )
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    before = peak_rss()
     result = agent.run_sync("What is in this video?", files=[path])
-    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    after = peak_rss()
     print(json.dumps({
         "growth_bytes": (after - before) * 1024,
         "text": result.output, "n_messages": len(result.messages),
@@ -54,11 +63,20 @@ _TOOL_CHILD = textwrap.dedent(
     import json, resource, sys
     from doc_processing_toolkit import Agent
 
+    def peak_rss():
+        # VmHWM, this process's own peak: ru_maxrss survives fork and exec on Linux, so a
+        # child of a larger pytest would report the parent's size and hide any growth.
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
     model, base_url, path = sys.argv[1], sys.argv[2], sys.argv[3]
     agent = Agent(model, api_key="offline-test-key", base_url=base_url, log_to_file=False)
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    before = peak_rss()
     result = agent.run_sync("Sum the column.", tool_files=[path])
-    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    after = peak_rss()
     print(json.dumps({"growth_bytes": (after - before) * 1024, "text": result.output}))
     """
 )
