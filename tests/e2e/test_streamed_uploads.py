@@ -28,20 +28,23 @@ from doc_processing_toolkit.testing.script import reply
 MP4_HEAD = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"
 BIG = 300 * 1024 * 1024
 
+_PEAK_RSS = """
+def peak_rss():
+    # VmHWM, this process's own peak: ru_maxrss survives fork and exec on Linux, so a
+    # child of a larger pytest would report the parent's size and hide any growth.
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+"""
+
 _CHILD = textwrap.dedent(
     """
     import json, resource, sys
     from doc_processing_toolkit import Agent
 
-    def peak_rss():
-        # VmHWM, this process's own peak: ru_maxrss survives fork and exec on Linux, so a
-        # child of a larger pytest would report the parent's size and hide any growth.
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-
+    {peak_rss}
     base_url, path = sys.argv[1], sys.argv[2]
     agent = Agent(
         "gemini-2.5-flash", api_key="offline-test-key", base_url=base_url, log_to_file=False
@@ -55,7 +58,7 @@ _CHILD = textwrap.dedent(
         "uploads": result.media_uploads,
     }))
     """
-)
+).replace("{peak_rss}", _PEAK_RSS)
 
 
 _TOOL_CHILD = textwrap.dedent(
@@ -63,15 +66,7 @@ _TOOL_CHILD = textwrap.dedent(
     import json, resource, sys
     from doc_processing_toolkit import Agent
 
-    def peak_rss():
-        # VmHWM, this process's own peak: ru_maxrss survives fork and exec on Linux, so a
-        # child of a larger pytest would report the parent's size and hide any growth.
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-
+    {peak_rss}
     model, base_url, path = sys.argv[1], sys.argv[2], sys.argv[3]
     agent = Agent(model, api_key="offline-test-key", base_url=base_url, log_to_file=False)
     before = peak_rss()
@@ -79,7 +74,7 @@ _TOOL_CHILD = textwrap.dedent(
     after = peak_rss()
     print(json.dumps({"growth_bytes": (after - before) * 1024, "text": result.output}))
     """
-)
+).replace("{peak_rss}", _PEAK_RSS)
 
 
 def _sparse_video(path: Path, size: int) -> Path:
