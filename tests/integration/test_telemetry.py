@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -273,3 +274,52 @@ print(sorted(m for m in sys.modules if m.startswith("opentelemetry")))
 def test_global_tracer_untouched() -> None:
     """The tests never set the API's global provider (each passes its own)."""
     assert not isinstance(trace.get_tracer_provider(), TracerProvider)
+
+
+def test_a_fleet_job_joins_the_submitters_trace(
+    otel: Otel, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("dbos")
+    from doc_processing_toolkit.fleet import Fleet
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    import fleet_support as fs
+
+    instrument(otel.tracer_provider, otel.meter_provider)
+    with ProviderEmulator() as emu:
+        emu.responder = fs.invoice_responder
+        monkeypatch.setenv("DPT_TEST_EMULATOR_URL", emu.anthropic_base_url)
+        monkeypatch.setenv("DPT_TEST_TOOL_LOG", str(tmp_path / "tools.log"))
+        fleet = Fleet(fs.make_agent, str(tmp_path / "fleet.sqlite"), concurrency=1)
+        tracer = otel.tracer_provider.get_tracer("submitter")
+        with tracer.start_as_current_span("submit") as submit:
+            assert fleet.submit("inv-001", "Process job inv-001.")
+        try:
+            results = fleet.run()  # the worker: outside the submitter's span
+        finally:
+            fleet.close()
+    assert results["inv-001"].success
+    runs = [s for s in otel.spans() if s.name == "invoke_agent"]
+    assert len(runs) == 1
+    context = submit.get_span_context()
+    assert runs[0].context.trace_id == context.trace_id
+    assert runs[0].parent is not None and runs[0].parent.span_id == context.span_id
+    chats = [s for s in otel.spans() if s.name.startswith("chat ")]
+    assert chats and {s.context.trace_id for s in chats} == {context.trace_id}
+
+
+def test_without_the_extra_the_switch_names_it() -> None:
+    code = """
+import sys
+sys.modules["opentelemetry"] = None  # as if opentelemetry-api were not installed
+from doc_processing_toolkit import Agent, MissingDependencyError
+from doc_processing_toolkit.testing import FakeModel, reply
+try:
+    Agent("claude-sonnet-4-5", client=FakeModel([reply("ok")]), log_to_file=False, telemetry=True)
+except MissingDependencyError as exc:
+    print("raised:", exc)
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert out.stdout.startswith("raised:") and "otel" in out.stdout

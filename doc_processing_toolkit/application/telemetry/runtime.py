@@ -47,11 +47,13 @@ __all__ = [
     "finish_run",
     "install",
     "installed",
+    "joined",
     "request_answered",
     "request_recorded",
     "run_span",
     "tool_done",
     "tool_span",
+    "trace_carrier",
 ]
 
 _process: Telemetry | None = None
@@ -67,6 +69,23 @@ def install(telemetry: Telemetry | None) -> None:
 def installed() -> Telemetry | None:
     """The process-wide telemetry (None: not instrumented)."""
     return _process
+
+
+def trace_carrier() -> dict[str, str]:
+    """The caller's trace context as carrier headers, for work that runs elsewhere (a
+    fleet job); empty when the process is not instrumented."""
+    return _process.trace_context() if _process is not None else {}
+
+
+@contextmanager
+def joined(carrier: dict[str, str] | None) -> Iterator[None]:
+    """Runs the block under the trace context of ``carrier`` (a submitter's), when the
+    process is instrumented: the spans opened inside join the submitter's trace."""
+    if _process is None or not carrier:
+        yield
+        return
+    with _process.attach(carrier):
+        yield
 
 
 @dataclass(slots=True)
