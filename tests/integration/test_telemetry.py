@@ -31,7 +31,7 @@ from doc_processing_toolkit.testing import Fault, ProviderEmulator, Reply, ToolC
 
 KEY_CANARY = "sk-ant-KEYCANARY-7f3a9c1e5b2d"
 ARG_CANARY = "ARGCANARY-41d9e2"
-MODEL = "claude-sonnet-4-5"
+MODEL = "claude-sonnet-5-5"
 
 
 @tool
@@ -323,3 +323,67 @@ except MissingDependencyError as exc:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
     )
     assert out.stdout.startswith("raised:") and "otel" in out.stdout
+
+
+def test_spans_export_over_otlp_http_to_a_loopback_receiver(emu: ProviderEmulator) -> None:
+    import gzip
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+        ExportTraceServiceRequest,
+        ExportTraceServiceResponse,
+    )
+
+    received: list[ExportTraceServiceRequest] = []
+
+    class Receiver(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            if self.headers.get("Content-Encoding") == "gzip":
+                body = gzip.decompress(body)
+            request = ExportTraceServiceRequest()
+            request.ParseFromString(body)
+            received.append(request)
+            reply = ExportTraceServiceResponse().SerializeToString()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-protobuf")
+            self.send_header("Content-Length", str(len(reply)))
+            self.end_headers()
+            self.wfile.write(reply)
+
+        def log_message(self, *args: Any) -> None:
+            """Quiet."""
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    provider = TracerProvider()
+    exporter = OTLPSpanExporter(
+        endpoint=f"http://127.0.0.1:{server.server_address[1]}/v1/traces", timeout=10
+    )
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    emu.reset([Reply(text="hello", input_tokens=321, output_tokens=12)])
+    try:
+        instrument(provider)
+        result = _agent(emu).run_sync(f"hi, key {KEY_CANARY}")
+    finally:
+        uninstrument()
+        provider.shutdown()
+        server.shutdown()
+        thread.join(timeout=10)
+    assert result.error is None
+    spans = {
+        span.name: {a.key: a.value for a in span.attributes}
+        for request in received
+        for resource in request.resource_spans
+        for scope in resource.scope_spans
+        for span in scope.spans
+    }
+    assert set(spans) == {"invoke_agent", f"chat {MODEL}"}
+    chat = spans[f"chat {MODEL}"]
+    assert chat["gen_ai.usage.input_tokens"].int_value == 321
+    assert chat["doc_processing_toolkit.cost.usd"].double_value == result.cost
+    assert spans["invoke_agent"]["doc_processing_toolkit.cost.usd"].double_value == result.cost
+    assert KEY_CANARY not in str(received)
