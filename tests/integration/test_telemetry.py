@@ -387,3 +387,30 @@ def test_spans_export_over_otlp_http_to_a_loopback_receiver(emu: ProviderEmulato
     assert chat["doc_processing_toolkit.cost.usd"].double_value == result.cost
     assert spans["invoke_agent"]["doc_processing_toolkit.cost.usd"].double_value == result.cost
     assert KEY_CANARY not in str(received)
+
+
+def test_a_stream_closed_early_ends_its_spans_as_cancelled(
+    otel: Otel, emu: ProviderEmulator
+) -> None:
+    import asyncio
+    import contextlib
+
+    emu.reset([Reply(text="abcdefghij" * 20, chunk_size=2, delay_between_chunks=0.02)])
+    instrument(otel.tracer_provider, otel.meter_provider)
+    agent = _agent(emu)
+
+    async def first_delta_then_close() -> None:
+        events = agent.stream("go")
+        async with contextlib.aclosing(events):
+            async for event in events:
+                if event.event_type == "text_delta":
+                    break
+        await agent.close()
+
+    asyncio.run(asyncio.wait_for(first_delta_then_close(), timeout=60))
+    spans = {s.name: s for s in otel.spans()}
+    assert set(spans) == {"invoke_agent", f"chat {MODEL}"}
+    for span in spans.values():
+        assert span.status.status_code is StatusCode.ERROR
+        assert span.attributes is not None
+        assert span.attributes["error.type"] == "CancelledError"
