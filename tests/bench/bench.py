@@ -63,6 +63,7 @@ from contenders import (  # noqa: E402
     lookup_tool,
 )
 from documents import document_rows  # noqa: E402
+from otel_overhead import TELEMETRY_GOAL, telemetry_rows  # noqa: E402
 from sessions import session_rows  # noqa: E402
 
 PYDANTIC_AI_REFERENCE_S = 0.40
@@ -78,6 +79,7 @@ FORBIDDEN_AT_IMPORT = (
     "fastmcp",
     "yaml",
     "tenacity",
+    "opentelemetry",
 )
 
 Call = Callable[[], Awaitable[object]]
@@ -474,7 +476,7 @@ def import_rows(rounds: int) -> list[Row]:
         ),
         Row(
             "import",
-            "SDK / rich / MCP / yaml / tenacity imported",
+            "SDK / rich / MCP / yaml / tenacity / opentelemetry imported",
             None,
             float(len([m for m in loaded.split(",") if m])),
             f"modules ({loaded or 'none'})",
@@ -506,6 +508,10 @@ async def run_all(args: argparse.Namespace) -> list[Row]:
             rows.append(
                 Row("sessions", f"{figure}{f' ({note})' if note else ''}", None, value, unit)
             )
+        for figure, off, on, unit, ratio in await telemetry_rows(url, args.rounds, args.tool_n):
+            goal = f"<= {TELEMETRY_GOAL:.2f}x"
+            ok = ratio <= TELEMETRY_GOAL
+            rows.append(Row("telemetry", figure, off, on, unit, goal, ok, ratio=ratio))
     return rows
 
 
