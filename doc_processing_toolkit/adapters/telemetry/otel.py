@@ -81,27 +81,29 @@ class _Request:
         finish_reason: str | None,
         output: str | None = None,
     ) -> None:
-        span = self._span
+        attributes: dict[str, Any] = {}
         if model:
-            span.set_attribute(_RESPONSE_MODEL, model)
-            self._metric_attributes[_RESPONSE_MODEL] = model
+            attributes[_RESPONSE_MODEL] = self._metric_attributes[_RESPONSE_MODEL] = model
         if response_id:
-            span.set_attribute("gen_ai.response.id", response_id)
+            attributes["gen_ai.response.id"] = response_id
         if finish_reason:
-            span.set_attribute("gen_ai.response.finish_reasons", (finish_reason,))
+            attributes["gen_ai.response.finish_reasons"] = (finish_reason,)
         if output is not None:
-            span.set_attribute("gen_ai.output.messages", output)
+            attributes["gen_ai.output.messages"] = output
+        self._span.set_attributes(attributes)
 
     def usage(self, usage: RequestUsage) -> None:
         self._usage = usage
-        span = self._span
-        span.set_attribute("gen_ai.usage.input_tokens", usage.input_tokens)
-        span.set_attribute("gen_ai.usage.output_tokens", usage.output_tokens)
-        span.set_attribute("gen_ai.usage.cache_read.input_tokens", usage.cache_read_tokens)
-        span.set_attribute("gen_ai.usage.cache_creation.input_tokens", usage.cache_write_tokens)
+        attributes: dict[str, Any] = {
+            "gen_ai.usage.input_tokens": usage.input_tokens,
+            "gen_ai.usage.output_tokens": usage.output_tokens,
+            "gen_ai.usage.cache_read.input_tokens": usage.cache_read_tokens,
+            "gen_ai.usage.cache_creation.input_tokens": usage.cache_write_tokens,
+            _COST: usage.cost,
+        }
         if usage.reasoning_tokens:
-            span.set_attribute("gen_ai.usage.reasoning.output_tokens", usage.reasoning_tokens)
-        span.set_attribute(_COST, usage.cost)
+            attributes["gen_ai.usage.reasoning.output_tokens"] = usage.reasoning_tokens
+        self._span.set_attributes(attributes)
 
     def fail(self, error_type: str, *, retried: bool = False) -> None:
         _fail(self._span, error_type)
@@ -149,15 +151,17 @@ class _Run:
         output: str | None = None,
     ) -> None:
         self.finished = True
-        span = self._span
-        span.set_attribute(_COST, cost)
-        span.set_attribute("doc_processing_toolkit.retry.cost.usd", retry_cost)
-        span.set_attribute("gen_ai.usage.input_tokens", input_tokens)
-        span.set_attribute("gen_ai.usage.output_tokens", output_tokens)
+        attributes: dict[str, Any] = {
+            _COST: cost,
+            "doc_processing_toolkit.retry.cost.usd": retry_cost,
+            "gen_ai.usage.input_tokens": input_tokens,
+            "gen_ai.usage.output_tokens": output_tokens,
+        }
         if output is not None:
-            span.set_attribute("gen_ai.output.messages", output)
+            attributes["gen_ai.output.messages"] = output
+        self._span.set_attributes(attributes)
         if error_type is not None:
-            _fail(span, error_type)
+            _fail(self._span, error_type)
 
 
 class OtelTelemetry:
