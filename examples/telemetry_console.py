@@ -8,6 +8,8 @@ tool call between them, each with its GenAI attributes and its cost.
 
 from __future__ import annotations
 
+import sys
+
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import ConsoleSpanExporter, SimpleSpanProcessor
 
@@ -24,7 +26,7 @@ def lookup(key: str) -> str:
 
 def main() -> None:
     provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(ConsoleSpanExporter()))
+    provider.add_span_processor(SimpleSpanProcessor(ConsoleSpanExporter(out=sys.stdout)))
     instrument(tracer_provider=provider)
     script = [
         Reply(tool_calls=(ToolCall("lookup", {"key": "inv-7"}),), input_tokens=900),
