@@ -414,3 +414,47 @@ def test_a_stream_closed_early_ends_its_spans_as_cancelled(
         assert span.status.status_code is StatusCode.ERROR
         assert span.attributes is not None
         assert span.attributes["error.type"] == "CancelledError"
+
+
+@pytest.mark.parametrize("capture", [False, True], ids=["capture-off", "capture-on"])
+def test_an_mcp_bearer_token_never_reaches_a_span(
+    capture: bool, otel: Otel, emu: ProviderEmulator
+) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
+    from http_mcp_server import HttpMCPServer
+
+    token = "mcp-TOKENCANARY-5e8b21"
+    server = HttpMCPServer(token).start()
+    try:
+        emu.reset(
+            [
+                Reply(tool_calls=(ToolCall("echo", {"text": ARG_CANARY}),)),
+                Reply(text="done"),
+            ]
+        )
+        instrument(otel.tracer_provider, otel.meter_provider, capture_content=capture)
+        entry = {
+            "type": "mcp_remote_client",
+            "url": server.url,
+            "name": "remote-calc",
+            "authorization_token": token,
+            "allowed_tools": ["echo"],
+        }
+        agent = Agent(
+            MODEL,
+            api_key=KEY_CANARY,
+            base_url=emu.anthropic_base_url,
+            tools=[entry],
+            log_to_file=False,
+        )
+        result = agent.run_sync(f"go; key {KEY_CANARY}, token {token}")
+    finally:
+        server.stop()
+    assert result.error is None and result.output == "done"
+    spans = otel.spans()
+    tool_span = next(s for s in spans if s.name == "execute_tool echo")
+    assert tool_span.attributes is not None
+    assert tool_span.attributes["doc_processing_toolkit.tool.server"] == "remote-calc"
+    everything = _everything(spans)
+    assert KEY_CANARY not in everything and token not in everything
+    assert (ARG_CANARY in everything) is capture
