@@ -458,3 +458,52 @@ def test_an_mcp_bearer_token_never_reaches_a_span(
     everything = _everything(spans)
     assert KEY_CANARY not in everything and token not in everything
     assert (ARG_CANARY in everything) is capture
+
+
+def test_a_compaction_summary_is_a_chat_span_with_its_purpose(otel: Otel) -> None:
+    from doc_processing_toolkit.testing import FakeModel, reply, tool_call
+
+    @tool
+    def read(page: int) -> str:
+        """Read a page."""
+        return f"PAGE-{page} " + "text " * 200
+
+    def page_call(page: int, input_tokens: int = 100) -> Reply:
+        calls = tool_call("read", {"page": page}).tool_calls
+        return Reply(tool_calls=calls, input_tokens=input_tokens)
+
+    fake = FakeModel(
+        [
+            page_call(1),
+            reply("first answer"),
+            page_call(2, input_tokens=5000),  # a big context: Level 2 fires
+            Fault(status=529),  # the summary's first attempt, retried
+            reply("RECAP of page 1", input_tokens=300, output_tokens=40),
+            reply("second answer"),
+        ]
+    )
+    agent = Agent(
+        MODEL,
+        tools=[read],
+        client=fake,
+        compaction=True,
+        compaction_config={"trigger_threshold": 1000, "min_messages_before_compaction": 2},
+        log_to_file=False,
+    )
+    instrument(otel.tracer_provider, otel.meter_provider)
+    session = agent.session(session_id="contract")
+    session.run_sync("read page 1")
+    otel.exporter.clear()
+    second = session.run_sync("read page 2")
+    chats = [s for s in otel.spans() if s.name.startswith("chat ")]
+    purposes = [(s.attributes or {}).get("doc_processing_toolkit.request.purpose") for s in chats]
+    assert purposes == ["generation", "compaction_summary", "compaction_summary", "tool_followup"]
+    failed, summary = chats[1], chats[2]
+    assert failed.status.status_code is StatusCode.ERROR
+    record = next(r for r in second.request_cost_records if r["purpose"] == "compaction_summary")
+    assert summary.attributes is not None
+    assert summary.attributes["gen_ai.usage.input_tokens"] == record["input_tokens"] == 300
+    assert summary.attributes["doc_processing_toolkit.cost.usd"] == record["cost"]
+    run = next(s for s in otel.spans() if s.name == "invoke_agent")
+    assert run.attributes is not None
+    assert run.attributes["doc_processing_toolkit.cost.usd"] == second.cost
