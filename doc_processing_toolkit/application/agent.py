@@ -3,8 +3,8 @@
 The constructor validates its arguments into one `AgentSettings` and resolves them
 once against the adapters it is handed (`AgentDeps`: registry row, provider, profile,
 tools, cap); each run goes to the one `RunLoop` with run settings derived from those
-settings, and its outcome becomes an `AgentResult`. ``run()`` raises on
-failure; ``stream()`` never raises: a failed run yields ``error`` and then ``complete``.
+settings, and its outcome becomes an `AgentResult`. ``run()`` raises on failure;
+``stream()`` never raises: a failed run yields ``error`` and then ``complete``.
 """
 
 from __future__ import annotations
@@ -71,6 +71,7 @@ from doc_processing_toolkit.application.run.stream.streaming import (
     stream_run,
 )
 from doc_processing_toolkit.application.session.session import AgentSession
+from doc_processing_toolkit.application.telemetry.runtime import run_span
 from doc_processing_toolkit.application.tools.loader import ToolLoader
 from doc_processing_toolkit.application.tools.planning import build_tool_planner
 from doc_processing_toolkit.domain.errors import DocProcessingToolkitError
@@ -147,6 +148,7 @@ class Agent(AgentSettingViews, DocumentMethods):
         request_timeout: float | None = None,
         stream_idle_timeout: float | None = DEFAULT_STREAM_IDLE_TIMEOUT,
         tool_timeout: float | None = None,
+        telemetry: bool = False,
         registry: Any = None,
         deps: AgentDeps | None = None,
         **provider_kwargs: Any,
@@ -176,7 +178,7 @@ class Agent(AgentSettingViews, DocumentMethods):
             detailed_costs=detailed_costs, cost_output_dir=cost_output_dir, client=client,
             base_url=base_url, connect_timeout=connect_timeout, request_timeout=request_timeout,
             stream_idle_timeout=stream_idle_timeout, tool_timeout=tool_timeout, registry=registry,
-            provider_kwargs=provider_kwargs,
+            telemetry=telemetry, provider_kwargs=provider_kwargs,
         ))
         # fmt: on
         self._settings: AgentSettings = s
@@ -314,6 +316,7 @@ class Agent(AgentSettingViews, DocumentMethods):
             log_setup.active_agent_logger(self.logger),
             self._run_handles.active(control.handle),
             contextlib.closing(control),
+            run_span(res.telemetry, s, res.provider) as span,
         ):
             if log_setup.handled(self.logger, logging.INFO):  # no record nobody takes
                 self.logger.info("run %s started: model=%s", run_id, s.model)
@@ -351,7 +354,7 @@ class Agent(AgentSettingViews, DocumentMethods):
             result.dropped_parts = [*prompt.dropped_parts, *result.dropped_parts]
             result.converted_parts = conversions.records if conversions is not None else []
             await media.finish(result, outcome.response_metadata, s.tools.code_execution_output_dir)
-            log_run_end(self.logger, run_id, result, outcome.error)
+            log_run_end(self.logger, run_id, result, outcome.error, span)
         return result, outcome.error
 
     def _result(self, outcome: RunOutcome, run_id: str) -> AgentResult:
@@ -444,10 +447,9 @@ class Agent(AgentSettingViews, DocumentMethods):
         return run_blocking(run_and_release)
 
     async def release_loop_resources(self) -> None:
-        """Release what the running event loop holds for this Agent: its MCP sessions
-        and the SDK connection pools bound to the loop. `run_sync` does this before its
-        loop ends; a wrapper that runs its own ``asyncio.run`` loop calls it the same way.
-        The configurations stay, so the next run reconnects."""
+        """Release what the running event loop holds for this Agent: its MCP sessions and the
+        SDK connection pools bound to the loop (`run_sync` does this before its loop ends, a
+        wrapper running its own ``asyncio.run`` loop too). The next run reconnects."""
         await self._tool_loader.disconnect_mcp_servers()
         await self._deps.release_loop_resources()
 
@@ -463,9 +465,8 @@ class Agent(AgentSettingViews, DocumentMethods):
     ) -> AsyncIterator[AgentStreamEvent]:
         """Stream the agent's response as typed events; never raises.
 
-        A failed run yields ``error`` then ``complete``; ``complete`` comes exactly once.
-        Closing the generator early cancels the run and records what it had spent on
-        `last_abandoned_stream`.
+        A failed run yields ``error`` then ``complete`` (exactly once). Closing the
+        generator early cancels the run and records its spend on `last_abandoned_stream`.
         """
         args = (files, tool_files, output_schema, media_resolution_list, anthropic_container_id)
         events = self.stream_turn(RunInput(message, *args))
@@ -517,9 +518,8 @@ class Agent(AgentSettingViews, DocumentMethods):
 
     # ------------------------------------------------------------------ lifecycle
     async def close(self) -> None:
-        """Release the resources this Agent owns: its MCP sessions (and the tools they
-        registered; the configs stay, so the next run reconnects) and a client built for
-        an explicit api_key."""
+        """Release what this Agent owns: its MCP sessions (their tools go; the configs stay,
+        so the next run reconnects) and a client built for an explicit api_key."""
         await self._tool_loader.disconnect_mcp_servers()
         client, self._client = self._client, None
         if client is not None and self._owns_client:

@@ -53,6 +53,7 @@ from doc_processing_toolkit.application.run.policy.prefix_audit import (
 )
 from doc_processing_toolkit.application.session.history_config import validate_history_config
 from doc_processing_toolkit.application.session.media_policy import validate_max_inline_bytes
+from doc_processing_toolkit.application.telemetry.runtime import agent_telemetry
 from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidArgumentTypeError
 from doc_processing_toolkit.domain.registry import closest_model_names
 from doc_processing_toolkit.domain.session import MEDIA_POLICIES
@@ -308,4 +309,5 @@ def resolve_settings(
         prefix_auditor=PrefixAuditor()
         if prefix_audit_enabled(settings.binding.prefix_audit)
         else None,
+        telemetry=agent_telemetry(settings.logging.telemetry, deps.telemetry),
     )

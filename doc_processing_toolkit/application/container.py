@@ -74,6 +74,7 @@ from doc_processing_toolkit.ports.media_store import MediaStore
 from doc_processing_toolkit.ports.model_client import ModelClient
 from doc_processing_toolkit.ports.provider_profile import ProviderProfile
 from doc_processing_toolkit.ports.registry import ModelRegistry
+from doc_processing_toolkit.ports.telemetry import Telemetry
 from doc_processing_toolkit.ports.tool_session import ToolSession
 
 __all__ = [
@@ -324,7 +325,27 @@ def default_deps(container: Container | None = None) -> AgentDeps:
         pdf_pages=container.pdf_pages(),
         document_converter=container.document_converter(),
         ocr=container.ocr(),
+        telemetry=agent_telemetry,
     )
+
+
+def agent_telemetry() -> Telemetry:
+    """The OpenTelemetry adapter of ``Agent(telemetry=True)``: one per process, on the
+    API's global providers (content captured when
+    ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`` when first built).
+
+    Raises:
+        MissingDependencyError: without the ``otel`` extra.
+    """
+    global _agent_telemetry
+    if _agent_telemetry is None:
+        from doc_processing_toolkit.adapters.telemetry import otel_telemetry
+
+        _agent_telemetry = otel_telemetry(capture_content=environment.capture_message_content())
+    return _agent_telemetry
+
+
+_agent_telemetry: Telemetry | None = None
 
 
 def directory_archive_sink(directory: str | os.PathLike[str], prefix: str) -> ArchiveSink:

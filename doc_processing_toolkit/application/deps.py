@@ -31,6 +31,7 @@ from doc_processing_toolkit.ports.native_media import NativeMediaShapes
 from doc_processing_toolkit.ports.ocr import OcrEngine
 from doc_processing_toolkit.ports.provider_profile import ProviderProfile
 from doc_processing_toolkit.ports.registry import ModelRegistry
+from doc_processing_toolkit.ports.telemetry import Telemetry
 from doc_processing_toolkit.ports.tool_session import ManagedToolSession, ToolSession
 
 __all__ = [
@@ -132,6 +133,9 @@ class AgentDeps:
     """Office/HTML to Markdown for ``on_unsupported_part="convert"``; None: not installed."""
     ocr: OcrEngine | None = None
     """Reads scanned pages for ``"convert"``; None: those pages are reported lost."""
+    telemetry: Callable[[], Telemetry] | None = None
+    """Builds the OpenTelemetry adapter of ``telemetry=True`` (raises MissingDependencyError
+    without the ``otel`` extra); None: these adapters have no telemetry."""
 
 
 DepsFactory = Callable[[], AgentDeps]

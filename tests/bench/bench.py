@@ -64,6 +64,7 @@ from contenders import (  # noqa: E402
     lookup_tool,
 )
 from documents import UPLOAD_GOAL_MB, document_rows, upload_memory_row  # noqa: E402
+from otel_overhead import TELEMETRY_GOAL, telemetry_rows  # noqa: E402
 from sessions import session_rows  # noqa: E402
 
 PYDANTIC_AI_REFERENCE_S = 0.40
@@ -79,6 +80,7 @@ FORBIDDEN_AT_IMPORT = (
     "fastmcp",
     "yaml",
     "tenacity",
+    "opentelemetry",
 )
 
 Call = Callable[[], Awaitable[object]]
@@ -475,7 +477,7 @@ def import_rows(rounds: int) -> list[Row]:
         ),
         Row(
             "import",
-            "SDK / rich / MCP / yaml / tenacity imported",
+            "SDK / rich / MCP / yaml / tenacity / opentelemetry imported",
             None,
             float(len([m for m in loaded.split(",") if m])),
             f"modules ({loaded or 'none'})",
@@ -511,6 +513,10 @@ async def run_all(args: argparse.Namespace) -> list[Row]:
         rows.append(
             Row("documents", f"{figure} ({note})", None, value, unit, f"< {UPLOAD_GOAL_MB} MB", met)
         )
+        for figure, off, on, unit, ratio in await telemetry_rows(url, args.rounds, args.tool_n):
+            goal = f"<= {TELEMETRY_GOAL:.2f}x"
+            ok = ratio <= TELEMETRY_GOAL
+            rows.append(Row("telemetry", figure, off, on, unit, goal, ok, ratio=ratio))
     return rows
 
 

@@ -43,6 +43,7 @@ from doc_processing_toolkit.application.run.loop.events import EventChannel
 from doc_processing_toolkit.application.run.policy.retry import RetryPolicy
 from doc_processing_toolkit.application.run.results.outcome import RunOutcome
 from doc_processing_toolkit.application.run.run_input import CompactionScope
+from doc_processing_toolkit.application.telemetry.runtime import request_recorded
 from doc_processing_toolkit.domain.compaction.config import resolve_threshold
 from doc_processing_toolkit.domain.compaction.structure import estimate_tokens
 from doc_processing_toolkit.domain.messages import Message
@@ -218,7 +219,7 @@ class RunCompactor:
         )
         started = time.monotonic()
         summary = await request_summary(call, head)
-        outcome.ledger.record(summary.record)
+        request_recorded(outcome.ledger.record(summary.record))  # ends its telemetry span
         outcome.request_facts.append(
             {
                 "retries_before": summary.retries_before,

@@ -21,6 +21,8 @@ Read points (when the value is read; a change in between takes effect at the nex
   `session_cross_provider_conversion`;
 * **fleet** (``Fleet(...)``): `fleet_worker`;
 * **composition root** (building a batch client): `batch_polling_values`;
+* **telemetry** (when an Agent's or ``instrument()``'s telemetry is built):
+  `capture_message_content`;
 * **named** (a ``${NAME}`` reference of a YAML file, a provider's API-key variables):
   `variable`.
 """
@@ -35,6 +37,7 @@ __all__ = [
     "AGENT_LOG_LEVEL_ENV",
     "BATCH_POLL_ENVS",
     "BLOCK_BINDING_ENV",
+    "CAPTURE_MESSAGE_CONTENT_ENV",
     "COMPACTION_PROTECT_CURRENT_TURN_ENV",
     "FLEET_WORKER_ENV",
     "HISTORY_MODE_ENV",
@@ -52,6 +55,7 @@ __all__ = [
     "RetryValues",
     "RunSwitches",
     "batch_polling_values",
+    "capture_message_content",
     "compaction_protect_current_turn",
     "fleet_worker",
     "logging_switches",
@@ -99,6 +103,9 @@ FLEET_WORKER_ENV = "DPT_FLEET_WORKER"
 """The worker id of a Fleet built without ``worker_id``."""
 BATCH_POLL_ENVS = ("DPT_BATCH_POLL_INITIAL_S", "DPT_BATCH_POLL_MAX_S", "DPT_BATCH_TIMEOUT_S")
 """The batch clients' polling variables (read by the composition root)."""
+
+CAPTURE_MESSAGE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+"""``true``: telemetry spans record prompts, outputs, tool arguments and results (redacted)."""
 
 _OFF = ("off", "0", "false", "no")
 _TRUE = frozenset({"1", "true", "on", "yes"})
@@ -226,3 +233,10 @@ def batch_polling_values() -> Mapping[str, str]:
     """Read point: the composition root building a batch client. The polling variables
     that are set (the adapter's ``BatchPolling.from_env`` parses them)."""
     return {name: value for name in BATCH_POLL_ENVS if (value := os.environ.get(name))}
+
+
+# ---------------------------------------------------------------------- telemetry
+def capture_message_content() -> bool:
+    """Read point: when telemetry is built. Whether
+    ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` asks for content on the spans."""
+    return _text(CAPTURE_MESSAGE_CONTENT_ENV) in _TRUE

@@ -15,6 +15,7 @@ from doc_processing_toolkit.domain.compaction.config import CompactionConfig
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.requests import ModelRequest
 from doc_processing_toolkit.ports.provider_profile import ProviderProfile
+from doc_processing_toolkit.ports.telemetry import Telemetry
 
 __all__ = ["AgentResolution", "CompactionSetup", "PrefixObserver"]
 
@@ -60,3 +61,5 @@ class AgentResolution:
     """The registry's row lookup (a request is priced at the row of its serving model)."""
     prefix_auditor: PrefixObserver | None = None
     """The shadow prefix audit of this Agent's requests (None: off)."""
+    telemetry: Telemetry | None = None
+    """The Agent's own telemetry (``telemetry=True``; None: off unless ``instrument()``)."""

@@ -242,6 +242,7 @@ class LoggingSettings(SettingsGroup):
     log_level: str = Field(default="DEBUG", description="The logger's level.")
     log_file: str | None = Field(default=None, description="The log file's path.")
     log_to_file: bool = Field(default=True, description="Whether to write a log file.")
+    telemetry: bool = Field(default=False, description="OpenTelemetry spans (the otel extra).")
 
 
 class CostSettings(SettingsGroup):
@@ -305,8 +306,7 @@ SETTING_GROUPS: dict[str, tuple[str, str]] = {
 
 
 class AgentSettings(BaseModel):
-    """Every constructor setting of an Agent, validated (see the Agent's parameters): the
-    Agent's identity here, everything else in its concern's group."""
+    """Every constructor setting of an Agent, validated: identity here, the rest in groups."""
 
     model_config = ConfigDict(
         frozen=True, extra="forbid", arbitrary_types_allowed=True, defer_build=True

@@ -44,6 +44,7 @@ from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.application.documents.source import DocumentSource
 from doc_processing_toolkit.application.fleet.jobs import FleetAgent, FleetJobRunner
 from doc_processing_toolkit.application.run.stream.streaming import run_blocking
+from doc_processing_toolkit.application.telemetry.runtime import trace_carrier
 from doc_processing_toolkit.domain.errors import ConfigurationError, StateError
 from doc_processing_toolkit.domain.fleet import (
     FleetQueues,
@@ -186,7 +187,9 @@ class Fleet:
         if not isinstance(message, str):
             raise ConfigurationError(f"message must be a string, got {type(message).__name__}")
         stored = [f.to_payload() if isinstance(f, DocumentSource) else str(f) for f in files or []]
-        payload = {"message": message, "files": stored}
+        payload: dict[str, Any] = {"message": message, "files": stored}
+        if carrier := trace_carrier():  # instrumented: the worker's spans join this trace
+            payload["trace_context"] = carrier
         return self._engine.submit(job_id, payload)
 
     def jobs(self) -> list[JobRecord]:

@@ -31,6 +31,7 @@ from doc_processing_toolkit.application.documents.source import DocumentSource
 from doc_processing_toolkit.application.fleet.batching import RoundBatcher
 from doc_processing_toolkit.application.fleet.sending import JobModelClient, ProviderGate
 from doc_processing_toolkit.application.step_scope import run_scope
+from doc_processing_toolkit.application.telemetry.runtime import joined
 from doc_processing_toolkit.domain.errors import (
     DocProcessingToolkitError,
     StateError,
@@ -281,7 +282,7 @@ class FleetJobRunner:
     ) -> tuple[Any, BaseException | None]:
         """The job's AgentResult (or a failed run's partial one) and the error that ended it."""
         try:
-            with run_scope(scope):
+            with run_scope(scope), joined(payload.get("trace_context")):
                 result = await agent.run(payload["message"], files=_files(payload))
             return result, None
         except DocProcessingToolkitError as exc:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from doc_processing_toolkit.application.step_scope import current_scope
+from doc_processing_toolkit.application.telemetry.runtime import tool_done, tool_span
 from doc_processing_toolkit.domain.errors import ToolDefinitionError
 from doc_processing_toolkit.domain.tools.specs import ToolOutcome, ToolSpec
 from doc_processing_toolkit.ports.tool_session import ToolSession
@@ -105,9 +106,13 @@ class ToolSet:
         if session is None:
             known = ", ".join(sorted(self._owner)) or "none"
             return ToolOutcome.error(f"Unknown tool {name!r}. Available tools: {known}.")
-        scope = current_scope()
-        if scope is not None:
-            return await scope.call_tool(
-                name, arguments, lambda: session.call_tool(name, arguments), call_id=call_id
-            )
-        return await session.call_tool(name, arguments)
+        with tool_span(name, arguments, call_id=call_id, server=session.name) as span:
+            scope = current_scope()
+            if scope is not None:
+                outcome = await scope.call_tool(
+                    name, arguments, lambda: session.call_tool(name, arguments), call_id=call_id
+                )
+            else:
+                outcome = await session.call_tool(name, arguments)
+            tool_done(span, outcome.text, is_error=outcome.is_error)
+        return outcome

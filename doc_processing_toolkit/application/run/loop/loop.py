@@ -55,6 +55,7 @@ from doc_processing_toolkit.application.run.policy.retry import RetryPolicy, str
 from doc_processing_toolkit.application.run.policy.settings import RunSettings
 from doc_processing_toolkit.application.run.policy.tool_surface import frozen_surface
 from doc_processing_toolkit.application.run.results.outcome import RunOutcome
+from doc_processing_toolkit.application.telemetry.runtime import request_recorded
 from doc_processing_toolkit.application.tools.accounting import (
     cap_for_model,
     reported_spend,
@@ -280,7 +281,7 @@ class RunLoop:
         record = binding.attribute_fallback(record, response, s, self._cache_ttl)
         if not record.price_known:
             self._unpriced(self._log)
-        outcome.ledger.record(record)
+        request_recorded(outcome.ledger.record(record))  # ends the request's telemetry span
         outcome.request_facts.append(
             {
                 "retries_before": len(outcome.accumulator.attempts),

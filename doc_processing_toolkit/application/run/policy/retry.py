@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit._redaction import scrub_exception_chain
 from doc_processing_toolkit.application.config import environment
+from doc_processing_toolkit.application.telemetry import runtime as telemetry
 from doc_processing_toolkit.domain.costs.ledger import RetryAccumulator, RetryAttemptCost
 from doc_processing_toolkit.domain.errors import ProviderError
 from doc_processing_toolkit.domain.requests import ModelRequest, ModelResponse, StreamDelta, Usage
@@ -175,6 +176,7 @@ async def stream_with_retry(
         started = time.monotonic()
         emitted = False
         streamed_chars = 0  # text and reasoning: the output estimate of a usage-less failure
+        span = telemetry.attempt_started(client.provider, request, number)
         try:
             async for item in client.stream(request):
                 if isinstance(item, ModelResponse):
@@ -189,7 +191,11 @@ async def stream_with_retry(
                     f"{client.provider} stream ended without a response",
                     provider=client.provider,
                 )
-        except ProviderError as exc:
+            telemetry.request_answered(span, response)
+        except BaseException as exc:
+            if not isinstance(exc, ProviderError):  # cancelled, a hook's abort, a bug
+                telemetry.attempt_failed(span, exc, None, retried=False)
+                raise
             scrub_exception_chain(exc)  # no SDK body (and no echoed key) in the chain
             exc.streamed_chars = streamed_chars
             exc.deltas_emitted = exc.deltas_emitted or emitted
@@ -199,11 +205,14 @@ async def stream_with_retry(
                 if changed is not None:
                     request, will_retry = changed, True
                     rebound.append(exc)
+            attempt_cost = None
             if will_retry:
                 # Only failed-AND-retried attempts go on the accumulator; the final
                 # failure's partial usage travels on the exception to the run's error.
                 duration_ms = int((time.monotonic() - started) * 1000)
-                accumulator.add_attempt(_attempt_cost(exc, number, duration_ms, price))
+                attempt_cost = _attempt_cost(exc, number, duration_ms, price)
+                accumulator.add_attempt(attempt_cost)
+            telemetry.attempt_failed(span, exc, attempt_cost, retried=will_retry)
             log.warning(
                 "provider request failed",
                 provider=client.provider,

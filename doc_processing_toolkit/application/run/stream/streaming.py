@@ -21,8 +21,10 @@ from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.loop.events import EventSink
 from doc_processing_toolkit.application.run.loop.loop import RunLoop
 from doc_processing_toolkit.application.run.results.result_builder import failure_metadata
+from doc_processing_toolkit.application.telemetry.runtime import finish_run
 from doc_processing_toolkit.domain.errors import InvalidArgumentTypeError, StateError
 from doc_processing_toolkit.domain.events import AgentStreamEvent
+from doc_processing_toolkit.ports.telemetry import NO_SPAN, RunSpan
 
 T = TypeVar("T")
 
@@ -162,9 +164,15 @@ def check_run_inputs(message: Any, output_schema: Any) -> None:
 
 
 def log_run_end(
-    logger: logging.Logger, run_id: str, result: AgentResult, error: BaseException | None
+    logger: logging.Logger,
+    run_id: str,
+    result: AgentResult,
+    error: BaseException | None,
+    span: RunSpan = NO_SPAN,
 ) -> None:
-    """The run's last log line: ERROR naming the failure, else INFO with its totals."""
+    """The run's last log line: ERROR naming the failure, else INFO with its totals; and
+    the run's totals on its telemetry span."""
+    finish_run(span, result, error)
     if error is not None:
         logger.error("run %s failed: %s: %s", run_id, type(error).__name__, result.error)
         return

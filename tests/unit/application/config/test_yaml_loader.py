@@ -113,6 +113,7 @@ BAD_VALUES: dict[str, Any] = {
     "media_store": "",
     "media_max_inline_bytes": -3,
     "detailed_costs": "yes",
+    "telemetry": "yes",
     "cost_output_dir": 1,
     "connect_timeout": "5s",
     "request_timeout": -1,
