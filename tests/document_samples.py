@@ -15,6 +15,7 @@ import zipfile
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 __all__ = [
     "GrayImage",
@@ -302,3 +303,36 @@ def _zip(files: Mapping[str, str], media: Mapping[str, bytes]) -> bytes:
         for name, data in media.items():
             archive.writestr(name, data)
     return out.getvalue()
+
+
+def write_large_pdf(path: Path, megabytes: int) -> Path:
+    """A valid one-page PDF of ``megabytes`` MiB: its bulk one stream object (an attached
+    file's data) written in 1 MiB blocks, the cross-reference table after it."""
+    block = bytes(range(256)) * 4096
+    content = b"BT /F1 24 Tf 72 720 Td (Master Services Agreement) Tj ET"
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> "
+        b">> >> >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content),
+    ]
+    offsets = []
+    with open(path, "wb") as handle:
+        handle.write(b"%PDF-1.7\n")
+        for number, body in enumerate(objects, start=1):
+            offsets.append(handle.tell())
+            handle.write(b"%d 0 obj\n%s\nendobj\n" % (number, body))
+        offsets.append(handle.tell())
+        size = megabytes * len(block)
+        handle.write(b"5 0 obj\n<< /Type /EmbeddedFile /Length %d >>\nstream\n" % size)
+        for _ in range(megabytes):
+            handle.write(block)
+        handle.write(b"\nendstream\nendobj\n")
+        xref = handle.tell()
+        handle.write(b"xref\n0 6\n0000000000 65535 f \n")
+        for offset in offsets:
+            handle.write(b"%010d 00000 n \n" % offset)
+        handle.write(b"trailer\n<< /Size 6 /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % xref)
+    return path

@@ -45,6 +45,11 @@ class PdfPages(Protocol):
         """Page count and which pages have a text layer, without rendering anything."""
         ...
 
+    def page_count(self, path: str, name: str) -> int:
+        """The page count of the PDF file at ``path``, read through a file stream: a file
+        too large to hold (one uploaded through a Files API) is never read whole."""
+        ...
+
     def cut(self, data: bytes, pages: Sequence[int], name: str) -> bytes:
         """A new PDF of ``pages`` (1-based, in the order given) of ``data``."""
         ...

@@ -36,7 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: document_samples
 
-from document_samples import docx_bytes, numbered_pdf, text_pdf
+from document_samples import docx_bytes, numbered_pdf, text_pdf, write_large_pdf
 
 from doc_processing_toolkit.adapters.documents import PypdfPages
 from doc_processing_toolkit.domain.documents.kinds import DOCX_MIME as DOCX
@@ -149,38 +149,6 @@ def document_rows(*, smoke: bool = False) -> list[Row]:
     return rows
 
 
-def _write_pdf(path: Path, megabytes: int) -> None:
-    """A valid one-page PDF of ``megabytes`` MiB: its bulk one stream object (an attached
-    file's data) written in 1 MiB blocks, the cross-reference table after it."""
-    block = bytes(range(256)) * 4096
-    content = b"BT /F1 24 Tf 72 720 Td (Master Services Agreement) Tj ET"
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-        b"/Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> "
-        b">> >> >>",
-        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content),
-    ]
-    offsets = []
-    with open(path, "wb") as handle:
-        handle.write(b"%PDF-1.7\n")
-        for number, body in enumerate(objects, start=1):
-            offsets.append(handle.tell())
-            handle.write(b"%d 0 obj\n%s\nendobj\n" % (number, body))
-        offsets.append(handle.tell())
-        size = megabytes * len(block)
-        handle.write(b"5 0 obj\n<< /Type /EmbeddedFile /Length %d >>\nstream\n" % size)
-        for _ in range(megabytes):
-            handle.write(block)
-        handle.write(b"\nendstream\nendobj\n")
-        xref = handle.tell()
-        handle.write(b"xref\n0 6\n0000000000 65535 f \n")
-        for offset in offsets:
-            handle.write(b"%010d 00000 n \n" % offset)
-        handle.write(b"trailer\n<< /Size 6 /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % xref)
-
-
 def _child_peak(base_url: str, path: Path) -> dict[str, int]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DPT_")}
     done = subprocess.run(
@@ -204,7 +172,7 @@ def upload_memory_row(base_url: str, *, smoke: bool = False) -> tuple[str, str, 
     with tempfile.TemporaryDirectory(prefix="dpt-bench-upload-") as folder:
         small, big = Path(folder) / "one-page.pdf", Path(folder) / "contract.pdf"
         small.write_bytes(text_pdf(["Master Services Agreement"]))
-        _write_pdf(big, megabytes)
+        write_large_pdf(big, megabytes)
         baseline = _child_peak(base_url, small)
         uploaded = _child_peak(base_url, big)
     if uploaded["uploads"] != 1 or baseline["uploads"] != 0:

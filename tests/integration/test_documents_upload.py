@@ -12,11 +12,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from document_samples import text_pdf
+from document_samples import numbered_pdf, text_pdf, write_large_pdf
 
-from doc_processing_toolkit import Agent
+from doc_processing_toolkit import Agent, DocumentLimitError
 from doc_processing_toolkit.adapters.providers.google.files import clear_upload_cache
 from doc_processing_toolkit.application.container import registry
+from doc_processing_toolkit.application.documents.planner import DocumentPlanner
 from doc_processing_toolkit.documents import Document
 from doc_processing_toolkit.testing import ProviderEmulator, Reply
 
@@ -24,11 +25,8 @@ GEMINI = "gemini-2.5-flash"
 
 
 def _big_pdf(path: Path, size: int) -> Path:
-    """A PDF's bytes followed by zeros up to ``size`` (sparse: written without a buffer)."""
-    with open(path, "wb") as handle:
-        handle.write(text_pdf(["Master Services Agreement"]))
-        handle.truncate(size)
-    return path
+    """A valid one-page PDF of at least ``size`` bytes, written in 1 MiB blocks."""
+    return write_large_pdf(path, size // (1024 * 1024) + 1)
 
 
 def _sha256(path: Path) -> str:
@@ -86,3 +84,37 @@ def test_a_page_selection_of_a_document_within_the_limit_is_still_sent_inline(
     uploads = len(emu.files.uploaded)  # the store outlives the module's tests
     result = gemini.run_sync("Read.", files=[Document(path, pages="2")])
     assert len(emu.files.uploaded) == uploads and result.media_uploads == []
+
+
+def _planner_over_a_small_inline_limit(agent: Agent, max_pdf_pages: int) -> DocumentPlanner:
+    """The Agent's planner on its row with a 1 kB inline limit and a page limit of
+    ``max_pdf_pages``: a small generated PDF then takes the streamed path."""
+    planner = agent.document_planner
+    row = planner.row
+    assert row is not None
+    planner.row = row.model_copy(update={"max_inline_bytes": 1_000, "max_pdf_pages": max_pdf_pages})
+    return planner
+
+
+def test_a_streamed_pdf_over_the_page_limit_is_refused_before_sending(
+    gemini: Agent, tmp_path: Path
+) -> None:
+    """Counted from the file (never read whole): a streamed PDF over the row's
+    max_pdf_pages raises DocumentLimitError naming it, as an inline one does."""
+    path = tmp_path / "long.pdf"
+    path.write_bytes(numbered_pdf(12))
+    planner = _planner_over_a_small_inline_limit(gemini, max_pdf_pages=10)
+    with pytest.raises(DocumentLimitError, match=r"long\.pdf.*12 pages") as caught:
+        planner.prepare(Document(path))
+    assert (caught.value.actual, caught.value.limit) == (12, 10)
+    within = _planner_over_a_small_inline_limit(gemini, max_pdf_pages=20).prepare(Document(path))
+    assert within.part.data is None and within.part.path == str(path.resolve())
+    assert within.page_map is not None and len(within.page_map) == 12
+
+
+def test_a_plain_streamed_pdf_file_is_counted_too(gemini: Agent, tmp_path: Path) -> None:
+    path = tmp_path / "plain.pdf"
+    path.write_bytes(numbered_pdf(12))
+    planner = _planner_over_a_small_inline_limit(gemini, max_pdf_pages=10)
+    with pytest.raises(DocumentLimitError, match=r"plain\.pdf"):
+        planner.prepare_files([str(path)])

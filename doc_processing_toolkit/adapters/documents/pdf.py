@@ -109,6 +109,24 @@ class PypdfPages:
             image_only_pages=image_only,
         )
 
+    def page_count(self, path: str, name: str) -> int:
+        """The page count of the PDF at ``path``. pypdf reads a path whole, so it is handed
+        an open file instead: only the cross-reference table and the page tree are read."""
+        pypdf = _import_pypdf()
+        try:
+            with open(path, "rb") as handle:
+                reader = pypdf.PdfReader(handle, strict=False)
+                if reader.is_encrypted:
+                    _open_encrypted(reader, name)
+                return len(reader.pages)
+        except DocumentError:
+            raise
+        except Exception as exc:
+            raise DocumentError(
+                f"{name}: a corrupt PDF that cannot be read: {type(exc).__name__}: {exc}",
+                document=name,
+            ) from exc
+
     def page_texts(self, data: bytes, name: str) -> tuple[str, ...]:
         """The text layer of every page in page order (``""`` for an image-only page),
         extracted once per document content."""

@@ -213,6 +213,11 @@ class DocumentPlanner:
             DocumentLimitError: over the row's page or byte limit (nothing was sent).
         """
         part = self.read(document, stream=True)
+        if part.data is None and part.path is not None and part.mime_type == PDF_MIME:
+            # Streamed to a Files API, never read whole: its pages are counted from the file.
+            count = self.pdf_pages_port(document.name).page_count(part.path, document.name)
+            check_limits(document=document.name, pages=count, size=None, row=self.row)
+            return PreparedDocument(part, PageMap(document.name, tuple(range(1, count + 1))))
         if part.data is None or part.mime_type != PDF_MIME:
             self.check_office(part, document.name)
             if part.data is not None:
@@ -260,9 +265,11 @@ class DocumentPlanner:
     def _pdf_pages_of(self, part: MediaPart, name: str) -> int | None:
         # A plain file (not a Document) that pypdf cannot read is sent unchecked, as before
         # page limits existed: the provider decides. A Document is strict (prepare()).
-        if part.mime_type != PDF_MIME or part.data is None or self.pdf_pages is None:
+        if part.mime_type != PDF_MIME or self.pdf_pages is None:
             return None
         try:
+            if part.data is None:  # over the inline limit: counted from the file, streamed
+                return self.pdf_pages.page_count(part.path, name) if part.path else None
             return self.pdf_pages.info(part.data, name).pages
         except DocumentError as exc:
             self.logger.warning("cannot count the pages of %s (%s); sent unchecked", name, exc)
