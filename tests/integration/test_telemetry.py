@@ -487,7 +487,11 @@ def test_a_compaction_summary_is_a_chat_span_with_its_purpose(otel: Otel) -> Non
         tools=[read],
         client=fake,
         compaction=True,
-        compaction_config={"trigger_threshold": 1000, "min_messages_before_compaction": 2},
+        compaction_config={
+            "trigger_threshold": 1000,
+            "min_messages_before_compaction": 2,
+            "archive_sink": lambda payload: "memory://archive",  # nothing written to the cwd
+        },
         log_to_file=False,
     )
     instrument(otel.tracer_provider, otel.meter_provider)
