@@ -112,20 +112,8 @@ class PypdfPages:
     def page_count(self, path: str, name: str) -> int:
         """The page count of the PDF at ``path``. pypdf reads a path whole, so it is handed
         an open file instead: only the cross-reference table and the page tree are read."""
-        pypdf = _import_pypdf()
-        try:
-            with open(path, "rb") as handle:
-                reader = pypdf.PdfReader(handle, strict=False)
-                if reader.is_encrypted:
-                    _open_encrypted(reader, name)
-                return len(reader.pages)
-        except DocumentError:
-            raise
-        except Exception as exc:
-            raise DocumentError(
-                f"{name}: a corrupt PDF that cannot be read: {type(exc).__name__}: {exc}",
-                document=name,
-            ) from exc
+        with open(path, "rb") as handle:
+            return _open_reader(handle, name)[1]
 
     def page_texts(self, data: bytes, name: str) -> tuple[str, ...]:
         """The text layer of every page in page order (``""`` for an image-only page),
@@ -247,12 +235,21 @@ def _parse(data: bytes, name: str) -> _Parsed:
         raise DocumentError(
             f"{name}: not a PDF (no %PDF- header in its first bytes)", document=name
         )
+    reader, count = _open_reader(io.BytesIO(data), name)
+    if count == 0:
+        raise DocumentError(f"{name}: the PDF has no pages", document=name)
+    return _Parsed(reader=reader, page_count=count)
+
+
+def _open_reader(stream: Any, name: str) -> tuple[Any, int]:
+    """A pypdf reader over ``stream`` (opened when encrypted with an empty password) and
+    its page count; anything pypdf cannot read is a DocumentError naming ``name``."""
     pypdf = _import_pypdf()
     try:
-        reader = pypdf.PdfReader(io.BytesIO(data), strict=False)
+        reader = pypdf.PdfReader(stream, strict=False)
         if reader.is_encrypted:
             _open_encrypted(reader, name)
-        count = len(reader.pages)
+        return reader, len(reader.pages)
     except DocumentError:
         raise
     except Exception as exc:
@@ -260,9 +257,6 @@ def _parse(data: bytes, name: str) -> _Parsed:
             f"{name}: a corrupt PDF that cannot be read: {type(exc).__name__}: {exc}",
             document=name,
         ) from exc
-    if count == 0:
-        raise DocumentError(f"{name}: the PDF has no pages", document=name)
-    return _Parsed(reader=reader, page_count=count)
 
 
 def _open_encrypted(reader: Any, name: str) -> None:
