@@ -7,25 +7,8 @@ from typing import Any
 
 import pytest
 
-from doc_processing_toolkit import Agent, tool
 from doc_processing_toolkit.testing import FakeModel, reply, tool_call
-
-MODEL = "claude-sonnet-5-5"
-
-
-@tool
-def add(a: int, b: int) -> int:
-    """Add two numbers.
-
-    Args:
-        a: The first.
-        b: The second.
-    """
-    return a + b
-
-
-def _agent(fake: FakeModel, **kwargs: Any) -> Agent:
-    return Agent(MODEL, tools=[add], client=fake, log_to_file=False, **kwargs)
+from tests.unit.application.support import agent_with_add as _agent
 
 
 def _toolkit_garbage(make_calls: Any) -> list[str]:

@@ -6,29 +6,12 @@ from typing import Any
 
 import pytest
 
-from doc_processing_toolkit import Agent, tool
 from doc_processing_toolkit.application.run.policy import input_estimate
 from doc_processing_toolkit.application.run.results import outcome
 from doc_processing_toolkit.domain.costs.ledger import Ledger, RetryAccumulator
 from doc_processing_toolkit.domain.requests import Usage
 from doc_processing_toolkit.testing import FakeModel, reply, tool_call
-
-MODEL = "claude-sonnet-5-5"
-
-
-@tool
-def add(a: int, b: int) -> int:
-    """Add two numbers.
-
-    Args:
-        a: The first.
-        b: The second.
-    """
-    return a + b
-
-
-def _agent(fake: FakeModel, **kwargs: Any) -> Agent:
-    return Agent(MODEL, tools=[add], client=fake, log_to_file=False, **kwargs)
+from tests.unit.application.support import agent_with_add as _agent
 
 
 def test_a_run_that_succeeds_computes_no_input_estimate(monkeypatch: pytest.MonkeyPatch) -> None:
