@@ -19,17 +19,15 @@ from typing import Any, Self
 
 from pydantic import BaseModel
 
-from doc_processing_toolkit.application.builder import AgentBuilder
+from doc_processing_toolkit.application.agent_config import AgentConfigMethods
 from doc_processing_toolkit.application.compaction.run_hook import run_compactor
 from doc_processing_toolkit.application.config import log_setup, reference
-from doc_processing_toolkit.application.config.env_references import references_of
-from doc_processing_toolkit.application.config.export import export_config
 from doc_processing_toolkit.application.config.settings import (
     DEFAULT_MEDIA_MAX_INLINE_BYTES,
     DEFAULT_STREAM_IDLE_TIMEOUT,
     AgentSettings,
-    AgentSettingViews,
 )
+from doc_processing_toolkit.application.config.views import AgentSettingViews
 from doc_processing_toolkit.application.construction import (
     resolve_settings,
     settings_from_arguments,
@@ -38,7 +36,6 @@ from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarni
 from doc_processing_toolkit.application.deps import AgentDeps, no_default_deps, with_user_registry
 from doc_processing_toolkit.application.documents.methods import DocumentMethods
 from doc_processing_toolkit.application.documents.planner import DocumentPlanner
-from doc_processing_toolkit.application.from_config import agent_from_file, agent_from_string
 from doc_processing_toolkit.application.hooks.control import (
     RunControl,
     RunHandles,
@@ -83,7 +80,7 @@ from doc_processing_toolkit.ports.session_store import SessionStore
 __all__ = ["STREAM_CANCEL_WAIT_SECONDS", "Agent"]
 
 
-class Agent(AgentSettingViews, DocumentMethods):
+class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
     """High-level Agent class for AI interactions.
 
     A wrapper that keeps a conversation (as `AgentSession` does) runs each turn through
@@ -533,11 +530,6 @@ class Agent(AgentSettingViews, DocumentMethods):
     async def __aexit__(self, exc_type: Any, exc_val: Any, exc_tb: Any) -> None:
         await self.close()
 
-    @classmethod
-    def builder(cls) -> AgentBuilder[Self]:
-        """Create an AgentBuilder for fluent configuration."""
-        return AgentBuilder(cls)
-
     def session(
         self,
         session_id: str | None = None,
@@ -566,25 +558,6 @@ class Agent(AgentSettingViews, DocumentMethods):
     def declared_tool_surface(self) -> list[dict[str, Any]]:
         """The tool surface as declared, nothing connected (a session's prefix fingerprint)."""
         return self._tool_loader.declared_surface(self.settings.tools.built_in_tools)
-
-    @classmethod
-    def from_config(cls, config_path: str, **overrides: Any) -> Self:
-        """Create an Agent from a YAML file (see ``agent.config`` for errors and rules)."""
-        return agent_from_file(cls, config_path, overrides, default_deps=cls._default_deps)
-
-    @classmethod
-    def from_config_string(cls, yaml_content: str, **overrides: Any) -> Self:
-        """Create an Agent from a YAML string (overrides as in `from_config`)."""
-        return agent_from_string(cls, yaml_content, overrides, default_deps=cls._default_deps)
-
-    def to_config(self) -> dict[str, Any]:
-        """The data half of this agent's constructor, in the YAML shape from_config reads.
-
-        Live objects (callables, sessions, a logger, hooks) and values that may hold
-        secrets (an api_key, mcp_command / mcp_script env values, remote MCP credentials)
-        are listed under ``unserialisable``; a value read from ``${ENV}`` is ``${NAME}``.
-        """
-        return export_config(self.settings, references_of(self))
 
     def __repr__(self) -> str:
         return (

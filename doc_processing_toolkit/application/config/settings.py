@@ -27,7 +27,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import FrozenInstanceError
-from typing import Any, ClassVar, Generic, Literal, TypeVar, cast, overload
+from typing import Any, ClassVar, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.fields import FieldInfo
@@ -44,7 +44,6 @@ __all__ = [
     "DEFAULT_STREAM_IDLE_TIMEOUT",
     "SETTING_GROUPS",
     "SETTING_NAMES",
-    "AgentSettingViews",
     "AgentSettings",
     "BindingSettings",
     "CompactionSettings",
@@ -54,7 +53,6 @@ __all__ = [
     "LoggingSettings",
     "MediaSettings",
     "ProviderSettings",
-    "SettingView",
     "SettingsGroup",
     "TimeoutSettings",
     "ToolResultSettings",
@@ -63,7 +61,6 @@ __all__ = [
     "setting_field",
 ]
 
-T = TypeVar("T")
 _G = TypeVar("_G", bound="SettingsGroup")
 
 DEFAULT_MEDIA_MAX_INLINE_BYTES = 8 * 1024 * 1024
@@ -540,61 +537,3 @@ def normalize_prompt_caching(value: Any) -> dict[str, Any] | None:
     raise ConfigurationError(
         f'prompt_caching must be True or {{"ttl": "5m" | "1h"}}, got {value!r}'
     )
-
-
-class SettingView(Generic[T]):
-    """A read-only attribute of an object with ``settings``, read through ``read``.
-
-    ``max_tokens = SettingView(lambda s: s.generation.max_tokens)`` on a class whose instances hold
-    ``self.settings: AgentSettings`` makes ``obj.max_tokens`` read the settings.
-    """
-
-    def __init__(self, read: Callable[[AgentSettings], T]) -> None:
-        self._read = read
-        self._name = "setting"
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self._name = name
-
-    @overload
-    def __get__(self, obj: None, owner: type) -> SettingView[T]: ...
-    @overload
-    def __get__(self, obj: object, owner: type) -> T: ...
-    def __get__(self, obj: object | None, owner: type) -> SettingView[T] | T:
-        if obj is None:
-            return self
-        settings: AgentSettings = obj.settings  # type: ignore[attr-defined]
-        return self._read(settings)
-
-    def __set__(self, obj: object, value: Any) -> None:
-        raise AttributeError(f"{self._name} is read-only: it comes from the Agent's settings")
-
-
-class AgentSettingViews:
-    """The Agent's settings as read-only attributes (``agent.max_tokens``), each read
-    through `SettingView` from the ``settings`` the subclass holds."""
-
-    __slots__ = ()
-
-    # The settings, read-only: an Agent is configured once, by its constructor.
-    model = SettingView(lambda s: s.model)
-    instructions = SettingView(lambda s: s.instructions)
-    max_iterations = SettingView(lambda s: s.generation.max_iterations)
-    max_tokens = SettingView(lambda s: s.generation.max_tokens)
-    temperature = SettingView(lambda s: s.generation.temperature)
-    thinking = SettingView(lambda s: s.generation.thinking)
-    built_in_tools = SettingView(lambda s: s.tools.built_in_tools or None)
-    strict_tools = SettingView(lambda s: s.tools.strict_tools)
-    auto_inject_memory_instructions = SettingView(lambda s: s.tools.auto_inject_memory_instructions)
-    auto_inject_skills = SettingView(lambda s: s.tools.auto_inject_skills)
-    tool_choice: SettingView[ToolChoice] = SettingView(lambda s: s.tools.resolved_tool_choice)
-    emit_request_start = SettingView(lambda s: s.hooks.emit_request_start)
-    max_tool_result_chars = SettingView(lambda s: s.tool_results.max_tool_result_chars)
-    tool_result_preview_chars = SettingView(lambda s: s.tool_results.tool_result_preview_chars)
-    truncated_result_read_chars = SettingView(lambda s: s.tool_results.read_back_chars)
-    prompt_caching = SettingView(lambda s: s.provider.prompt_caching_config)
-    """Normalised: None or ``{"ttl": ...}`` (providers that cache automatically ignore it)."""
-    defer_tools = SettingView(lambda s: s.tools.defer_tools)
-    detailed_costs = SettingView(lambda s: s.costs.detailed_costs)
-    cost_output_dir = SettingView(lambda s: s.costs.cost_output_dir)
-    provider_kwargs = SettingView(lambda s: s.provider.provider_kwargs)

@@ -58,7 +58,7 @@ ALLOWED_RAISES: dict[tuple[str, str, str], str] = {
     ("application/tools/planning.py", "RunToolPlanner._skills", "ValueError"): (
         "control flow: caught three lines below and logged as a WARNING"
     ),
-    ("application/config/settings.py", "SettingView.__set__", "AttributeError"): (
+    ("application/config/views.py", "SettingView.__set__", "AttributeError"): (
         "the attribute protocol: assigning a read-only attribute is an AttributeError"
     ),
     ("application/config/yaml_loader.py", "AgentConfig.__getattr__", "AttributeError"): (
