@@ -4,13 +4,28 @@ from __future__ import annotations
 
 import json
 from html import escape
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from doc_processing_toolkit.application.evals.report import EvalReport
-    from doc_processing_toolkit.domain.evals.results import ModelSummary
+from doc_processing_toolkit.domain.evals.results import CaseResult, ModelSummary
 
-__all__ = ["html", "markdown"]
+__all__ = ["RenderedReport", "chart", "html", "markdown"]
+
+
+class RenderedReport(Protocol):
+    """What rendering reads of an `EvalReport`."""
+
+    cases: list[CaseResult]
+    models: list[str]
+    dataset: str | None
+    created_at: str
+    concurrency: int
+    repeat: int
+    wall_seconds: float
+
+    @property
+    def summaries(self) -> dict[str, ModelSummary]: ...
+
+    def cases_of(self, model: str) -> list[CaseResult]: ...
 
 
 def _value(value: Any, limit: int = 60) -> str:
@@ -18,7 +33,7 @@ def _value(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _summary_rows(report: EvalReport) -> list[list[str]]:
+def _summary_rows(report: RenderedReport) -> list[list[str]]:
     rows = []
     for model, s in report.summaries.items():
         f1 = ", ".join(f"{p} {v['f1']:.2f}" for p, v in s.list_scores.items()) or "-"
@@ -55,7 +70,7 @@ _HEADERS = [
 ]
 
 
-def markdown(report: EvalReport) -> str:
+def markdown(report: RenderedReport) -> str:
     """The summary table, then per model the fields that were not correct and the errors."""
     lines = [f"# Eval report: {report.dataset or 'dataset'}", ""]
     lines.append("| " + " | ".join(_HEADERS) + " |")
@@ -131,7 +146,7 @@ def _table(headers: list[str], rows: list[tuple[str, list[str]]], css: str = "")
     return f'<table class="{css}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
-def html(report: EvalReport) -> str:
+def html(report: RenderedReport) -> str:
     """One self-contained page: the summary, the chart, then a table per model."""
     title = f"Eval report: {report.dataset or 'dataset'}"
     parts = [

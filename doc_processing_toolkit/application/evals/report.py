@@ -7,7 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from doc_processing_toolkit.domain.errors import InvalidInputError, MissingFileError
+from doc_processing_toolkit.domain.errors import (
+    ConfigurationError,
+    InvalidInputError,
+    MissingFileError,
+)
 from doc_processing_toolkit.domain.evals.results import (
     CaseResult,
     Comparison,
@@ -43,12 +47,12 @@ class EvalReport:
         """One model's aggregates (the only model's when None).
 
         Raises:
-            KeyError: no such model in the report.
+            ConfigurationError: no such model in the report.
         """
         if model is None:
             model = self.models[0]
         if model not in self.models:
-            raise KeyError(f"no model {model!r} in this report (it has {self.models})")
+            raise ConfigurationError(f"no model {model!r} in this report (it has {self.models})")
         return summarise(model, self.cases_of(model))
 
     @property

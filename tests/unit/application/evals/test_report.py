@@ -121,3 +121,10 @@ def test_two_single_model_reports_compare_whatever_their_labels() -> None:
     assert [str(c) for c in new.compare(old).regressions][1] == (
         "[new-model] c / f: correct -> wrong"
     )
+
+
+def test_an_unknown_model_is_named() -> None:
+    from doc_processing_toolkit.domain.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="no model 'model-c'.*model-a"):
+        _report().summary("model-c")
