@@ -40,10 +40,14 @@ def make_pdfs(folder: Path, cases: list[dict[str, Any]]) -> None:
     (folder / "pdfs").mkdir(exist_ok=True)
     for case in cases:
         fields = case["expected"]
-        first = [f"Invoice {fields['number']}", f"Date {fields['date']}",
-                 f"From {fields['vendor']}"]
-        second = [f"{item['description']}  {item['amount']:.2f}"
-                  for item in fields.get("line_items", [])]
+        first = [
+            f"Invoice {fields['number']}",
+            f"Date {fields['date']}",
+            f"From {fields['vendor']}",
+        ]
+        second = [
+            f"{item['description']}  {item['amount']:.2f}" for item in fields.get("line_items", [])
+        ]
         second.append(f"Total {fields['total']:.2f} EUR")
         if fields.get("notes"):
             second.append(str(fields["notes"]))
@@ -114,10 +118,15 @@ def main(argv: list[str] | None = None) -> EvalReport:
     with ProviderEmulator() as emulator:
         emulator.responder = responder(truth)
         agents = [
-            Agent(MODELS[0], api_key="offline", base_url=emulator.anthropic_base_url,
-                  log_to_file=False),
-            Agent(MODELS[1], api_key="offline", base_url=emulator.openai_base_url,
-                  log_to_file=False),
+            Agent(
+                MODELS[0],
+                api_key="offline",
+                base_url=emulator.anthropic_base_url,
+                log_to_file=False,
+            ),
+            Agent(
+                MODELS[1], api_key="offline", base_url=emulator.openai_base_url, log_to_file=False
+            ),
         ]
         report = evaluate(agents, dataset, concurrency=4)
 

@@ -54,11 +54,18 @@ def write_dataset(folder: Path, cases: int, *, with_files: bool = True) -> Path:
         }
         if with_files:
             pdf = folder / f"invoice-{i:03d}.pdf"
-            pdf.write_bytes(text_pdf([[f"Invoice {fields['number']}",
-                                       f"Date {fields['date']}",
-                                       f"Vendor {fields['vendor']}"],
-                                      [f"Items: {', '.join(fields['items'])}",
-                                       f"Total {fields['total']}"]]))
+            pdf.write_bytes(
+                text_pdf(
+                    [
+                        [
+                            f"Invoice {fields['number']}",
+                            f"Date {fields['date']}",
+                            f"Vendor {fields['vendor']}",
+                        ],
+                        [f"Items: {', '.join(fields['items'])}", f"Total {fields['total']}"],
+                    ]
+                )
+            )
             entry["files"] = [pdf.name]
         entries.append(entry)
     path = folder / "invoices.yaml"

@@ -66,9 +66,17 @@ def independent(model: str) -> dict[str, Any]:
         correct += sum(ok.values())
         exact += all(ok.values())
         shared = len(set(given["items"]) & set(right["items"]))
-        tp, fp, fn = tp + shared, fp + len(given["items"]) - shared, fn + len(right["items"]) - shared
-    return {"accuracy": correct / expected, "exact": exact / CASES,
-            "f1": 2 * tp / (2 * tp + fp + fn), "successes": successes}
+        tp, fp, fn = (
+            tp + shared,
+            fp + len(given["items"]) - shared,
+            fn + len(right["items"]) - shared,
+        )
+    return {
+        "accuracy": correct / expected,
+        "exact": exact / CASES,
+        "f1": 2 * tp / (2 * tp + fp + fn),
+        "successes": successes,
+    }
 
 
 def test_two_models_side_by_side_match_an_independent_computation(
@@ -79,15 +87,16 @@ def test_two_models_side_by_side_match_an_independent_computation(
     with ProviderEmulator() as emulator:
         emulator.responder = responder({ANTHROPIC: answer_a, OPENAI: answer_b})
         agents = [
-            Agent(ANTHROPIC, api_key="k", base_url=emulator.anthropic_base_url,
-                  log_to_file=False),
+            Agent(ANTHROPIC, api_key="k", base_url=emulator.anthropic_base_url, log_to_file=False),
             Agent(OPENAI, api_key="k", base_url=emulator.openai_base_url, log_to_file=False),
         ]
         report = evaluate(agents, dataset, concurrency=8)
         # The price of one request of each model, at the tokens the emulator reports.
         unit = {
-            a.model: a.run_sync("Extract the fields of invoice case 1.",
-                                output_schema=dataset.cases[0].output_schema).cost
+            a.model: a.run_sync(
+                "Extract the fields of invoice case 1.",
+                output_schema=dataset.cases[0].output_schema,
+            ).cost
             for a in agents
         }
     assert report.models == [ANTHROPIC, OPENAI]

@@ -43,8 +43,19 @@ def test_a_regression_against_the_baseline_exits_1_naming_case_and_field(
         assert json.loads(base.read_text())["summaries"][MODEL]["field_accuracy"] == 1.0
 
         emulator.responder = responder({MODEL: _total_of_case_2_wrong})
-        argv = ["eval", "run", str(dataset), "--model", MODEL, "--baseline", str(base),
-                "--out", str(now), "--html", str(page)]
+        argv = [
+            "eval",
+            "run",
+            str(dataset),
+            "--model",
+            MODEL,
+            "--baseline",
+            str(base),
+            "--out",
+            str(now),
+            "--html",
+            str(page),
+        ]
         assert dpt(argv) == 0  # without --fail-on-regression it reports only
         assert dpt([*argv, "--fail-on-regression"]) == 1
         out = capsys.readouterr().out

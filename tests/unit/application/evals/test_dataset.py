@@ -36,7 +36,9 @@ def _yaml(folder: Path, body: str) -> Path:
 
 
 def test_yaml_with_defaults_pages_and_an_importable_schema(folder: Path) -> None:
-    path = _yaml(folder, """
+    path = _yaml(
+        folder,
+        """
 prompt: Extract the invoice.
 output_schema: eval_schema_mod:Invoice
 cases:
@@ -48,7 +50,8 @@ cases:
     files: [{path: docs/a.pdf, pages: "2"}]
     prompt: Only the total.
     expected: {total: 10, items: [a, b]}
-""")
+""",
+    )
     dataset = EvalDataset.load(path)
     assert [c.name for c in dataset.cases] == ["first", "second"]
     first, second = dataset.cases
@@ -60,14 +63,25 @@ cases:
 
 
 def test_jsonl_with_an_inline_schema(folder: Path) -> None:
-    schema = {"type": "object", "required": ["number"],
-              "properties": {"number": {"type": "string"},
-                             "lines": {"type": "array", "items": {
-                                 "type": "object",
-                                 "properties": {"sku": {"type": "string"}}}}}}
+    schema = {
+        "type": "object",
+        "required": ["number"],
+        "properties": {
+            "number": {"type": "string"},
+            "lines": {
+                "type": "array",
+                "items": {"type": "object", "properties": {"sku": {"type": "string"}}},
+            },
+        },
+    }
     lines = [
-        {"name": "one", "files": ["docs/a.pdf"], "prompt": "p", "output_schema": schema,
-         "expected": {"number": "1", "lines": [{"sku": "A"}]}},
+        {
+            "name": "one",
+            "files": ["docs/a.pdf"],
+            "prompt": "p",
+            "output_schema": schema,
+            "expected": {"number": "1", "lines": [{"sku": "A"}]},
+        },
         {"name": "two", "prompt": "p", "output_schema": schema, "expected": {"number": "2"}},
     ]
     path = folder / "set.jsonl"
@@ -80,12 +94,15 @@ def test_jsonl_with_an_inline_schema(folder: Path) -> None:
 
 
 def test_a_missing_file_names_the_case_and_key(folder: Path) -> None:
-    path = _yaml(folder, """
+    path = _yaml(
+        folder,
+        """
 - {name: ok, files: [docs/a.pdf], prompt: p, output_schema: eval_schema_mod.Invoice,
    expected: {number: "1"}}
 - {name: broken, files: [docs/a.pdf, docs/nope.pdf], prompt: p,
    output_schema: eval_schema_mod.Invoice, expected: {number: "1"}}
-""")
+""",
+    )
     with pytest.raises(EvalDatasetError) as caught:
         EvalDataset.load(path)
     error = caught.value
@@ -94,23 +111,32 @@ def test_a_missing_file_names_the_case_and_key(folder: Path) -> None:
 
 
 def test_an_unknown_schema_path_names_the_case(folder: Path) -> None:
-    path = _yaml(folder, """
+    path = _yaml(
+        folder,
+        """
 - {name: c1, prompt: p, output_schema: no_such_module.Invoice, expected: {number: "1"}}
-""")
-    with pytest.raises(EvalDatasetError, match="case 'c1', key 'output_schema'.*no_such_module"):
+""",
+    )
+    with pytest.raises(EvalDatasetError, match=r"case 'c1', key 'output_schema'.*no_such_module"):
         EvalDataset.load(path)
-    path = _yaml(folder, """
+    path = _yaml(
+        folder,
+        """
 - {name: c2, prompt: p, output_schema: eval_schema_mod.Nope, expected: {number: "1"}}
-""")
-    with pytest.raises(EvalDatasetError, match="'c2'.*not a pydantic model"):
+""",
+    )
+    with pytest.raises(EvalDatasetError, match=r"'c2'.*not a pydantic model"):
         EvalDataset.load(path)
 
 
 def test_expected_fields_not_in_the_schema_are_named(folder: Path) -> None:
-    path = _yaml(folder, """
+    path = _yaml(
+        folder,
+        """
 - {name: c3, prompt: p, output_schema: eval_schema_mod.Invoice,
    expected: {number: "1", totl: 3}}
-""")
+""",
+    )
     with pytest.raises(EvalDatasetError) as caught:
         EvalDataset.load(path)
     assert (caught.value.case, caught.value.key) == ("c3", "expected.totl")
@@ -118,20 +144,30 @@ def test_expected_fields_not_in_the_schema_are_named(folder: Path) -> None:
 
 
 def test_other_bad_datasets(folder: Path) -> None:
-    with pytest.raises(EvalDatasetError, match="no such dataset file"):
+    with pytest.raises(EvalDatasetError, match=r"no such dataset file"):
         EvalDataset.load(folder / "absent.yaml")
-    with pytest.raises(EvalDatasetError, match="'dup'.*used twice"):
-        EvalDataset.load(_yaml(folder, """
+    with pytest.raises(EvalDatasetError, match=r"'dup'.*used twice"):
+        EvalDataset.load(
+            _yaml(
+                folder,
+                """
 - {name: dup, prompt: p, output_schema: eval_schema_mod.Invoice, expected: {number: "1"}}
 - {name: dup, prompt: p, output_schema: eval_schema_mod.Invoice, expected: {number: "1"}}
-"""))
-    with pytest.raises(EvalDatasetError, match="key 'expectd'.*unknown key"):
+""",
+            )
+        )
+    with pytest.raises(EvalDatasetError, match=r"key 'expectd'.*unknown key"):
         EvalDataset.load(_yaml(folder, "- {name: x, prompt: p, expectd: {}}\n"))
-    with pytest.raises(EvalDatasetError, match="key 'files\\[0\\].pages'"):
-        EvalDataset.load(_yaml(folder, """
+    with pytest.raises(EvalDatasetError, match=r"key 'files\[0\].pages'"):
+        EvalDataset.load(
+            _yaml(
+                folder,
+                """
 - {name: x, prompt: p, output_schema: eval_schema_mod.Invoice, expected: {number: "1"},
    files: [{path: docs/a.pdf, pages: "0"}]}
-"""))
-    with pytest.raises(EvalDatasetError, match="line 1 is not JSON"):
+""",
+            )
+        )
+    with pytest.raises(EvalDatasetError, match=r"line 1 is not JSON"):
         (folder / "bad.jsonl").write_text("{nope\n")
         EvalDataset.load(folder / "bad.jsonl")

@@ -15,15 +15,36 @@ from doc_processing_toolkit.evals import CaseResult, EvalReport
 
 def _report(model_b_total: str = "correct") -> EvalReport:
     cases = [
-        CaseResult("inv-1", "model-a", fields=[FieldResult("total", "correct", 10, 10),
-                                                FieldResult("tags", "wrong", ["x"], ["y"])],
-                   lists=[ListScore("tags", 0, 1, 1)], cost=0.01, latency_seconds=1.0),
-        CaseResult("inv-1", "model-b",
-                   fields=[FieldResult("total", model_b_total, 10, 10, evidence_page=2),  # type: ignore[arg-type]
-                           FieldResult("tags", "correct", ["x"], ["x"])],
-                   lists=[ListScore("tags", 1, 0, 0)], cost=0.03, latency_seconds=2.0),
-        CaseResult("inv-2", "model-b", fields=[FieldResult("total", "missing", 5)],
-                   error="boom", error_type="ServerError", cost=0.001),
+        CaseResult(
+            "inv-1",
+            "model-a",
+            fields=[
+                FieldResult("total", "correct", 10, 10),
+                FieldResult("tags", "wrong", ["x"], ["y"]),
+            ],
+            lists=[ListScore("tags", 0, 1, 1)],
+            cost=0.01,
+            latency_seconds=1.0,
+        ),
+        CaseResult(
+            "inv-1",
+            "model-b",
+            fields=[
+                FieldResult("total", model_b_total, 10, 10, evidence_page=2),  # type: ignore[arg-type]
+                FieldResult("tags", "correct", ["x"], ["x"]),
+            ],
+            lists=[ListScore("tags", 1, 0, 0)],
+            cost=0.03,
+            latency_seconds=2.0,
+        ),
+        CaseResult(
+            "inv-2",
+            "model-b",
+            fields=[FieldResult("total", "missing", 5)],
+            error="boom",
+            error_type="ServerError",
+            cost=0.001,
+        ),
     ]
     return EvalReport(cases, ["model-a", "model-b"], dataset="invoices.yaml", concurrency=2)
 
@@ -39,17 +60,17 @@ def test_json_round_trip(tmp_path: Path) -> None:
 
 
 def test_load_errors(tmp_path: Path) -> None:
-    with pytest.raises(MissingFileError, match="absent.json"):
+    with pytest.raises(MissingFileError, match=r"absent.json"):
         EvalReport.load(tmp_path / "absent.json")
     (tmp_path / "x.json").write_text("{}")
-    with pytest.raises(InvalidInputError, match="x.json.*not an eval report"):
+    with pytest.raises(InvalidInputError, match=r"x.json.*not an eval report"):
         EvalReport.load(tmp_path / "x.json")
 
 
 def test_markdown_has_the_summary_and_the_fields_that_were_not_correct() -> None:
     text = _report().to_markdown()
     assert "| model-a | 1 | 0 | 50.0% |" in text
-    assert "| inv-1 | tags | wrong | [\"x\"] | [\"y\"] | - |" in text
+    assert '| inv-1 | tags | wrong | ["x"] | ["y"] | - |' in text
     assert "- inv-2: failed (ServerError): boom" in text
 
 
@@ -90,8 +111,15 @@ def test_html_is_one_page_with_a_table_per_model_and_an_svg_chart(tmp_path: Path
     bars = [a for t, a in page.tags if t == "rect"]
     assert len(bars) == 4  # accuracy and cost, one bar per model
     assert not [a for t, a in page.tags if t in ("script", "link", "img")]
-    assert not [a for _, a in page.tags if any(str(v).startswith("http") for v in a.values()
-                                              if v and not str(v).startswith("http://www.w3"))]
+    assert not [
+        a
+        for _, a in page.tags
+        if any(
+            str(v).startswith("http")
+            for v in a.values()
+            if v and not str(v).startswith("http://www.w3")
+        )
+    ]
     text = " ".join(page.text)
     assert "Field accuracy" in text and "Mean cost per document" in text
 
@@ -102,7 +130,8 @@ def test_compare_lists_regressions_improvements_and_cost() -> None:
     comparison = now.compare(baseline)
     assert comparison.regressed
     assert [(c.model, c.case, c.field) for c in comparison.regressions] == [
-        ("model-b", "inv-1", None), ("model-b", "inv-1", "total")
+        ("model-b", "inv-1", None),
+        ("model-b", "inv-1", "total"),
     ]
     assert comparison.improvements == []
     assert comparison.cost_change == {"model-a": 0.0, "model-b": 0.0}
@@ -114,10 +143,12 @@ def test_compare_lists_regressions_improvements_and_cost() -> None:
 
 
 def test_two_single_model_reports_compare_whatever_their_labels() -> None:
-    old = EvalReport([CaseResult("c", "old-model", fields=[FieldResult("f", "correct")])],
-                     ["old-model"])
-    new = EvalReport([CaseResult("c", "new-model", fields=[FieldResult("f", "wrong")])],
-                     ["new-model"])
+    old = EvalReport(
+        [CaseResult("c", "old-model", fields=[FieldResult("f", "correct")])], ["old-model"]
+    )
+    new = EvalReport(
+        [CaseResult("c", "new-model", fields=[FieldResult("f", "wrong")])], ["new-model"]
+    )
     assert [str(c) for c in new.compare(old).regressions][1] == (
         "[new-model] c / f: correct -> wrong"
     )
@@ -126,5 +157,5 @@ def test_two_single_model_reports_compare_whatever_their_labels() -> None:
 def test_an_unknown_model_is_named() -> None:
     from doc_processing_toolkit.domain.errors import ConfigurationError
 
-    with pytest.raises(ConfigurationError, match="no model 'model-c'.*model-a"):
+    with pytest.raises(ConfigurationError, match=r"no model 'model-c'.*model-a"):
         _report().summary("model-c")

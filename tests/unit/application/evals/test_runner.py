@@ -37,8 +37,7 @@ def dataset(tmp_path: Path) -> EvalDataset:
 
 
 def _answer(number: str, total: float) -> Any:
-    return reply(json.dumps({"number": number, "total": total}), input_tokens=100,
-                 output_tokens=10)
+    return reply(json.dumps({"number": number, "total": total}), input_tokens=100, output_tokens=10)
 
 
 def _agent(*steps: Any) -> Agent:
@@ -76,13 +75,19 @@ def test_side_by_side_factories_and_repeat(dataset: EvalDataset) -> None:
         built.append(_agent(*[_answer("INV-1", 10)] * 4))
         return built[-1]
 
-    other = Agent("gpt-4o", client=FakeModel([], default=_answer("INV-2", 20),
-                                             provider="openai"), log_to_file=False)
+    other = Agent(
+        "gpt-4o",
+        client=FakeModel([], default=_answer("INV-2", 20), provider="openai"),
+        log_to_file=False,
+    )
     report = evaluate([factory, other], dataset, concurrency=3, repeat=2)
     assert len(built) == 1  # one Agent per factory, reused for every case
     assert report.models == ["claude-sonnet-5-5", "gpt-4o"]
     assert [(c.case, c.repeat) for c in report.cases_of("gpt-4o")] == [
-        ("a", 0), ("a", 1), ("b", 0), ("b", 1)
+        ("a", 0),
+        ("a", 1),
+        ("b", 0),
+        ("b", 1),
     ]
     assert report.summary("claude-sonnet-5-5").exact_match_rate == 0.5
     assert report.summary("gpt-4o").exact_match_rate == 0.5

@@ -33,10 +33,20 @@ def _verdicts(expected: dict[str, Any], actual: Any) -> dict[str, str]:
 
 
 def test_nested_fields_and_rules_from_the_schema() -> None:
-    expected = {"number": "INV-1", "total": 10, "vendor": {"name": "ACME"},
-                "notes": "Paid by wire", "code": "AB"}
-    actual = {"number": "inv-1", "total": "$10.00", "vendor": {"name": "Acme", "vat": "X1"},
-              "notes": "paid by wire.", "code": "ab"}
+    expected = {
+        "number": "INV-1",
+        "total": 10,
+        "vendor": {"name": "ACME"},
+        "notes": "Paid by wire",
+        "code": "AB",
+    }
+    actual = {
+        "number": "inv-1",
+        "total": "$10.00",
+        "vendor": {"name": "Acme", "vat": "X1"},
+        "notes": "paid by wire.",
+        "code": "ab",
+    }
     assert _verdicts(expected, actual) == {
         "number": "correct",
         "total": "correct",

@@ -13,11 +13,19 @@ from doc_processing_toolkit.domain.evals.results import (
 )
 
 
-def _case(name: str, verdicts: dict[str, str], *, cost: float = 0.01, latency: float = 1.0,
-          error: str | None = None, lists: list[ListScore] | None = None) -> CaseResult:
+def _case(
+    name: str,
+    verdicts: dict[str, str],
+    *,
+    cost: float = 0.01,
+    latency: float = 1.0,
+    error: str | None = None,
+    lists: list[ListScore] | None = None,
+) -> CaseResult:
     fields = [FieldResult(p, v) for p, v in verdicts.items()]  # type: ignore[arg-type]
-    return CaseResult(name, "m", fields=fields, lists=lists or [], cost=cost,
-                      latency_seconds=latency, error=error)
+    return CaseResult(
+        name, "m", fields=fields, lists=lists or [], cost=cost, latency_seconds=latency, error=error
+    )
 
 
 def test_summary_counts_extra_apart_and_a_failed_case_is_never_exact() -> None:
