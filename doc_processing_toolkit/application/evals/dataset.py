@@ -162,7 +162,10 @@ class _CaseLoader:
         tags = merged.get("tags") or []
         if not isinstance(tags, list):
             raise self.fail(name, "tags", "a list of strings is expected")
-        files = [self.document(name, i, f) for i, f in enumerate(merged.get("files") or [])]
+        raw_files = merged.get("files") or []
+        if not isinstance(raw_files, list):
+            raw_files = [raw_files]
+        files = [self.document(name, i, f) for i, f in enumerate(raw_files)]
         return EvalCase(name, prompt, schema, expected, files, [str(t) for t in tags], schema_json)
 
     def document(self, case: str, index: int, entry: Any) -> DocumentSource:

@@ -62,6 +62,16 @@ cases:
     assert first.schema_json["properties"]["items"]["ordered"] is True
 
 
+def test_a_single_file_may_be_given_without_a_list(folder: Path) -> None:
+    path = _yaml(
+        folder,
+        "- {name: one, files: docs/a.pdf, prompt: p, output_schema: eval_schema_mod.Invoice,"
+        " expected: {number: '1'}}\n",
+    )
+    (case,) = EvalDataset.load(path).cases
+    assert [f.source for f in case.files] == [str((folder / "docs" / "a.pdf").resolve())]
+
+
 def test_jsonl_with_an_inline_schema(folder: Path) -> None:
     schema = {
         "type": "object",
