@@ -33,7 +33,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     def progress(state: EvalProgress) -> None:
         bar(
             FleetStatus(
-                running=state.total - state.done,
+                queued=state.total - state.done - state.running,
+                running=state.running,
                 done=state.done - state.failed,
                 failed=state.failed,
                 spend=state.cost,

@@ -63,6 +63,8 @@ class EvalProgress:
     total: int
     failed: int
     cost: float
+    running: int = 0
+    """Case runs in flight now."""
 
     @property
     def finished(self) -> bool:
@@ -204,7 +206,7 @@ class _Runner:
         self.total = total
         self.evidence = evidence
         self.on_progress = on_progress
-        self.done = self.failed = 0
+        self.done = self.failed = self.running = 0
         self.cost = 0.0
 
     def tick(self, run: CaseRun) -> None:
@@ -212,7 +214,8 @@ class _Runner:
         self.failed += run.error is not None
         self.cost += run.cost
         if self.on_progress is not None:
-            self.on_progress(EvalProgress(self.done, self.total, self.failed, self.cost))
+            progress = EvalProgress(self.done, self.total, self.failed, self.cost, self.running)
+            self.on_progress(progress)
 
     async def one(self, agent: EvalAgent, case: EvalCase) -> CaseRun:
         kwargs: dict[str, Any] = {
@@ -222,6 +225,7 @@ class _Runner:
         if self.evidence and "evidence" in inspect.signature(agent.run).parameters:
             kwargs["evidence"] = True
         async with self.gate:
+            self.running += 1
             started = time.perf_counter()
             try:
                 result = await agent.run(case.prompt, **kwargs)
@@ -231,6 +235,8 @@ class _Runner:
                 )
             else:
                 run = outcome(result, None, time.perf_counter() - started)
+            finally:
+                self.running -= 1
         self.tick(run)
         return run
 

@@ -59,6 +59,7 @@ def test_a_failed_case_is_a_result_with_its_error(
     assert summary.failed == 1 and summary.field_accuracy == 0.5
     assert summary.exact_match_rate == 0.5
     assert [p.done for p in seen] == [1, 2] and seen[-1].finished and seen[-1].failed == 1
+    assert [p.running for p in seen] == [0, 0]  # concurrency 1: none in flight after each
 
 
 def test_retries_are_counted(dataset: EvalDataset) -> None:
