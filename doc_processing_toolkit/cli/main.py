@@ -24,6 +24,7 @@ from typing import Any
 from doc_processing_toolkit import __version__
 from doc_processing_toolkit.agent import Agent, AgentResult
 from doc_processing_toolkit.cli import docs as docs_cli
+from doc_processing_toolkit.cli import evals as evals_cli
 from doc_processing_toolkit.cli import fleet as fleet_cli
 from doc_processing_toolkit.cli.config_cost import add_commands
 from doc_processing_toolkit.cli.files import input_files
@@ -147,6 +148,7 @@ def _parser() -> argparse.ArgumentParser:
     add_commands(sub)
     fleet_cli.add_commands(sub)
     docs_cli.add_commands(sub)
+    evals_cli.add_commands(sub)
     return parser
 
 

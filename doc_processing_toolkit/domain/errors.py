@@ -16,8 +16,9 @@ The tree::
     │   ├── InvalidInputError (also ValueError)      data that cannot be read (a history, a file)
     │   │   ├── MalformedEnvelopeError               a session envelope (domain/session.py)
     │   │   ├── FileTooLargeError                    a file over the target's byte limit
-    │   │   └── DocumentError                        a document that cannot be read or cut
-    │   │       └── DocumentLimitError               over the model's page or request limit
+    │   │   ├── DocumentError                        a document that cannot be read or cut
+    │   │   │   └── DocumentLimitError               over the model's page or request limit
+    │   │   └── EvalDatasetError                     an eval dataset entry that cannot be used
     │   ├── InvalidArgumentTypeError (also TypeError)  a value of the wrong type
     │   ├── StateError (also RuntimeError)           not now: a closed session, a busy turn
     │   ├── MissingFileError (also FileNotFoundError)  a named file or blob does not exist
@@ -94,6 +95,7 @@ __all__ = [
     "DocProcessingToolkitError",
     "DocumentError",
     "DocumentLimitError",
+    "EvalDatasetError",
     "FileTooLargeError",
     "InvalidArgumentTypeError",
     "InvalidInputError",
@@ -210,6 +212,19 @@ class DocumentLimitError(DocumentError):
         self.actual = actual
         self.limit = limit
         self.model = model
+
+
+class EvalDatasetError(InvalidInputError):
+    """An eval dataset that cannot be used: a missing document, an unknown schema import
+    path, an expected field the schema does not have. ``dataset`` is the file, ``case`` the
+    case's name (None for the file itself), ``key`` the entry's key (``"files[1]"``,
+    ``"output_schema"``, ``"expected.total"``)."""
+
+    def __init__(self, message: str, *, dataset: str, case: str | None, key: str | None) -> None:
+        super().__init__(message)
+        self.dataset = dataset
+        self.case = case
+        self.key = key
 
 
 class InvalidArgumentTypeError(DocProcessingToolkitError, TypeError):

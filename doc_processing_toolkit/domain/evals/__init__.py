@@ -1,0 +1,1 @@
+"""Extraction evals, the pure part: field matching, per case results, aggregates."""
