@@ -1,0 +1,166 @@
+"""Issue 39 acceptance: the same 4-step script (text, a tool round, structured output,
+streaming) through the SDK's own deployment clients (AsyncAnthropicBedrock with SigV4,
+AsyncAnthropicVertex, AsyncAnthropicFoundry, genai.Client(vertexai=True),
+AsyncAzureOpenAI) against the loopback emulator, which checks each cloud's
+authentication as the service does; wrong credentials raise our AuthenticationError with
+the remedy and no credential; costs are the deployment's registry prices."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from doc_processing_toolkit import Agent, tool
+from doc_processing_toolkit.application.container import registry
+from doc_processing_toolkit.domain.errors import AuthenticationError, ConfigurationError
+from doc_processing_toolkit.testing import ProviderEmulator, Reply, ToolCall
+from doc_processing_toolkit.testing.emulator import deployments_wire as wire
+
+
+@tool
+def lookup(key: str) -> str:
+    """Look a key up."""
+    return f"value of {key}"
+
+
+class Answer(BaseModel):
+    value: str
+
+
+def _options(deployment: str, provider: str, emu: ProviderEmulator, bad: bool) -> dict[str, Any]:
+    url = emu.deployment_base_url(deployment, provider)
+    if deployment == "bedrock":
+        secret = "wrong-secret" if bad else wire.AWS_SECRET_KEY
+        return {
+            "region": wire.AWS_REGION,
+            "aws_access_key": wire.AWS_ACCESS_KEY,
+            "aws_secret_key": secret,
+            "base_url": url,
+        }
+    if deployment == "vertex":
+        token = "ya29.wrong" if bad else wire.VERTEX_TOKEN
+        return {"project": "proj-1", "location": "us-east5", "access_token": token, "base_url": url}
+    if deployment == "foundry":
+        return {"api_key": "wrong" if bad else wire.FOUNDRY_KEY, "base_url": url}
+    return {
+        "azure_endpoint": url,
+        "api_version": "2025-04-01-preview",
+        "api_key": "wrong" if bad else wire.AZURE_KEY,
+    }
+
+
+CASES = [
+    ("claude-sonnet-4-5", "bedrock"),
+    ("claude-sonnet-4-5", "vertex"),
+    ("claude-haiku-4-5", "foundry"),
+    ("gemini-2.5-flash", "vertex"),
+    ("gpt-4o", "azure"),
+]
+IDS = [f"{model}-on-{deployment}" for model, deployment in CASES]
+
+
+def _agent(model: str, deployment: str, emu: ProviderEmulator, *, bad: bool = False) -> Agent:
+    provider = registry().detect_provider(model)
+    return Agent(
+        model,
+        tools=[lookup],
+        deployment=deployment,
+        deployment_options=_options(deployment, provider, emu, bad),
+        log_to_file=False,
+    )
+
+
+@pytest.fixture(autouse=True)
+def _no_ambient_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("AWS_BEARER_TOKEN_BEDROCK", "AWS_PROFILE", "ANTHROPIC_FOUNDRY_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.mark.parametrize(("model", "deployment"), CASES, ids=IDS)
+def test_four_step_script_on_each_deployment(
+    model: str, deployment: str, emu: ProviderEmulator
+) -> None:
+    emu.reset(
+        [
+            Reply("hello from the cloud", input_tokens=1_000, output_tokens=100),
+            Reply(tool_calls=(ToolCall("lookup", {"key": "a"}),), input_tokens=200),
+            Reply("the value is a", input_tokens=300, output_tokens=20),
+            Reply('{"value": "a"}', input_tokens=50, output_tokens=10),
+            Reply("streamed words", input_tokens=10, output_tokens=5),
+        ]
+    )
+    agent = _agent(model, deployment, emu)
+    row = registry().row(model)
+    assert row is not None
+    info = row.deployments[deployment]
+
+    text = agent.run_sync("say hello")
+    assert text.output == "hello from the cloud"
+    prices = info.pricing
+    assert prices.input_per_mtok is not None and prices.output_per_mtok is not None
+    expected = (1_000 * prices.input_per_mtok + 100 * prices.output_per_mtok) / 1e6
+    assert text.cost == pytest.approx(expected)
+
+    tooled = agent.run_sync("look a up")
+    assert tooled.output == "the value is a"
+    structured = agent.run_sync("as json", output_schema=Answer)
+    assert structured.output == {"value": "a"}
+
+    async def stream() -> str:
+        pieces = []
+        async for event in agent.stream("stream it"):
+            if event.event_type == "text_delta":
+                pieces.append(event.content)
+        await agent.close()
+        return "".join(pieces)
+
+    assert asyncio.run(stream()) == "streamed words"
+    paths = {r.path for r in emu.requests}
+    assert all(info.model_id in path or deployment in ("foundry", "azure") for path in paths)
+    prefix = {"foundry": "/anthropic/", "azure": "/openai/"}.get(deployment, "/")
+    assert all(path.startswith(prefix) for path in paths)
+    if deployment == "bedrock":
+        assert all(r.headers["authorization"].startswith("AWS4-HMAC-SHA256") for r in emu.requests)
+
+
+@pytest.mark.parametrize(("model", "deployment"), CASES, ids=IDS)
+def test_wrong_credentials_raise_our_authentication_error(
+    model: str, deployment: str, emu: ProviderEmulator
+) -> None:
+    emu.reset([Reply("never")])
+    agent = _agent(model, deployment, emu, bad=True)
+    with pytest.raises(AuthenticationError) as caught:
+        agent.run_sync("hi")
+    text = str(caught.value)
+    assert deployment.replace("vertex", "Vertex AI").split()[0].lower() in text.lower()
+    for secret in ("wrong-secret", "ya29.wrong", wire.AWS_SECRET_KEY):
+        assert secret not in text
+    assert emu.remaining_steps == 1  # refused at the door: the script was not consumed
+
+
+def test_an_unsupported_pair_fails_at_construction_naming_the_rows_deployments() -> None:
+    with pytest.raises(ConfigurationError, match=r"gpt-4o .*lists api, azure"):
+        Agent("gpt-4o", deployment="bedrock", log_to_file=False)
+
+
+def test_an_unknown_option_names_the_ones_the_deployment_takes() -> None:
+    with pytest.raises(ConfigurationError, match="aws_profile"):
+        Agent(
+            "claude-sonnet-4-5",
+            deployment="bedrock",
+            deployment_options={"project": "p"},
+            log_to_file=False,
+        )
+
+
+def test_the_environment_variable_chooses_the_deployment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("DPT_OPENAI_DEPLOYMENT", "bedrock")
+    with pytest.raises(ConfigurationError, match="lists api, azure"):
+        Agent("gpt-4o", log_to_file=False)
+    monkeypatch.setenv("DPT_OPENAI_DEPLOYMENT", "azure")
+    assert Agent("gpt-4o", log_to_file=False).provider == "openai"
