@@ -14,6 +14,7 @@ import pytest
 from pydantic import BaseModel
 
 from doc_processing_toolkit import Agent, tool
+from doc_processing_toolkit.agent.cost import DetailedCostReport
 from doc_processing_toolkit.application.container import registry
 from doc_processing_toolkit.domain.errors import AuthenticationError, ConfigurationError
 from doc_processing_toolkit.testing import ProviderEmulator, Reply, ToolCall
@@ -164,3 +165,115 @@ def test_the_environment_variable_chooses_the_deployment(
         Agent("gpt-4o", log_to_file=False)
     monkeypatch.setenv("DPT_OPENAI_DEPLOYMENT", "azure")
     assert Agent("gpt-4o", log_to_file=False).provider == "openai"
+
+
+def _bedrock_agent(emu: ProviderEmulator, **kwargs: Any) -> Agent:
+    return Agent(
+        "claude-sonnet-4-5",
+        tools=[lookup],
+        deployment="bedrock",
+        deployment_options=_options("bedrock", "anthropic", emu, False),
+        log_to_file=False,
+        **kwargs,
+    )
+
+
+def test_detailed_report_names_the_deployment_and_its_prices(
+    emu: ProviderEmulator, tmp_path: Any
+) -> None:
+    emu.reset([Reply("priced", input_tokens=2_000, output_tokens=300)])
+    agent = _bedrock_agent(emu, detailed_costs=True, cost_output_dir=str(tmp_path))
+    result = agent.run_sync("hi")
+    assert result.detailed_cost_file is not None
+    report = DetailedCostReport.load(result.detailed_cost_file)
+    assert report.deployment == "bedrock"
+    assert report.total_cost == pytest.approx((2_000 * 3 + 300 * 15) / 1e6)
+    assert report.pricing_info["input_per_mtok"] == 3
+
+
+def test_a_session_from_anthropics_api_continues_on_bedrock_and_on_gemini_on_vertex(
+    emu: ProviderEmulator,
+) -> None:
+    from doc_processing_toolkit import AgentSession
+
+    emu.reset(
+        [
+            Reply(tool_calls=(ToolCall("lookup", {"key": "a"}),)),
+            Reply("the value is a"),
+            Reply("still here on bedrock"),
+            Reply("still here on vertex"),
+        ]
+    )
+    first = Agent(
+        "claude-sonnet-4-5",
+        tools=[lookup],
+        api_key="offline-test-key",
+        base_url=emu.anthropic_base_url,
+        log_to_file=False,
+    )
+    session = first.session()
+    session.run_sync("look a up")
+    saved = session.to_dict()
+
+    on_bedrock = AgentSession.from_dict(saved, _bedrock_agent(emu))
+    assert on_bedrock.converted_from is None and on_bedrock.conversion_report == []
+    assert on_bedrock.messages == session.messages  # same dialect: nothing converted
+    assert on_bedrock.run_sync("and now?").output == "still here on bedrock"
+    sent = emu.requests[-1]
+    assert sent.path.startswith("/model/anthropic.claude-sonnet-4-5-20250929-v1:0/")
+    assert len(sent.body["messages"]) == len(session.messages) + 1
+
+    vertex = Agent(
+        "gemini-2.5-flash",
+        tools=[lookup],
+        deployment="vertex",
+        deployment_options=_options("vertex", "google", emu, False),
+        log_to_file=False,
+    )
+    on_vertex = AgentSession.from_dict(saved, vertex)
+    assert on_vertex.converted_from == "anthropic"
+    assert isinstance(on_vertex.conversion_report, list)
+    assert on_vertex.run_sync("and now?").output == "still here on vertex"
+    assert "/publishers/google/models/gemini-2.5-flash:" in emu.requests[-1].path
+
+
+def test_dpt_run_deployment_uses_the_sdks_variables(
+    emu: ProviderEmulator, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from doc_processing_toolkit.cli.main import main
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", wire.AWS_ACCESS_KEY)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", wire.AWS_SECRET_KEY)
+    monkeypatch.setenv("AWS_REGION", wire.AWS_REGION)
+    monkeypatch.setenv("ANTHROPIC_BEDROCK_BASE_URL", emu.url)
+    emu.reset([Reply("from the cli")])
+    code = main(["run", "hi", "--model", "claude-haiku-4-5", "--deployment", "bedrock"])
+    assert code == 0
+    assert "from the cli" in capsys.readouterr().out
+    assert emu.requests[-1].path.startswith("/model/anthropic.claude-haiku-4-5-20251001-v1:0/")
+
+
+def test_yaml_and_to_config_keep_the_deployment_but_never_its_credentials(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("MY_AWS_SECRET", "s3cr3t-value")
+    agent = Agent.from_config_string(
+        "model: claude-sonnet-4-5\n"
+        "deployment: bedrock\n"
+        "deployment_options:\n"
+        "  region: eu-west-1\n"
+        "  aws_access_key: AKIAEXAMPLE\n"
+        "  aws_secret_key: ${MY_AWS_SECRET}\n"
+        "logging:\n  to_file: false\n"
+    )
+    assert agent.settings.deployment.deployment == "bedrock"
+    assert agent.settings.deployment.deployment_options == {
+        "region": "eu-west-1",
+        "aws_access_key": "AKIAEXAMPLE",
+        "aws_secret_key": "s3cr3t-value",
+    }
+    config = agent.to_config()
+    assert config["deployment"] == "bedrock"
+    assert config["deployment_options"] == {"region": "eu-west-1"}
+    assert "s3cr3t-value" not in repr(config) and "s3cr3t-value" not in repr(agent.settings)
+    assert "aws_secret_key" in str(config["unserialisable"]["deployment_options"])

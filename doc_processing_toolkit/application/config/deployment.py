@@ -11,8 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from doc_processing_toolkit._logging import register_secret
 from doc_processing_toolkit.application.config import environment
-from doc_processing_toolkit.domain.deployments import DEPLOYMENT_OPTIONS, check_options
+from doc_processing_toolkit.domain.deployments import (
+    CREDENTIAL_OPTIONS,
+    DEPLOYMENT_OPTIONS,
+    check_options,
+)
 from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.registry import ModelInfo
 
@@ -21,6 +26,7 @@ __all__ = [
     "deployment_client_kwargs",
     "deployment_lookup",
     "deployment_row",
+    "exported_options",
     "resolve_deployment",
 ]
 
@@ -45,7 +51,22 @@ def check_deployment(deployment: Any, options: Any) -> dict[str, Any] | None:
             f"deployment must be one of {', '.join(DEPLOYMENT_OPTIONS)} or None, got {deployment!r}"
         )
     check_options(deployment, options or {})
+    for name in CREDENTIAL_OPTIONS:  # masked in logs, errors and reprs from here on
+        value = (options or {}).get(name)
+        if isinstance(value, str):
+            register_secret(value)
     return dict(options) if options is not None else None
+
+
+def exported_options(
+    options: Mapping[str, Any] | None,
+) -> tuple[dict[str, Any] | None, list[str]]:
+    """(the options ``to_config()`` writes, the credential options it withholds)."""
+    if not options:
+        return None, []
+    withheld = sorted(name for name in options if name in CREDENTIAL_OPTIONS)
+    kept = {k: v for k, v in options.items() if k not in CREDENTIAL_OPTIONS}
+    return kept or None, withheld
 
 
 def resolve_deployment(deployment: str | None, provider: str) -> str | None:
