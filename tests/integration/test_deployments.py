@@ -16,7 +16,11 @@ from pydantic import BaseModel
 from doc_processing_toolkit import Agent, tool
 from doc_processing_toolkit.agent.cost import DetailedCostReport
 from doc_processing_toolkit.application.container import registry
-from doc_processing_toolkit.domain.errors import AuthenticationError, ConfigurationError
+from doc_processing_toolkit.domain.errors import (
+    AuthenticationError,
+    BadRequestError,
+    ConfigurationError,
+)
 from doc_processing_toolkit.testing import ProviderEmulator, Reply, ToolCall
 from doc_processing_toolkit.testing.emulator import deployments_wire as wire
 
@@ -277,3 +281,28 @@ def test_yaml_and_to_config_keep_the_deployment_but_never_its_credentials(
     assert config["deployment_options"] == {"region": "eu-west-1"}
     assert "s3cr3t-value" not in repr(config) and "s3cr3t-value" not in repr(agent.settings)
     assert "aws_secret_key" in str(config["unserialisable"]["deployment_options"])
+
+
+def test_the_builder_sets_the_deployment_and_checks_its_options() -> None:
+    agent = (
+        Agent.builder()
+        .model("claude-sonnet-4-5")
+        .deployment("vertex", project="p", location="us-east5")
+        .with_settings(log_to_file=False)
+        .build()
+    )
+    assert agent.settings.deployment.deployment == "vertex"
+    assert agent.settings.deployment.deployment_options == {"project": "p", "location": "us-east5"}
+    with pytest.raises(ConfigurationError, match="region"):
+        Agent.builder().deployment("bedrock", project="p")
+
+
+def test_a_wrong_azure_deployment_name_is_an_error_with_the_remedy(
+    emu: ProviderEmulator,
+) -> None:
+    emu.reset([Reply("never")])
+    options = {**_options("azure", "openai", emu, False), "azure_deployment": "no-such-name"}
+    agent = Agent("gpt-4o", deployment="azure", deployment_options=options, log_to_file=False)
+    with pytest.raises(BadRequestError, match="azure_deployment names a deployment"):
+        agent.run_sync("hi")
+    assert emu.requests[-1].body["model"] == "no-such-name"
