@@ -28,6 +28,7 @@ __all__ = [
     "deployment_row",
     "exported_options",
     "resolve_deployment",
+    "row_lacks_batch",
 ]
 
 
@@ -132,3 +133,10 @@ def deployment_client_kwargs(
     if deployment is None:
         return {}
     return {"deployment": deployment, "deployment_options": dict(options or {})}
+
+
+def row_lacks_batch(row: ModelInfo | None, deployment: str) -> bool:
+    """Whether ``deployment`` of ``row`` has no batch API the toolkit drives (its registry
+    entry lists ``batch_api``; a row without the entry too)."""
+    info = row.deployments.get(deployment) if row is not None else None
+    return info is None or "batch_api" in info.unsupported
