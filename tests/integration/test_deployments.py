@@ -306,3 +306,39 @@ def test_a_wrong_azure_deployment_name_is_an_error_with_the_remedy(
     with pytest.raises(BadRequestError, match="azure_deployment names a deployment"):
         agent.run_sync("hi")
     assert emu.requests[-1].body["model"] == "no-such-name"
+
+
+def test_a_built_in_tool_the_deployment_lacks_is_refused_as_on_a_model_without_it(
+    emu: ProviderEmulator,
+) -> None:
+    from doc_processing_toolkit.domain.errors import CompatibilityError
+
+    on_api = Agent("claude-sonnet-4-5", built_in_tools={"web_search": {}}, log_to_file=False)
+    assert on_api.settings.tools.built_in_tools == {"web_search": {}}
+    with pytest.raises(CompatibilityError, match=r"web_search.*\['tool_search'\]"):
+        _bedrock_agent(emu, built_in_tools={"web_search": {}})
+
+
+def test_gemini_on_vertex_has_no_files_api_so_large_media_fails_clearly(
+    emu: ProviderEmulator, tmp_path: Any
+) -> None:
+    from doc_processing_toolkit.domain.errors import MediaUploadError
+
+    emu.reset([Reply("never")])
+    big = tmp_path / "scan.pdf"
+    big.write_bytes(b"%PDF-1.4\n" + b"0" * 64)
+    agent = Agent(
+        "gemini-2.5-flash",
+        deployment="vertex",
+        deployment_options=_options("vertex", "google", emu, False),
+        log_to_file=False,
+        registry=[
+            {
+                **registry().row("gemini-2.5-flash").model_dump(),  # type: ignore[union-attr]
+                "max_inline_bytes": 16,
+            }
+        ],
+    )
+    with pytest.raises(MediaUploadError, match="gs://"):
+        agent.run_sync("read it", files=[str(big)])
+    assert emu.request_count == 0
