@@ -23,7 +23,7 @@ def _price(value: float | None) -> str:
 
 
 def render_table() -> str:
-    """One line per (row, deployment): the model id there, its prices, and each feature
+    """One line per (current row, deployment): the model id there, its prices, and each feature
     the row has on the provider's API marked available (yes) or missing there (no)."""
     lines = [
         "| model | deployment | model id there | input / output per MTok "
@@ -32,6 +32,8 @@ def render_table() -> str:
     ]
     rows = sorted(default_registry().models(), key=lambda row: (row.provider, row.model))
     for row in rows:
+        if row.deprecated or row.retirement_date:  # the current models only
+            continue
         for name, info in sorted(row.deployments.items()):
             served = row.for_deployment(name)
             marks = []
