@@ -8,6 +8,7 @@ the remedy and no credential; costs are the deployment's registry prices."""
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -342,3 +343,35 @@ def test_gemini_on_vertex_has_no_files_api_so_large_media_fails_clearly(
     with pytest.raises(MediaUploadError, match="gs://"):
         agent.run_sync("read it", files=[str(big)])
     assert emu.request_count == 0
+
+
+def test_an_input_type_the_deployment_lacks_follows_on_unsupported_part(
+    emu: ProviderEmulator, tmp_path: Any
+) -> None:
+    from doc_processing_toolkit.domain.errors import UnsupportedPartError
+
+    row = registry().row("claude-haiku-4-5")
+    assert row is not None
+    rows = row.model_dump()
+    rows["deployments"]["bedrock"]["unsupported"] = ["pdf"]  # a deployment without PDFs
+    pdf = tmp_path / "a.pdf"
+    pdf.write_bytes(b"%PDF-1.4\n%%EOF\n")
+    options = _options("bedrock", "anthropic", emu, False)
+
+    def agent(policy: str) -> Agent:
+        return Agent(
+            "claude-haiku-4-5",
+            deployment="bedrock",
+            deployment_options=options,
+            registry=[rows],
+            on_unsupported_part=policy,
+            log_to_file=False,
+        )
+
+    emu.reset([Reply("no pdf seen")])
+    with pytest.raises(UnsupportedPartError, match="pdf"):
+        agent("raise").run_sync("read it", files=[str(pdf)])
+    assert emu.request_count == 0
+    dropped = agent("drop").run_sync("read it", files=[str(pdf)])
+    assert dropped.output == "no pdf seen" and dropped.dropped_parts
+    assert "document" not in json.dumps(emu.requests[-1].body)
