@@ -192,6 +192,8 @@ def test_detailed_report_names_the_deployment_and_its_prices(
     assert result.detailed_cost_file is not None
     report = DetailedCostReport.load(result.detailed_cost_file)
     assert report.deployment == "bedrock"
+    assert [r["deployment"] for r in result.request_cost_records] == ["bedrock"]
+    assert [r["deployment"] for r in report.request_cost_records] == ["bedrock"]
     assert report.total_cost == pytest.approx((2_000 * 3 + 300 * 15) / 1e6)
     assert report.pricing_info["input_per_mtok"] == 3
 
