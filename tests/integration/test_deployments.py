@@ -377,3 +377,16 @@ def test_an_input_type_the_deployment_lacks_follows_on_unsupported_part(
     dropped = agent("drop").run_sync("read it", files=[str(pdf)])
     assert dropped.output == "no pdf seen" and dropped.dropped_parts
     assert "document" not in json.dumps(emu.requests[-1].body)
+
+
+def test_tool_files_on_a_deployment_without_a_files_api_fail_before_sending(
+    emu: ProviderEmulator, tmp_path: Any
+) -> None:
+    from doc_processing_toolkit.domain.errors import CompatibilityError
+
+    data = tmp_path / "data.csv"
+    data.write_text("a,b\n1,2\n")
+    emu.reset([Reply("never")])
+    with pytest.raises(CompatibilityError, match="Files API.*on bedrock"):
+        _bedrock_agent(emu).run_sync("analyse", tool_files=[str(data)])
+    assert emu.request_count == 0
