@@ -387,6 +387,6 @@ def test_tool_files_on_a_deployment_without_a_files_api_fail_before_sending(
     data = tmp_path / "data.csv"
     data.write_text("a,b\n1,2\n")
     emu.reset([Reply("never")])
-    with pytest.raises(CompatibilityError, match="Files API.*on bedrock"):
+    with pytest.raises(CompatibilityError, match=r"Files API.*on bedrock"):
         _bedrock_agent(emu).run_sync("analyse", tool_files=[str(data)])
     assert emu.request_count == 0
