@@ -390,3 +390,18 @@ def test_tool_files_on_a_deployment_without_a_files_api_fail_before_sending(
     with pytest.raises(CompatibilityError, match=r"Files API.*on bedrock"):
         _bedrock_agent(emu).run_sync("analyse", tool_files=[str(data)])
     assert emu.request_count == 0
+
+
+def test_claude_on_vertex_without_a_project_names_the_remedy(
+    emu: ProviderEmulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_VERTEX_PROJECT_ID", raising=False)
+    emu.reset([Reply("never")])
+    options = _options("vertex", "anthropic", emu, False)
+    del options["project"]
+    agent = Agent(
+        "claude-haiku-4-5", deployment="vertex", deployment_options=options, log_to_file=False
+    )
+    with pytest.raises(ConfigurationError, match="ANTHROPIC_VERTEX_PROJECT_ID"):
+        agent.run_sync("hi")
+    assert emu.request_count == 0

@@ -103,7 +103,7 @@ def new_deployment_client(
     args = {k: v for k, v in args.items() if v is not None}
     try:
         cls = getattr(sdk, name)
-        return cls(**args, max_retries=0, http_client=http)
+        client = cls(**args, max_retries=0, http_client=http)
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
         raise MissingDependencyError(
             f"Claude on {deployment} needs the SDK's {deployment} extra: "
@@ -114,3 +114,9 @@ def new_deployment_client(
             f"anthropic on {deployment}: {exc} (set it in deployment_options or the "
             "variable the SDK reads)"
         ) from exc
+    if deployment == "vertex" and not getattr(client, "project_id", None):
+        raise ConfigurationError(
+            "anthropic on vertex: no Google Cloud project: set deployment_options project "
+            "or ANTHROPIC_VERTEX_PROJECT_ID (gcloud config get-value project names yours)"
+        )
+    return client
