@@ -146,6 +146,8 @@ class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
         stream_idle_timeout: float | None = DEFAULT_STREAM_IDLE_TIMEOUT,
         tool_timeout: float | None = None,
         telemetry: bool = False,
+        deployment: str | None = None,
+        deployment_options: dict[str, Any] | None = None,
         registry: Any = None,
         deps: AgentDeps | None = None,
         **provider_kwargs: Any,
@@ -176,6 +178,7 @@ class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
             base_url=base_url, connect_timeout=connect_timeout, request_timeout=request_timeout,
             stream_idle_timeout=stream_idle_timeout, tool_timeout=tool_timeout, registry=registry,
             telemetry=telemetry, provider_kwargs=provider_kwargs,
+            deployment=deployment, deployment_options=deployment_options,
         ))
         # fmt: on
         self._settings: AgentSettings = s
@@ -258,7 +261,7 @@ class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
         if self._client is None:
             given = {"api_key": s.api_key, "base_url": s.base_url}
             kwargs: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
-            kwargs.update(s.timeouts.client_timeouts)
+            kwargs.update(s.timeouts.client_timeouts, **self._resolution.client_kwargs)
             self._client = self._deps.model_clients(
                 self.provider, row_lookup=self._deps.registry.row, **kwargs
             )

@@ -149,6 +149,18 @@ class AgentBuilder(Generic[AgentT]):
         """Use ``client`` instead of the container's adapter (e.g. a FakeModel)."""
         return self._set("client", client)
 
+    def deployment(self, name: str | None, **options: Any) -> AgentBuilder[AgentT]:
+        """Serve the model on a cloud: ``deployment=name``, ``deployment_options=options``
+        (docs/guide/deployments.md).
+
+        Raises:
+            ValueError: an unknown deployment or an option it does not take.
+        """
+        values = {"deployment": name, "deployment_options": options or None}
+        check_arguments(values)
+        self._kwargs.update(values)
+        return self
+
     def base_url(self, url: str) -> AgentBuilder[AgentT]:
         """Send the container's adapter to ``url`` (a gateway, an emulator)."""
         return self._set("base_url", url)

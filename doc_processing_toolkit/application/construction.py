@@ -25,6 +25,13 @@ from doc_processing_toolkit.application.compaction.setup import (
     check_summary_cap,
 )
 from doc_processing_toolkit.application.config.binding_checks import check_binding_settings
+from doc_processing_toolkit.application.config.deployment import (
+    check_deployment,
+    deployment_client_kwargs,
+    deployment_lookup,
+    deployment_row,
+    resolve_deployment,
+)
 from doc_processing_toolkit.application.config.resolution import AgentResolution, CompactionSetup
 from doc_processing_toolkit.application.config.settings import (
     SETTING_NAMES,
@@ -145,6 +152,7 @@ def settings_from_arguments(
     pauses = consumed.get("max_pause_turn_iterations", a.get("max_pause_turn_iterations", 10))
     remote = [*a.get("mcp_remote_servers", ()), *(consumed.get("mcp_remote_servers") or [])]
     built_in_tools = a["built_in_tools"]
+    deployment_options = check_deployment(a["deployment"], a["deployment_options"])
     values = dict(a)
     values.update(
         model=model.strip(),
@@ -171,6 +179,7 @@ def settings_from_arguments(
         request_timeout=validate_timeout("request_timeout", a["request_timeout"]),
         stream_idle_timeout=validate_timeout("stream_idle_timeout", a["stream_idle_timeout"]),
         tool_timeout=validate_timeout("tool_timeout", a["tool_timeout"]),
+        deployment_options=deployment_options,
     )
     return AgentSettings.from_values(values), compaction
 
@@ -269,7 +278,8 @@ def resolve_settings(
         TypeError: an option in a form the provider does not take.
     """
     provider = deps.registry.detect_provider(settings.model)
-    row = deps.registry.row(settings.model)
+    deployment = resolve_deployment(settings.deployment.deployment, provider)
+    row = deployment_row(deps.registry.row(settings.model), deployment, settings.model)
     if row is None:
         # The missing price is warned about once, at the first request it leaves unpriced.
         close = closest_model_names(settings.model, [r.model for r in deps.registry.models()])
@@ -305,7 +315,8 @@ def resolve_settings(
         native_tool_search=report.native_tool_search,
         tool_result_cap=resolve_cap(settings.tool_results.max_tool_result_chars, window),
         compaction=compaction,
-        row_lookup=deps.registry.row,
+        row_lookup=deployment_lookup(deps.registry.row, deployment),
+        client_kwargs=deployment_client_kwargs(deployment, settings.deployment.deployment_options),
         prefix_auditor=PrefixAuditor()
         if prefix_audit_enabled(settings.binding.prefix_audit)
         else None,

@@ -46,7 +46,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     out = sys.stdout
     # Warnings go to stderr after the answer, never into the middle of it.
     with held_warnings(sys.stderr) as logger:
-        agent = Agent(args.model, args.instructions or "", tools=tools or None, logger=logger)
+        agent = Agent(
+            args.model,
+            args.instructions or "",
+            tools=tools or None,
+            logger=logger,
+            deployment=args.deployment,
+        )
         progress = None if args.stream or args.json else sys.stderr
         final = asyncio.run(
             stream_run(agent, args.message, out if args.stream else None, files, progress)
@@ -127,6 +133,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PAGES",
         help='send only these pages of each PDF given with --file, e.g. "1-20,25" (1-based, '
         "inclusive; the page numbers reported are the original ones)",
+    )
+    run.add_argument(
+        "--deployment",
+        choices=("vertex", "bedrock", "foundry", "azure"),
+        help="serve the model on this cloud (its options from the SDK's variables, e.g. "
+        "AWS_REGION, ANTHROPIC_VERTEX_PROJECT_ID, AZURE_OPENAI_ENDPOINT)",
     )
     run.add_argument("--stream", action="store_true", help="stream text and tool calls")
     run.add_argument("--json", action="store_true", help="print the whole result as JSON")

@@ -16,7 +16,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
+    "DEPLOYMENTS",
+    "FEATURE_GAPS",
     "PROVIDERS",
+    "DeploymentInfo",
     "ModelInfo",
     "Pricing",
     "closest_model_names",
@@ -52,6 +55,31 @@ class Pricing(BaseModel):
     def known(self) -> bool:
         """True when both input and output prices are known."""
         return self.input_per_mtok is not None and self.output_per_mtok is not None
+
+
+DEPLOYMENTS = ("vertex", "bedrock", "foundry", "azure")
+"""The cloud deployments a row may list besides the provider's own API (None)."""
+
+FEATURE_GAPS = ("files_api", "batch_api", "count_tokens", "skills")
+"""Features (besides input types and built-in tools) a deployment may lack."""
+
+
+class DeploymentInfo(BaseModel):
+    """One model on one cloud deployment: its id there, its prices, what it lacks."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)  # ``_source`` and other metadata
+
+    model_id: str
+    """The model id the deployment takes (a Bedrock ``anthropic.claude-...-v1:0``, a
+    Vertex ``claude-...@date``, an Azure deployment name)."""
+    pricing: Pricing = Field(default_factory=Pricing)
+    """The deployment's own list prices (None: unknown, never the provider's copied)."""
+    batch: Pricing | None = None
+    """The deployment's batch prices (None: unknown or no batch API there)."""
+    unsupported: tuple[str, ...] = ()
+    """What the deployment lacks: input types (``pdf``...), built-in tools
+    (``code_execution``...) or features of `FEATURE_GAPS`."""
+    notes: str | None = None
 
 
 class ModelInfo(BaseModel):
@@ -143,6 +171,45 @@ class ModelInfo(BaseModel):
     account (fleets limit their requests to it); None: it depends on the account's tier."""
     tokens_per_minute: int | None = None
     """The provider's token rate limit (input + output) for this model; None: unknown."""
+    deployments: dict[str, DeploymentInfo] = Field(default_factory=dict)
+    """Cloud deployment name (`DEPLOYMENTS`) -> the model there."""
+    deployment: str | None = None
+    """The deployment this row was resolved for (`for_deployment`); None: the provider's
+    own API."""
+
+    def for_deployment(self, name: str | None) -> ModelInfo:
+        """This row as served by deployment ``name``: its model id, its prices, and what it
+        lacks taken out (input types, built-in tools, the Files and batch APIs).
+
+        Raises:
+            KeyError: when the row does not list ``name`` (`deployment_names` says which).
+        """
+        if name is None or name == self.deployment:
+            return self
+        info = self.deployments[name]
+        gaps = set(info.unsupported)
+        update: dict[str, Any] = {
+            "deployment": name,
+            "api_model": info.model_id,
+            "pricing": info.pricing,
+            "batch": None if "batch_api" in gaps else info.batch,
+            "service_tiers": {},
+            "input_types": tuple(t for t in self.input_types if t not in gaps),
+            "built_in_tools": tuple(t for t in self.built_in_tools if t not in gaps),
+        }
+        if "files_api" in gaps:
+            update["max_upload_bytes"] = None
+        return self.model_copy(update=update)
+
+    @property
+    def deployment_names(self) -> tuple[str, ...]:
+        """Where the model is served: ``"api"`` (the provider's own) and each deployment."""
+        return ("api", *sorted(self.deployments))
+
+    def lacks(self, feature: str) -> bool:
+        """Whether this row's deployment lacks ``feature`` (one of `FEATURE_GAPS`)."""
+        info = self.deployments.get(self.deployment or "")
+        return info is not None and feature in info.unsupported
 
     def lifecycle_warning(self, today: str) -> str | None:
         """The WARNING for a deprecated or retired row on ``today`` (YYYY-MM-DD); None if

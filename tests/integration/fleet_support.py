@@ -151,3 +151,22 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+
+
+def make_bedrock_agent() -> Agent:
+    """The fleet's agent on Amazon Bedrock (the emulator's Bedrock routes, SigV4 checked)."""
+    from doc_processing_toolkit.testing.emulator import deployments_wire as cloud
+
+    return Agent(
+        "claude-haiku-4-5",
+        "Extract invoice totals.",
+        tools=[lookup],
+        deployment="bedrock",
+        deployment_options={
+            "region": cloud.AWS_REGION,
+            "aws_access_key": cloud.AWS_ACCESS_KEY,
+            "aws_secret_key": cloud.AWS_SECRET_KEY,
+            "base_url": os.environ["DPT_TEST_EMULATOR_URL"],
+        },
+        log_to_file=False,
+    )

@@ -340,3 +340,24 @@ def test_every_tool_call_has_a_stable_idempotency_key(
     assert all(c.tool_name == "lookup" for c in contexts)
     assert [c.tool_call_id for c in contexts] == [f"toolu_{i}" for i in ids]
     assert ToolContext.current() is None
+
+
+def test_batch_mode_on_a_deployment_without_a_batch_api_runs_interactively(
+    emulator: ProviderEmulator, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    clients: dict[str, InMemoryBatchClient] = {}
+    fleet = Fleet(
+        fs.make_bedrock_agent,
+        str(tmp_path / "bedrock.sqlite"),
+        mode="batch",
+        deps=_batch_deps(emulator, clients),  # Anthropic's batch API is there, Bedrock's not
+    )
+    _submit(fleet, 2)
+    with caplog.at_level(logging.WARNING):
+        results = fleet.run()
+    assert all(r.success for r in results.values())
+    assert clients == {}  # the Message Batches API was never asked
+    assert all(rec["served_tier"] != "batch" for r in results.values() for rec in r.records)
+    assert len([r for r in caplog.records if "no batch API" in r.getMessage()]) == 1
+    assert all(r.path.startswith("/model/") for r in emulator.requests)
+    fleet.close()

@@ -23,6 +23,10 @@ from urllib.parse import urlsplit
 from doc_processing_toolkit._logging import get_logger, redact, register_secret
 from doc_processing_toolkit.adapters import _environment
 from doc_processing_toolkit.adapters.providers._batch import BatchSeam
+from doc_processing_toolkit.adapters.providers._deployments import (
+    auth_remedy,
+    register_option_secrets,
+)
 from doc_processing_toolkit.adapters.providers._guard import GuardedEvents, sdk_timeout
 from doc_processing_toolkit.adapters.providers._loop_clients import (
     LoopClientCache,
@@ -269,7 +273,13 @@ class SdkModelClient(BatchSeam):
         row_lookup: Callable[[str], ModelInfo | None] | None = None,
         connect_timeout: float | None = None,
         stream_idle_timeout: float | None = None,
+        deployment: str | None = None,
+        deployment_options: Mapping[str, Any] | None = None,
     ) -> None:
+        self._deployment = deployment
+        """The cloud deployment serving the model (None: the provider's own API)."""
+        self._deployment_options = dict(deployment_options or {})
+        register_option_secrets(self._deployment_options)
         self._api_key = api_key
         register_secret(api_key)
         self._base_url = base_url
@@ -370,7 +380,17 @@ class SdkModelClient(BatchSeam):
     # -- requests ------------------------------------------------------------------------
 
     def _row(self, model: str) -> ModelInfo | None:
-        return self._row_lookup(model) if self._row_lookup is not None else None
+        row = self._row_lookup(model) if self._row_lookup is not None else None
+        if row is None or self._deployment not in row.deployments:
+            return row
+        row = row.for_deployment(self._deployment)
+        named = self._deployment_options.get("azure_deployment")  # an Azure deployment name
+        return row.model_copy(update={"api_model": named}) if named else row
+
+    def _deployment_client(self, new: Callable[[], Any]) -> Any:
+        """This instance's own SDK client for its deployment (``new()`` builds it)."""
+        self._log.debug(f"{self.provider} deployment", deployment=self._deployment)
+        return self._own.get(None, new)
 
     def _log_warnings(
         self,
@@ -465,7 +485,7 @@ class SdkModelClient(BatchSeam):
         its status, with its retry-after and request id; ``text`` (redacted) describes it."""
         status = int(exc.status_code)
         return status_error_class(status)(
-            text,
+            text + auth_remedy(self._deployment, status),
             provider=self.provider,
             status_code=status,
             retry_after=parse_retry_after(exc.response.headers),

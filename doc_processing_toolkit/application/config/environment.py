@@ -10,7 +10,7 @@ switches").
 
 Read points (when the value is read; a change in between takes effect at the next one):
 
-* **construction** (``Agent(...)``): `logging_switches`, `prefix_audit`;
+* **construction** (``Agent(...)``): `logging_switches`, `prefix_audit`, `deployment`;
 * **run** (each ``run`` / ``run_sync`` / ``stream``): `run_switches`, `sync_hooks_offloop`,
   `stream_structured_offloop`, `stream_cancel_on_close` (when a stream closes);
 * **retry policy** (each run's loop, and each retried call made outside a run):
@@ -57,6 +57,7 @@ __all__ = [
     "batch_polling_values",
     "capture_message_content",
     "compaction_protect_current_turn",
+    "deployment",
     "fleet_worker",
     "logging_switches",
     "prefix_audit",
@@ -240,3 +241,9 @@ def capture_message_content() -> bool:
     """Read point: when telemetry is built. Whether
     ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` asks for content on the spans."""
     return _text(CAPTURE_MESSAGE_CONTENT_ENV) in _TRUE
+
+
+def deployment(provider: str) -> str | None:
+    """``DPT_<PROVIDER>_DEPLOYMENT`` (``vertex``, ``bedrock``, ``foundry``, ``azure``): the
+    deployment of an Agent of that provider that names none; unset or empty: None."""
+    return _text(f"DPT_{provider.upper()}_DEPLOYMENT").lower() or None

@@ -15,6 +15,7 @@ from pathlib import PurePath
 from typing import Any
 from urllib.parse import urlsplit
 
+from doc_processing_toolkit.application.config.deployment import exported_options
 from doc_processing_toolkit.application.config.env_references import EnvReferences, as_written
 from doc_processing_toolkit.application.config.schema import CONFIG_FIELDS
 from doc_processing_toolkit.application.config.settings import (
@@ -157,6 +158,11 @@ def export_config(
         unserialisable["registry"] = "rows given in code (save them to a JSON file to export)"
     if s.api_key is not None:
         unserialisable["api_key"] = "set (supply it again; never exported)"
+    options, withheld = exported_options(s.deployment.deployment_options)
+    if options is not None:
+        config["deployment_options"] = _plain(options)
+    if withheld:
+        unserialisable["deployment_options"] = f"{withheld} set (never exported)"
     if s.logging.logger is not None:
         unserialisable["logger"] = "a logger instance"
     if s.hooks.handlers is not None:
@@ -296,6 +302,7 @@ _BY_HAND = frozenset(
         "mcp_remote_servers",
         "media_store",
         "media_max_inline_bytes",
+        "deployment_options",
     }
 )
 """The settings the functions above export, each in its own form (a section, a default

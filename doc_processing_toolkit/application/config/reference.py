@@ -391,6 +391,19 @@ Args:
         the registry's JSON schema; a bad one raises ValueError naming it. The file named
         by DPT_REGISTRY_FILE is merged for every Agent the same way. Keyword-only.
         Default: None.
+    deployment (Optional[str]): The cloud serving the model: None (the provider's own
+        API), "vertex" (Claude or Gemini on Vertex AI), "bedrock" (Claude on Amazon
+        Bedrock), "foundry" (Claude on Microsoft Foundry) or "azure" (GPT on Azure OpenAI).
+        The model's registry row lists the deployments it has, its id and prices there; an
+        unlisted pair raises ConfigurationError naming them. Unset, DPT_<PROVIDER>_DEPLOYMENT
+        chooses. See docs/guide/deployments.md. Keyword-only. Default: None.
+    deployment_options (Optional[dict]): What the deployment needs: Vertex project,
+        location, access_token or credentials; Bedrock region, aws_profile,
+        aws_access_key, aws_secret_key, aws_session_token; Foundry resource, api_key;
+        Azure azure_endpoint, api_version, azure_deployment, api_key or
+        azure_ad_token_provider; base_url on every one. Unset keys come from the SDKs' own
+        variables (AWS_REGION, ANTHROPIC_VERTEX_PROJECT_ID, AZURE_OPENAI_ENDPOINT...).
+        Credentials are never exported by to_config(). Keyword-only. Default: None.
     deps (Optional[AgentDeps]): The adapters this Agent is handed (registry, model
         clients, codecs, profiles, tool sessions, stores). None takes the process default
         from the composition root. Default: None.

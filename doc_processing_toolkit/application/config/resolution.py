@@ -8,7 +8,7 @@ Belongs here because the run's settings are derived from it; it runs no request.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from doc_processing_toolkit.domain.compaction.config import CompactionConfig
@@ -61,5 +61,8 @@ class AgentResolution:
     """The registry's row lookup (a request is priced at the row of its serving model)."""
     prefix_auditor: PrefixObserver | None = None
     """The shadow prefix audit of this Agent's requests (None: off)."""
+    client_kwargs: dict[str, Any] = field(default_factory=dict)
+    """The model client's deployment keywords (``config/deployment.py``; empty: the
+    provider's own API)."""
     telemetry: Telemetry | None = None
     """The Agent's own telemetry (``telemetry=True``; None: off unless ``instrument()``)."""

@@ -300,6 +300,12 @@ CONFIG_FIELDS: dict[str, Spec] = {
     "registry": _s(
         "string", "null", description="A JSON file of model rows merged over the registry."
     ),
+    "deployment": _setting("deployment"),
+    "deployment_options": _s(
+        "object",
+        "null",
+        description="The deployment's region, project, endpoint (credentials as ${ENV}).",
+    ),
 }
 """Every top-level key of the YAML file and its shape (``model`` is required). A scalar
 setting's shape and description come from its settings model field (`_setting`); only

@@ -48,6 +48,7 @@ __all__ = [
     "BindingSettings",
     "CompactionSettings",
     "CostSettings",
+    "DeploymentSettings",
     "GenerationSettings",
     "HookSettings",
     "LoggingSettings",
@@ -271,6 +272,17 @@ class ProviderSettings(SettingsGroup):
         return normalize_prompt_caching(self.prompt_caching)
 
 
+class DeploymentSettings(SettingsGroup):
+    """Where the model is served: the provider's own API or a cloud deployment."""
+
+    deployment: Literal["vertex", "bedrock", "foundry", "azure"] | None = Field(
+        default=None, description="The cloud serving the model (None: the provider's API)."
+    )
+    deployment_options: dict[str, Any] | None = Field(
+        default=None, description="The deployment's region, project, endpoint, credentials."
+    )
+
+
 class HookSettings(SettingsGroup):
     """Hooks and the events they see."""
 
@@ -292,6 +304,7 @@ _GROUPS: dict[str, type[SettingsGroup]] = {
     "costs": CostSettings,
     "provider": ProviderSettings,
     "hooks": HookSettings,
+    "deployment": DeploymentSettings,
 }
 
 SETTING_GROUPS: dict[str, tuple[str, str]] = {
@@ -339,6 +352,7 @@ class AgentSettings(BaseModel):
     costs: CostSettings = Field(default_factory=lambda: _shared(CostSettings))
     provider: ProviderSettings = Field(default_factory=ProviderSettings)  # holds a dict
     hooks: HookSettings = Field(default_factory=lambda: _shared(HookSettings))
+    deployment: DeploymentSettings = Field(default_factory=lambda: _shared(DeploymentSettings))
 
     def __repr__(self) -> str:
         # Values read from ${ENV} by the YAML loader are registered secrets: a repr is

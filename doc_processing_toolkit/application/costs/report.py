@@ -246,6 +246,9 @@ class DetailedCostReport:
     """Billed tokens per model that ran them (AgentResult.token_totals_by_model)."""
     schema_version: int = REPORT_SCHEMA_VERSION
     """Persisted-report schema marker."""
+    deployment: str | None = None
+    """The cloud that served the model (vertex, bedrock, foundry, azure); None: the
+    provider's own API. ``pricing_info`` holds that deployment's prices."""
 
     def __post_init__(self) -> None:
         """Initialize default values (run id, timestamp, start time)."""

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from doc_processing_toolkit.application.config import environment
+from doc_processing_toolkit.application.config.deployment import row_lacks_batch
 from doc_processing_toolkit.application.documents.source import DocumentSource
 from doc_processing_toolkit.application.fleet.jobs import FleetAgent, FleetJobRunner
 from doc_processing_toolkit.application.run.stream.streaming import run_blocking
@@ -155,12 +156,17 @@ class Fleet:
         self.provider: str | None = None
         self.model: str | None = None
         self._client_kwargs: dict[str, Any] = {}
+        self._no_batch_api = False
+        """The model's deployment has no batch API the toolkit drives (a registry fact)."""
         if agent_factory is not None:
             probe = agent_factory()
             try:
                 self.provider, self.model = probe.provider, probe.model
                 self._client_kwargs = _client_kwargs(probe)
                 row = self._deps.registry.row(probe.model)
+                placed = getattr(getattr(probe, "settings", None), "deployment", None)
+                deployment = getattr(placed, "deployment", None)
+                self._no_batch_api = deployment is not None and row_lacks_batch(row, deployment)
             finally:
                 run_blocking(probe.close)
             if rate_limit is None and row is not None and row.requests_per_minute:
@@ -219,6 +225,8 @@ class Fleet:
             if self.mode == "batch":
 
                 def batch_clients(provider: str) -> BatchClient | None:
+                    if self._no_batch_api:  # the jobs run interactively (one log line)
+                        return None
                     return self._deps.batch_clients(provider, **self._client_kwargs)
 
             self._runner = FleetJobRunner(

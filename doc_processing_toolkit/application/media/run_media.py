@@ -25,6 +25,7 @@ from doc_processing_toolkit.application.media.tool_files import (
     with_code_execution,
 )
 from doc_processing_toolkit.application.result import AgentResult
+from doc_processing_toolkit.domain.errors import CompatibilityError
 from doc_processing_toolkit.domain.messages import MediaPart, Message
 from doc_processing_toolkit.domain.registry import ModelInfo
 
@@ -60,7 +61,13 @@ class RunMedia:
         Raises:
             FileNotFoundError, ValueError, TypeError: a bad ``tool_files`` entry or
                 container id, naming it.
+            CompatibilityError: ``tool_files`` on a deployment without a Files API.
         """
+        if tool_files and row is not None and row.lacks("files_api"):
+            raise CompatibilityError(
+                f"tool_files are uploaded through the Files API, which {row.model} on "
+                f"{row.deployment} does not have (its registry entry): use the provider's API"
+            )
         return cls(
             client=client,
             provider=provider,

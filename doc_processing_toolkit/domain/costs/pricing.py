@@ -271,6 +271,7 @@ def price_request(
         cost, known = Decimal(0), False
     else:
         cost, known = _token_cost(usage, row, pricing, cache_ttl), True
+    placed = {"deployment": row.deployment} if row is not None and row.deployment else {}
     batch_unpriced = (
         canonical_tier(served_tier) == BATCH_TIER
         and row is not None
@@ -293,7 +294,7 @@ def price_request(
         purpose=purpose,
         request_index=request_index,
         iteration=iteration,
-        extra=dict(extra or {}),
+        extra={**placed, **(extra or {})},  # a cloud deployment's record names it
     )
 
 

@@ -19,10 +19,15 @@ __all__ = [
     "FIREWORKS_CAPABILITIES",
     "GOOGLE_CAPABILITIES",
     "OPENAI_CAPABILITIES",
+    "anthropic_bedrock_harness",
+    "anthropic_foundry_harness",
     "anthropic_harness",
+    "anthropic_vertex_harness",
+    "azure_openai_harness",
     "fireworks_harness",
     "genai_contents_to_native",
     "google_harness",
+    "google_vertex_harness",
     "openai_harness",
 ]
 
@@ -171,3 +176,94 @@ def genai_contents_to_native(contents: list[Any]) -> list[dict[str, Any]]:
         types.Content.model_validate(item).model_dump(exclude_none=True, mode="json")
         for item in contents
     ]
+
+
+# -- the same adapters on the cloud deployments (testing/emulator/deployments_wire.py) ----
+
+
+def _cloud() -> Any:
+    from doc_processing_toolkit.testing.emulator import deployments_wire
+
+    return deployments_wire
+
+
+def _anthropic_on(deployment: str, options: dict[str, Any], base_path: str) -> EmulatorHarness:
+    from doc_processing_toolkit.adapters.providers.anthropic import (
+        AnthropicHistoryCodec,
+        AnthropicModelClient,
+    )
+
+    return EmulatorHarness(
+        "anthropic",
+        "claude-contract-1",
+        lambda url: AnthropicModelClient(
+            base_url=url, deployment=deployment, deployment_options=options
+        ),
+        base_path=base_path,
+        codec=AnthropicHistoryCodec(),
+        capabilities=ANTHROPIC_CAPABILITIES,
+        history_key="messages",
+    )
+
+
+def anthropic_bedrock_harness() -> EmulatorHarness:
+    """AnthropicModelClient on Amazon Bedrock (AsyncAnthropicBedrock, SigV4 checked)."""
+    cloud = _cloud()
+    options = {
+        "region": cloud.AWS_REGION,
+        "aws_access_key": cloud.AWS_ACCESS_KEY,
+        "aws_secret_key": cloud.AWS_SECRET_KEY,
+    }
+    return _anthropic_on("bedrock", options, "")
+
+
+def anthropic_vertex_harness() -> EmulatorHarness:
+    """AnthropicModelClient on Vertex AI (AsyncAnthropicVertex, bearer token checked)."""
+    options = {"project": "contract", "location": "us-east5", "access_token": _cloud().VERTEX_TOKEN}
+    return _anthropic_on("vertex", options, "/v1")
+
+
+def anthropic_foundry_harness() -> EmulatorHarness:
+    """AnthropicModelClient on Microsoft Foundry (AsyncAnthropicFoundry, key checked)."""
+    return _anthropic_on("foundry", {"api_key": _cloud().FOUNDRY_KEY}, "/anthropic")
+
+
+def google_vertex_harness() -> EmulatorHarness:
+    """GoogleModelClient on Vertex AI (genai.Client(vertexai=True), bearer token checked)."""
+    from doc_processing_toolkit.adapters.providers.google import (
+        GoogleHistoryCodec,
+        GoogleModelClient,
+    )
+
+    options = {"project": "contract", "location": "us-east5", "access_token": _cloud().VERTEX_TOKEN}
+    return EmulatorHarness(
+        "google",
+        "gemini-contract-1",
+        lambda url: GoogleModelClient(
+            base_url=url, deployment="vertex", deployment_options=options
+        ),
+        codec=GoogleHistoryCodec(),
+        capabilities=GOOGLE_CAPABILITIES,
+        history_key="contents",
+        history_to_native=genai_contents_to_native,
+    )
+
+
+def azure_openai_harness() -> EmulatorHarness:
+    """OpenAIModelClient on Azure OpenAI (AsyncAzureOpenAI, api-key checked)."""
+    from doc_processing_toolkit.adapters.providers.openai import (
+        OpenAIHistoryCodec,
+        OpenAIModelClient,
+    )
+
+    cloud = _cloud()
+    cloud.AZURE_DEPLOYMENTS.add("gpt-contract-1")
+    options = {"api_version": "2025-04-01-preview", "api_key": cloud.AZURE_KEY}
+    return EmulatorHarness(
+        "openai",
+        "gpt-contract-1",
+        lambda url: OpenAIModelClient(base_url=url, deployment="azure", deployment_options=options),
+        codec=OpenAIHistoryCodec(),
+        capabilities=OPENAI_CAPABILITIES,
+        history_key="input",
+    )

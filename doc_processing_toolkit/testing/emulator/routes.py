@@ -13,6 +13,7 @@ from doc_processing_toolkit.testing.emulator.anthropic_batch_wire import ANTHROP
 from doc_processing_toolkit.testing.emulator.anthropic_wire import ANTHROPIC_ROUTES
 from doc_processing_toolkit.testing.emulator.chat_completions_wire import CHAT_COMPLETIONS_ROUTES
 from doc_processing_toolkit.testing.emulator.common import DialectRoute
+from doc_processing_toolkit.testing.emulator.deployments_wire import DEPLOYMENT_ROUTES
 from doc_processing_toolkit.testing.emulator.files_wire import FILES_ROUTES
 from doc_processing_toolkit.testing.emulator.google_batch_wire import GOOGLE_BATCH_ROUTES
 from doc_processing_toolkit.testing.emulator.google_files_wire import GOOGLE_FILES_ROUTES
@@ -34,6 +35,7 @@ DIALECT_ROUTES: dict[str, DialectRoute] = {
     **ANTHROPIC_BATCH_ROUTES,  # /v1/messages/batches (Message Batches)
     **OPENAI_BATCH_ROUTES,  # /v1/batches (Batch API; its GET shares Gemini's path)
     **GOOGLE_BATCH_ROUTES,  # :batchGenerateContent, /{version}/batches/{id} (+ OpenAI's GET)
+    **DEPLOYMENT_ROUTES,  # Bedrock, Vertex AI, Microsoft Foundry, Azure OpenAI
 }
 """Every route the emulator serves by default."""
 

@@ -217,6 +217,16 @@ class ProviderEmulator:
         appends ``/v1/models/...`` itself)."""
         return self.url
 
+    def deployment_base_url(self, deployment: str, provider: str | None = None) -> str:
+        """The ``deployment_options`` ``base_url`` of a cloud deployment here: the URL the
+        SDK's deployment client takes (Vertex AI's Claude client wants ``/v1`` on it,
+        Microsoft Foundry's ``/anthropic``)."""
+        if deployment == "vertex" and provider == "anthropic":
+            return f"{self.url}/v1"
+        if deployment == "foundry":
+            return f"{self.url}/anthropic"
+        return self.url
+
     # -- script and log ------------------------------------------------------------------
 
     def push(self, *steps: ScriptStep) -> None:

@@ -30,6 +30,7 @@ from doc_processing_toolkit.adapters.providers._common import (
 from doc_processing_toolkit.adapters.providers._files import files_call
 from doc_processing_toolkit.adapters.providers.anthropic import binding
 from doc_processing_toolkit.adapters.providers.anthropic import files as anthropic_files
+from doc_processing_toolkit.adapters.providers.anthropic.deployments import new_deployment_client
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import PROVIDER
 from doc_processing_toolkit.adapters.providers.anthropic.mapping import (
     WireRequest,
@@ -104,8 +105,19 @@ class AnthropicModelClient(SdkModelClient):
         )
 
     def _sdk_client(self, sdk: Any) -> Any:
+        if self._deployment is not None:
+            return self._deployment_client(lambda: self._new_deployment_client(sdk))
         return self._own_or_shared_client(
             _SHARED, lambda api_key, base_url: self._new_sdk_client(sdk, api_key, base_url)
+        )
+
+    def _new_deployment_client(self, sdk: Any) -> Any:
+        from doc_processing_toolkit.adapters.providers._pool import sdk_http_client
+
+        deployment = str(self._deployment)
+        http = sdk_http_client(sdk, shared_ssl_context())
+        return new_deployment_client(
+            sdk, deployment, self._deployment_options, self._base_url, http
         )
 
     # -- code-execution files (the CodeExecutionFiles port; see .files) -----------------

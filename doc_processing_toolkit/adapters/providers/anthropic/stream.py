@@ -19,6 +19,10 @@ from typing import Any
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters.providers._sse import SseDecoder, SseEvent
+from doc_processing_toolkit.adapters.providers.anthropic.deployments import (
+    EVENT_STREAM_TYPE,
+    EventStreamDecoder,
+)
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import PROVIDER, block_to_part
 from doc_processing_toolkit.adapters.providers.anthropic.fallback import (
     fallback_target,
@@ -59,7 +63,9 @@ class RawEvents:
         self.response = response
         """The HTTP response (the stream guard closes it when the stream stalls)."""
         self._chunks = response.aiter_bytes().__aiter__()
-        self._decoder = SseDecoder()
+        self._decoder: Any = SseDecoder()
+        if response.headers.get("content-type", "").startswith(EVENT_STREAM_TYPE):
+            self._decoder = EventStreamDecoder()  # Claude on Amazon Bedrock
         self._ready: deque[SseEvent] = deque()
 
     def __aiter__(self) -> RawEvents:

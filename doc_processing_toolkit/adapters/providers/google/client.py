@@ -33,6 +33,7 @@ from doc_processing_toolkit.adapters.providers._common import (
     parse_retry_after,
     shared_ssl_context,
 )
+from doc_processing_toolkit.adapters.providers._deployments import auth_remedy
 from doc_processing_toolkit.adapters.providers._guard import remember_response
 from doc_processing_toolkit.adapters.providers.google import code_files as google_code_files
 from doc_processing_toolkit.adapters.providers.google import files as google_files
@@ -172,7 +173,40 @@ class GoogleModelClient(SdkModelClient):
         )
         return genai.Client(api_key=api_key, vertexai=False, http_options=options)
 
+    def _vertex_client(self, genai: Any, types: Any) -> Any:
+        """Gemini on Vertex AI: ``genai.Client(vertexai=True, ...)`` with the options'
+        project, location and credentials (an ``access_token`` becomes OAuth credentials;
+        none: Application Default Credentials)."""
+        options = self._deployment_options
+        credentials = options.get("credentials")
+        if credentials is None and options.get("access_token"):
+            from google.oauth2.credentials import Credentials
+
+            credentials = Credentials(token=options["access_token"])  # type: ignore[no-untyped-call]
+        http = types.HttpOptions(
+            base_url=options.get("base_url") or self._base_url,
+            headers=self._default_headers or None,
+            timeout=int(self._timeout * 1000) if self._timeout is not None else None,
+            retry_options=types.HttpRetryOptions(attempts=1),
+            async_client_args={"event_hooks": {"response": [remember_response]}},
+        )
+        try:
+            return genai.Client(
+                vertexai=True,
+                project=options.get("project"),
+                location=options.get("location"),
+                credentials=credentials,
+                http_options=http,
+            )
+        except ValueError as exc:
+            raise ConfigurationError(
+                f"google on vertex: {exc} (set deployment_options project / location or "
+                "GOOGLE_CLOUD_PROJECT / GOOGLE_CLOUD_LOCATION)"
+            ) from exc
+
     def _sdk_client(self, genai: Any, types: Any) -> Any:
+        if self._deployment is not None:
+            return self._deployment_client(lambda: self._vertex_client(genai, types))
         base_url, source = self._endpoint()
         self._log_endpoint(base_url, source)
         version = _environment.variable(DPT_API_VERSION_ENV) or None
@@ -388,7 +422,8 @@ class GoogleModelClient(SdkModelClient):
     def _status_error(self, exc: Any, *, before_stream: bool) -> ProviderError:
         code = int(exc.code) if isinstance(exc.code, int) else None
         return status_error_class(code)(
-            self._describe(exc, f"HTTP {code}" if before_stream else "stream error"),
+            self._describe(exc, f"HTTP {code}" if before_stream else "stream error")
+            + auth_remedy(self._deployment, code or 0),
             provider=PROVIDER,
             status_code=code,
             retry_after=self._retry_after(exc),

@@ -290,6 +290,14 @@ async def upload_large_media(
     chosen = _to_upload(messages, inline_limit(row))
     if not chosen:
         return request, []
+    if row is not None and row.lacks("files_api"):  # Gemini on Vertex AI: no Files API
+        raise MediaUploadError(
+            f"google: {len(chosen)} media part(s) are over the inline limit and "
+            f"{row.model} on {row.deployment} has no Files API to upload them to: pass "
+            "them as gs:// URIs (a MediaPart with uri='gs://bucket/object') or smaller",
+            provider=PROVIDER,
+            before_stream=True,
+        )
     poll = poll_settings(request.provider_options)
     new_from = _first_new_turn(messages)
     records: list[dict[str, Any]] = []

@@ -119,7 +119,32 @@ class OpenAIModelClient(SdkModelClient):
                 f"openai: no API key: pass api_key= or set {API_KEY_ENV} ({exc})"
             ) from exc
 
+    def _azure_client(self, sdk: Any) -> Any:
+        """GPT on Azure OpenAI: ``AsyncAzureOpenAI`` with the options' endpoint, API version,
+        deployment and key (or Entra ID token provider); unset ones from the SDK's
+        variables (``AZURE_OPENAI_ENDPOINT``, ``OPENAI_API_VERSION``,
+        ``AZURE_OPENAI_API_KEY``)."""
+        from doc_processing_toolkit.adapters.providers._pool import sdk_http_client
+
+        options = dict(self._deployment_options)
+        endpoint = options.pop("base_url", None) or self._base_url
+        if endpoint and not options.get("azure_endpoint"):
+            options["azure_endpoint"] = endpoint
+        if self._api_key and not options.get("api_key"):
+            options["api_key"] = self._api_key
+        args = {k: v for k, v in options.items() if v is not None}
+        try:
+            return sdk.AsyncAzureOpenAI(
+                **args, max_retries=0, http_client=sdk_http_client(sdk, shared_ssl_context())
+            )
+        except (ValueError, sdk.OpenAIError) as exc:
+            raise ConfigurationError(
+                f"openai on azure: {exc} (set it in deployment_options or the SDK's variable)"
+            ) from exc
+
     def _sdk_client(self, sdk: Any) -> Any:
+        if self._deployment is not None:
+            return self._deployment_client(lambda: self._azure_client(sdk))
         return self._own_or_shared_client(
             _SHARED, lambda api_key, base_url: self._new_sdk_client(sdk, api_key, base_url)
         )

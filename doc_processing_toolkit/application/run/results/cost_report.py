@@ -40,6 +40,7 @@ class ReportContext:
     temperature: float | None = None
     tools_available: tuple[str, ...] = ()
     pricing_info: Mapping[str, float] = field(default_factory=dict)
+    deployment: str | None = None
 
     @classmethod
     def of(
@@ -53,6 +54,7 @@ class ReportContext:
             temperature=settings.generation.temperature,
             tools_available=tuple(str(getattr(t, "name", t)) for t in tools),
             pricing_info=pricing_snapshot(row),
+            deployment=row.deployment if row is not None else None,
         )
 
 
@@ -173,6 +175,7 @@ def build_detailed_report(
         temperature=float(context.temperature or 0.0),
         tools_available=list(context.tools_available),
         pricing_info=dict(context.pricing_info),
+        deployment=context.deployment,
     )
     report.iterations = _iterations(facts, result, partial)
     report.request_cost_records = [dict(r) for r in result.request_cost_records]

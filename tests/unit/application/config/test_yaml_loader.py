@@ -120,6 +120,8 @@ BAD_VALUES: dict[str, Any] = {
     "stream_idle_timeout": "soon",
     "tool_timeout": [3],
     "registry": 5,
+    "deployment": "mainframe",
+    "deployment_options": ["region"],
 }
 
 
