@@ -26,9 +26,10 @@ __all__ = [
     "status_of",
 ]
 
-JobState = Literal["queued", "running", "done", "failed"]
+JobState = Literal["queued", "running", "done", "failed", "awaiting_approval"]
 """queued: waiting for a worker; running: on a worker (or left by a dead one, until that
-worker resumes it); done: finished with a result; failed: finished with an error."""
+worker resumes it); done: finished with a result; failed: finished with an error;
+awaiting_approval: parked until a person answers its deferred tool calls (no worker)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +159,8 @@ class FleetStatus:
     running: int = 0
     done: int = 0
     failed: int = 0
+    awaiting_approval: int = 0
+    """Jobs parked until a person answers their deferred tool calls."""
     spend: float = 0.0
     """USD billed for the finished jobs (done and failed), from their ledgers."""
     unrecorded_requests: int = 0
@@ -178,7 +181,7 @@ class FleetStatus:
 
 def status_of(records: list[JobRecord]) -> FleetStatus:
     """The `FleetStatus` of ``records``."""
-    counts = {"queued": 0, "running": 0, "done": 0, "failed": 0}
+    counts = {"queued": 0, "running": 0, "done": 0, "failed": 0, "awaiting_approval": 0}
     spend = 0.0
     unrecorded = 0
     for record in records:

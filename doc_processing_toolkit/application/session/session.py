@@ -61,7 +61,13 @@ from doc_processing_toolkit.domain.events import AgentStreamEvent
 from doc_processing_toolkit.domain.session import MalformedEnvelopeError
 from doc_processing_toolkit.ports.session_store import SessionStore
 
-__all__ = ["INTERRUPTED_TURN_ENV", "LATE_INJECTION_POLICIES", "AgentSession", "resume_session"]
+__all__ = [
+    "INTERRUPTED_TURN_ENV",
+    "LATE_INJECTION_POLICIES",
+    "AgentSession",
+    "resume_session",
+    "waiting_envelope",
+]
 
 LATE_INJECTION_POLICIES = ("surface", "new_turn")
 """What happens to a hook message that arrived too late for any turn boundary."""
@@ -546,6 +552,14 @@ class AgentSession:
 
 
 document_methods(AgentSession, SESSION_METHOD_SECTIONS)
+
+
+def waiting_envelope(agent: SessionAgent, result: AgentResult) -> dict[str, Any]:
+    """The envelope of a one-turn session holding ``result``'s waiting turn (a run that
+    ended ``awaiting_approval`` outside a session, e.g. a fleet job): resumable anywhere."""
+    session = AgentSession(agent)
+    session._turns.commit(copy_tree(list(result.messages)), result)
+    return session.to_dict()
 
 
 async def resume_session(
