@@ -159,19 +159,19 @@ class FleetStatus:
     running: int = 0
     done: int = 0
     failed: int = 0
-    awaiting_approval: int = 0
-    """Jobs parked until a person answers their deferred tool calls."""
     spend: float = 0.0
     """USD billed for the finished jobs (done and failed), from their ledgers."""
     unrecorded_requests: int = 0
     """Model requests of the finished jobs that may have been billed without being
     recorded (in flight when a worker died; see `JobResult.unrecorded_requests`): their
     cost is not in ``spend`` and is unknown."""
+    awaiting_approval: int = 0
+    """Jobs parked until a person answers their deferred tool calls (no worker holds them)."""
 
     @property
     def total(self) -> int:
         """Every job."""
-        return self.queued + self.running + self.done + self.failed
+        return self.queued + self.running + self.done + self.failed + self.awaiting_approval
 
     @property
     def finished(self) -> bool:

@@ -136,3 +136,28 @@ def test_answers_that_fit_no_parked_job_are_errors(
     assert caught.value.code == "unknown_call"
     assert list(fleet.pending_approvals()) == ["pay-1"]
     fleet.close()
+
+
+def test_dpt_fleet_approvals_lists_and_answers(
+    emulator: ProviderEmulator, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from doc_processing_toolkit.cli.main import main
+
+    db = str(tmp_path / "cli.sqlite")
+    fleet = Fleet(fa.make_agent, db)
+    fleet.submit("pay-7", "Process job pay-7.")
+    fleet.run()
+    capsys.readouterr()
+    assert main(["fleet", "status", "--database-url", db]) == 0
+    assert "1 awaiting approval" in capsys.readouterr().out
+    assert main(["fleet", "approvals", "--database-url", db]) == 0
+    assert capsys.readouterr().out.split("\t")[:3] == ["pay-7", "toolu_pay-7", "pay"]
+    assert main(["fleet", "approvals", "--approve", "pay-7", "--database-url", db]) == 2
+    assert "JOB:CALL" in capsys.readouterr().err
+    refuse = ["fleet", "approvals", "--refuse", "pay-7:toolu_pay-7", "--message", "too much"]
+    assert main([*refuse, "--database-url", db]) == 0
+    assert "queued again" in capsys.readouterr().err
+    fleet.run()
+    (result,) = fleet.results().values()
+    assert "too much" in str(result.output) and result.tools_used == ()
+    fleet.close()
