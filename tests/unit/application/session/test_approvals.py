@@ -264,3 +264,17 @@ async def test_stream_ends_with_a_complete_that_says_awaiting_approval() -> None
     session.agent = _agent(FakeModel(_script()[2:]))
     done = await session.resume({"c2": Approval(True)})
     assert done.output == "Bob was paid."
+
+
+def test_the_approve_payments_example_runs_offline_in_two_processes() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    example = Path(__file__).parents[4] / "examples" / "approve_payments.py"
+    done = subprocess.run(
+        [sys.executable, str(example)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "A: awaiting_approval" in done.stdout
+    assert "B: completed - Paid: 1,250 EUR" in done.stdout and "['pay']" in done.stdout
