@@ -516,7 +516,7 @@ class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
 
     async def resume(self, session_or_envelope: Any, approvals: Any) -> AgentResult:
         """Continue a turn that ended ``awaiting_approval`` (see `AgentSession.resume`): a
-        session, or its envelope (dict, JSON text, file path) restored on this Agent."""
+        session, its envelope (dict, JSON text, file path), or a plain run's AgentResult."""
         return await resume_session(self, session_or_envelope, approvals)
 
     # ------------------------------------------------------------------ lifecycle

@@ -565,11 +565,14 @@ def waiting_envelope(agent: SessionAgent, result: AgentResult) -> dict[str, Any]
 async def resume_session(
     agent: SessionAgent, source: Any, approvals: Mapping[str, Approval]
 ) -> AgentResult:
-    """`Agent.resume`: ``source`` is an AgentSession (resumed in place) or its envelope (a
-    dict, JSON text or bytes, or a file path), restored on ``agent`` and then resumed."""
+    """`Agent.resume`: ``source`` is an AgentSession (resumed in place), its envelope (a
+    dict, JSON text or bytes, or a file path) restored on ``agent``, or the AgentResult of
+    a run that ended ``awaiting_approval`` outside a session."""
     if isinstance(source, AgentSession):
         return await source.resume(approvals)
-    if isinstance(source, dict):
+    if isinstance(source, AgentResult):
+        session = AgentSession.from_dict(waiting_envelope(agent, source), agent)
+    elif isinstance(source, dict):
         session = AgentSession.from_dict(source, agent)
     else:
         session = AgentSession.from_json(source, agent=agent)

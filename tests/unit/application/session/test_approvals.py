@@ -278,3 +278,13 @@ def test_the_approve_payments_example_runs_offline_in_two_processes() -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     assert "A: awaiting_approval" in done.stdout
     assert "B: completed - Paid: 1,250 EUR" in done.stdout and "['pay']" in done.stdout
+
+
+def test_agent_resume_takes_a_plain_runs_result() -> None:
+    fake = FakeModel(_script())
+    agent = _agent(fake)
+    waiting = agent.run_sync("pay bob 5")
+    assert waiting.status == "awaiting_approval"
+    done = asyncio.run(agent.resume(waiting, {"c2": Approval(True)}))
+    assert done.output == "Bob was paid." and RAN[-1] == ("pay", "acct-1", 5)
+    assert len(fake.requests) == 3
