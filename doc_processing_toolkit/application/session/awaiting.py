@@ -46,13 +46,15 @@ def mark_awaiting(
 
 
 def check_not_awaiting(state: SessionState) -> None:
-    """Refuse a new turn while one waits for approval.
+    """Refuse a new turn while one waits for approval (a waiting turn that `clear` or a
+    truncation removed from the history no longer blocks: its record is stale).
 
     Raises:
         StateError: a turn of this session waits for approval.
     """
+    awaiting = state.metadata.get("awaiting_approval")
     pending = pending_of(state.metadata)
-    if pending:
+    if pending and isinstance(awaiting, dict) and awaiting.get("end") == len(state.messages):
         raise StateError(
             f"session {state.session_id!r} has a turn awaiting approval of "
             f"{[p.call_id for p in pending]}: resume(approvals=...) it before a new run"

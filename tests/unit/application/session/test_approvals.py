@@ -288,3 +288,11 @@ def test_agent_resume_takes_a_plain_runs_result() -> None:
     done = asyncio.run(agent.resume(waiting, {"c2": Approval(True)}))
     assert done.output == "Bob was paid." and RAN[-1] == ("pay", "acct-1", 5)
     assert len(fake.requests) == 3
+
+
+def test_a_truncated_waiting_turn_no_longer_blocks_new_turns() -> None:
+    fake, session, _ = _deferred()
+    session.truncate_to(0)
+    fake.script[:] = [Reply(text="fresh start")]
+    result = session.run_sync("hello again")
+    assert result.output == "fresh start" and session.pending_approvals == []
