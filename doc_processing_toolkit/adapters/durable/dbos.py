@@ -22,6 +22,11 @@
   system database *before* DBOS is launched: DBOS's queue thread starts dequeuing at
   launch, and with the queue as ``submit`` left it (no limit) its first poll would start
   every queued job at once, putting every job's request in flight when the worker dies.
+* A job whose run defers a tool call to a person parks: its workflow ends (SUCCESS, its
+  output ``status: "awaiting_approval"`` with the waiting turn), so it holds no worker
+  slot, where a workflow waiting on ``recv`` would hold one of the queue's. Answers go to
+  the table ``dpt_fleet_approval_answers``; the answer that completes a job's answers
+  enqueues its continuation workflow ``<job_id>@approval-<n>`` (application/fleet/approvals.py).
 * While it drains, a worker looks for jobs it holds (PENDING under its executor id) that
   no workflow of its process runs (a workflow whose task died): it re-enqueues such a job
   once, and cancels it (the job fails) if it is orphaned again, so a drain always ends.
