@@ -58,7 +58,7 @@ def _tools(tmp: Path, db: str = "s.db") -> list[list[Any]]:
 
 
 def _ledger(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{k: v for k, v in r.items() if k != "request_index"} for r in records]
+    return [dict(r) for r in records]  # request_index included: the turn's numbering goes on
 
 
 def test_process_b_approves_what_process_a_deferred(emu: ProviderEmulator, tmp_path: Path) -> None:

@@ -99,6 +99,7 @@ def test_parked_jobs_hold_no_worker_and_finish_after_a_restart(
     for job in paying[:3]:
         assert results[job].output == f"{job} done: paid {job}"
         assert results[job].tools_used == ("pay",) and results[job].requests == 2
+        assert [r["request_index"] for r in results[job].records] == [1, 2]  # one ledger
     assert "not this one" in results["pay-03"].output and results["pay-03"].tools_used == ()
     ran = Counter(fa.tool_log(tmp_path / "tools.log"))
     assert all(count == 1 for count in ran.values())  # no tool ran twice

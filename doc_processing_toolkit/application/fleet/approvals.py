@@ -110,7 +110,8 @@ def parked_output(agent: Any, result: Any) -> dict[str, Any]:
 
 
 def with_parked(data: dict[str, Any], payload: dict[str, Any], parked: dict[str, Any]) -> None:
-    """Fold a continuation's earlier totals into ``data`` and mark a parked job."""
+    """Fold a continuation's earlier totals into ``data`` and mark a parked job (the
+    resume numbered its requests after the parked run's already)."""
     before = payload.get("parked")
     if isinstance(before, dict):
         for key in _SUMMED:

@@ -80,6 +80,10 @@ class ApprovalResumer:
         if isinstance(error, ApprovalError):  # refused before anything ran
             state.metadata = snapshot
             raise error
+        for record in result.request_cost_records:  # the turn's numbering goes on
+            record["request_index"] = int(record.get("request_index", 0)) + int(
+                awaiting.get("requests", 0)
+            )
         if error is not None:
             self.turns.bank_failure(run_input, result, error)
             raise error

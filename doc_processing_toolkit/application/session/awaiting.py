@@ -31,15 +31,17 @@ def mark_awaiting(
     metadata: SessionMetadata, result: AgentResult, *, start: int, end: int, run: int, agent: Any
 ) -> None:
     """Record (or clear) the waiting turn in ``metadata`` after a commit."""
-    if result.status != "awaiting_approval":
-        metadata.pop("awaiting_approval", None)
-    else:
+    before = metadata.pop("awaiting_approval", None) or {}
+    if before.get("run") != run:
+        before = {}  # another turn's record: its requests are not this turn's
+    if result.status == "awaiting_approval":
         metadata["awaiting_approval"] = {
             "pending": [p.to_dict() for p in result.pending_approvals],
             "run": run,
             "start": start,
             "end": end,
             "iteration": result.iterations,
+            "requests": int(before.get("requests", 0)) + len(result.request_cost_records),
             "provider": agent.provider,
             "model": agent.model,
         }

@@ -77,7 +77,7 @@ def _deferred() -> tuple[FakeModel, AgentSession, str]:
 
 
 def _ledger(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{k: v for k, v in r.items() if k != "request_index"} for r in records]
+    return [dict(r) for r in records]  # request_index included: the turn's numbering goes on
 
 
 def test_a_deferred_call_does_not_run_and_the_run_ends_awaiting_approval() -> None:
