@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     )
     from doc_processing_toolkit.agent.session import AgentSession
     from doc_processing_toolkit.agent.tools import get_tool_metadata, is_tool
+    from doc_processing_toolkit.domain.approvals import Approval, PendingApproval
     from doc_processing_toolkit.domain.errors import (
+        ApprovalError,
         AuthenticationError,
         BadRequestError,
         CompatibilityError,
@@ -80,6 +82,9 @@ _LAZY: dict[str, str] = {
     "AgentSession": "doc_processing_toolkit.agent.session",
     "get_tool_metadata": "doc_processing_toolkit.agent.tools",
     "is_tool": "doc_processing_toolkit.agent.tools",
+    "Approval": "doc_processing_toolkit.domain.approvals",
+    "PendingApproval": "doc_processing_toolkit.domain.approvals",
+    "ApprovalError": "doc_processing_toolkit.domain.errors",
     "AuthenticationError": "doc_processing_toolkit.domain.errors",
     "BadRequestError": "doc_processing_toolkit.domain.errors",
     "CompatibilityError": "doc_processing_toolkit.domain.errors",
@@ -133,6 +138,8 @@ __all__ = [
     "AgentResult",
     "AgentSession",
     "AgentStreamEvent",
+    "Approval",
+    "ApprovalError",
     "AuthenticationError",
     "BadRequestError",
     "BuiltInToolConfig",
@@ -157,6 +164,7 @@ __all__ = [
     "MissingDependencyError",
     "MissingFileError",
     "OverloadedError",
+    "PendingApproval",
     "ProviderConnectionError",
     "ProviderError",
     "ProviderStatusError",

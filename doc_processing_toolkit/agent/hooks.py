@@ -11,12 +11,13 @@ from typing import Any
 
 from doc_processing_toolkit.agent.core import container_deps
 from doc_processing_toolkit.application.hooks import messages as _messages
-from doc_processing_toolkit.application.hooks.confirm import ConfirmAfterNToolCalls
+from doc_processing_toolkit.application.hooks.confirm import ConfirmAfterNToolCalls, RequireApproval
 from doc_processing_toolkit.application.hooks.handle import RunHandle
 from doc_processing_toolkit.application.hooks.messages import stream_callback_accepts_metadata
 from doc_processing_toolkit.application.hooks.request_start import RequestStartEmitter
 from doc_processing_toolkit.application.hooks.runner import AgentHooks, HookRunner
-from doc_processing_toolkit.domain.errors import AgentAborted
+from doc_processing_toolkit.domain.approvals import Approval, PendingApproval
+from doc_processing_toolkit.domain.errors import AgentAborted, ApprovalError
 from doc_processing_toolkit.domain.events import (
     HOOK_POINTS,
     OBSERVATION_ONLY_EVENTS,
@@ -32,10 +33,14 @@ __all__ = [
     "AgentAborted",
     "AgentHooks",
     "AgentStreamEvent",
+    "Approval",
+    "ApprovalError",
     "ConfirmAfterNToolCalls",
     "HookDirective",
     "HookRunner",
+    "PendingApproval",
     "RequestStartEmitter",
+    "RequireApproval",
     "RunHandle",
     "build_injected_user_message",
     "stream_callback_accepts_metadata",

@@ -53,6 +53,7 @@ from doc_processing_toolkit.application.resources import (
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.loop.events import EventChannel, EventSink
 from doc_processing_toolkit.application.run.loop.loop import RunLoop, RunOutcome
+from doc_processing_toolkit.application.run.loop.resumed import loop_type, resumed_messages
 from doc_processing_toolkit.application.run.policy.settings import AgentRunSettings
 from doc_processing_toolkit.application.run.results.cost_report import ReportContext
 from doc_processing_toolkit.application.run.results.outcome import new_run_id
@@ -67,7 +68,7 @@ from doc_processing_toolkit.application.run.stream.streaming import (
     run_blocking,
     stream_run,
 )
-from doc_processing_toolkit.application.session.session import AgentSession
+from doc_processing_toolkit.application.session.session import AgentSession, resume_session
 from doc_processing_toolkit.application.telemetry.runtime import run_span
 from doc_processing_toolkit.application.tools.loader import ToolLoader
 from doc_processing_toolkit.application.tools.planning import build_tool_planner
@@ -325,7 +326,7 @@ class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
             )
             await self._tool_loader.connect_mcp_servers()
             plan = await self._tool_planner.plan(self._tool_loader, s.instructions, store)
-            messages = [*prior, await media.user_turn(prompt.message)]
+            messages = resumed_messages(history) or [*prior, await media.user_turn(prompt.message)]
             run_settings = self._run_settings.for_run(
                 system=plan.system, output_schema=output_schema
             )
@@ -333,7 +334,7 @@ class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
                 run_settings = dataclasses.replace(run_settings, purpose=run_input.purpose)
             if overrides := media.overrides(run_settings.built_in_tools):
                 run_settings = dataclasses.replace(run_settings, **overrides)
-            loop = RunLoop(
+            loop = loop_type(history)(
                 await client_for_run(client, plan.tools, streamed=sink is not None),
                 plan.tools,
                 run_settings,
@@ -515,6 +516,11 @@ class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
         async with contextlib.aclosing(events):
             async for event in events:
                 yield event
+
+    async def resume(self, session_or_envelope: Any, approvals: Any) -> AgentResult:
+        """Continue a turn that ended ``awaiting_approval`` (see `AgentSession.resume`): a
+        session, its envelope (dict, JSON text, file path), or a plain run's AgentResult."""
+        return await resume_session(self, session_or_envelope, approvals)
 
     # ------------------------------------------------------------------ lifecycle
     async def close(self) -> None:

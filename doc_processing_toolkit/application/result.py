@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from doc_processing_toolkit.application.costs.report import IterationMetrics
+from doc_processing_toolkit.domain.approvals import PendingApproval
 from doc_processing_toolkit.domain.costs.ledger import (
     normalize_token_source,
     summarize_served_tiers,
@@ -76,6 +77,8 @@ class AgentResult:
     retry_cost: float = 0.0
     retry_input_tokens: int = 0
     retry_output_tokens: int = 0
+    status: str = "completed"  # "completed", "failed" or "awaiting_approval"
+    pending_approvals: list[PendingApproval] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         """Normalize the token_source vocabulary ("api_metadata" -> "api_response")."""
@@ -110,6 +113,8 @@ class AgentResult:
                 value = [m.to_dict() if hasattr(m, "to_dict") else m for m in value]
             elif f.name == "raw_response":
                 value = _plain(value)
+            elif f.name == "pending_approvals":
+                value = [p.to_dict() for p in value]
             data[f.name] = value
         data["service_tier_served"] = self.service_tier_served
         data["priority_request_count"] = self.priority_request_count
@@ -123,6 +128,10 @@ class AgentResult:
         metrics = kwargs.get("iteration_metrics") or []
         kwargs["iteration_metrics"] = [
             IterationMetrics.from_dict(m) if isinstance(m, dict) else m for m in metrics
+        ]
+        pending = kwargs.get("pending_approvals") or []
+        kwargs["pending_approvals"] = [
+            PendingApproval.from_dict(p) if isinstance(p, dict) else p for p in pending
         ]
         return cls(**kwargs)
 

@@ -1,4 +1,4 @@
-"""``dpt fleet run|status|results``: a backlog of documents as one durable fleet.
+"""``dpt fleet run|status|results|approvals``: a backlog of documents as one durable fleet.
 
 ::
 
@@ -6,6 +6,7 @@
                              [--database-url URL] [--tool tools.py] [--instructions TEXT]
     dpt fleet status [--database-url URL]
     dpt fleet results [--out results.jsonl] [--database-url URL]
+    dpt fleet approvals [--approve JOB:CALL | --refuse JOB:CALL --message M] [--json]
 
 Each line of ``jobs.jsonl`` is ``{"id": ..., "message": ..., "files": [...]}`` (``files``
 optional; each a path or URL, or ``{"document": path, "pages": "41-60"}`` to send only
@@ -13,7 +14,10 @@ those pages of a PDF). ``run`` submits every line (an id already submitted is no
 works in this process with ``--workers`` jobs at once until the queue is empty, with a
 progress bar on stderr. The same command on another machine with the same Postgres
 ``--database-url`` (and its own ``--worker-id``) drains the same queue. Exit codes: 0
-every job done, 1 some job failed, 2 a usage or input error.
+every job done, 1 some job failed, 2 a usage or input error. ``approvals`` lists the
+deferred tool calls of parked jobs (one per line: job, call id, tool, arguments, reason),
+or answers one; once a job's calls are all answered it is queued again, and the next
+``dpt fleet run`` (or any worker) finishes it.
 """
 
 from __future__ import annotations
@@ -170,6 +174,8 @@ def _summary(status: FleetStatus) -> str:
         f"jobs: {status.total}  done: {status.done}  failed: {status.failed}  "
         f"queued: {status.queued}  running: {status.running}  spend: ${status.spend:.6f}"
     )
+    if status.awaiting_approval:
+        line += f"\n{status.awaiting_approval} awaiting approval: see `dpt fleet approvals`"
     n = status.unrecorded_requests
     if n:
         requests = "request" if n == 1 else "requests"
@@ -212,6 +218,7 @@ def _cmd_status(args: argparse.Namespace) -> int:
             "running": status.running,
             "done": status.done,
             "failed": status.failed,
+            "awaiting_approval": status.awaiting_approval,
             "spend": status.spend,
             "unrecorded_requests": status.unrecorded_requests,
         }
@@ -246,8 +253,44 @@ def _cmd_results(args: argparse.Namespace) -> int:
     return 0
 
 
+def _job_call(value: str, flag: str) -> tuple[str, str]:
+    job, sep, call = value.rpartition(":")
+    if not sep or not job or not call:
+        raise ConfigurationError(f"{flag} takes JOB:CALL (a job id and a call id), got {value!r}")
+    return job, call
+
+
+def _cmd_approvals(args: argparse.Namespace) -> int:
+    _existing_database(args)
+    if args.message is not None and args.refuse is None:
+        raise ConfigurationError("--message goes with --refuse JOB:CALL")
+    fleet = _fleet(args)
+    try:
+        if args.approve is not None or args.refuse is not None:
+            approved = args.approve is not None
+            flag = "--approve" if approved else "--refuse"
+            job, call = _job_call(args.approve if approved else args.refuse, flag)
+            queued = fleet.approve(job, call, approved, message=args.message)
+            verb = "approved" if approved else "refused"
+            tail = "; the job is queued again" if queued else "; the job waits for its other calls"
+            print(f"dpt fleet: {verb} {job}:{call}{tail}", file=sys.stderr)
+            return 0
+        pending = fleet.pending_approvals()
+    finally:
+        fleet.close()
+    for job_id, calls in pending.items():
+        for pending_call in calls:
+            if args.json:
+                print(json.dumps({"job_id": job_id, **pending_call.to_dict()}, default=str))
+                continue
+            arguments = json.dumps(pending_call.arguments, default=str)
+            fields = (pending_call.call_id, pending_call.tool_name, arguments)
+            print("\t".join((job_id, *fields, pending_call.reason or "")))
+    return 0
+
+
 def add_commands(sub: Any) -> None:
-    """Add ``fleet run|status|results`` to the ``dpt`` parser."""
+    """Add ``fleet run|status|results|approvals`` to the ``dpt`` parser."""
     fleet = sub.add_parser("fleet", help="durable fleets of jobs (DBOS: SQLite or Postgres)")
     commands = fleet.add_subparsers(dest="fleet_command", required=True)
 
@@ -285,3 +328,14 @@ def add_commands(sub: Any) -> None:
     results.add_argument("--out", default=None, help="write them to this file (default: stdout)")
     common(results)
     results.set_defaults(func=_cmd_results)
+
+    approvals = commands.add_parser(
+        "approvals", help="list parked jobs' deferred tool calls, or approve / refuse one"
+    )
+    answer = approvals.add_mutually_exclusive_group()
+    answer.add_argument("--approve", metavar="JOB:CALL", help="run this deferred call")
+    answer.add_argument("--refuse", metavar="JOB:CALL", help="refuse this deferred call")
+    approvals.add_argument("--message", default=None, help="the refusal's message to the model")
+    approvals.add_argument("--json", action="store_true", help="one JSON object per call")
+    common(approvals)
+    approvals.set_defaults(func=_cmd_approvals)

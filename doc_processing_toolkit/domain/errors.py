@@ -21,6 +21,7 @@ The tree::
     │   │   └── EvalDatasetError                     an eval dataset entry that cannot be used
     │   ├── InvalidArgumentTypeError (also TypeError)  a value of the wrong type
     │   ├── StateError (also RuntimeError)           not now: a closed session, a busy turn
+    │   │   └── ApprovalError                        a resume's approvals do not fit the turn
     │   ├── MissingFileError (also FileNotFoundError)  a named file or blob does not exist
     │   ├── MissingDependencyError (also ImportError)  an optional extra is not installed
     │   ├── SessionNotFoundError (also KeyError)     a session store has no such session
@@ -85,6 +86,7 @@ from typing import Any
 
 __all__ = [
     "AgentAborted",
+    "ApprovalError",
     "AuthenticationError",
     "BadRequestError",
     "CompatibilityError",
@@ -234,6 +236,25 @@ class InvalidArgumentTypeError(DocProcessingToolkitError, TypeError):
 class StateError(DocProcessingToolkitError, RuntimeError):
     """The call is not allowed in the object's current state: a closed session, a turn
     already running, a handle not bound to a run, a client not connected or started."""
+
+
+class ApprovalError(StateError):
+    """``resume(approvals)`` does not fit the turn waiting for them: nothing is pending (never
+    deferred, or already resumed), a call id that is not pending (another session's, say)
+    or a pending one left out, recorded arguments that no longer match the history, the
+    history truncated past the turn, the deferred tool gone, or another model or provider.
+    Nothing ran and the session is unchanged.
+
+    Attributes:
+        code: ``"nothing_pending"``, ``"unknown_call"``, ``"missing_call"``,
+            ``"tampered"``, ``"truncated"``, ``"tool_missing"`` or ``"model_changed"``.
+        call_id: The call at fault, when one is.
+    """
+
+    def __init__(self, message: str, *, code: str, call_id: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.call_id = call_id
 
 
 class MissingFileError(DocProcessingToolkitError, FileNotFoundError):

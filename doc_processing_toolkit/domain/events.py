@@ -86,7 +86,9 @@ REQUEST_PURPOSES: tuple[str, ...] = (
 )
 """Why a request was sent (``request_start`` metadata and ``IterationMetrics.purpose``)."""
 
-HookAction: TypeAlias = Literal["continue", "skip_tool", "inject_message", "pause", "abort"]
+HookAction: TypeAlias = Literal[
+    "continue", "skip_tool", "inject_message", "pause", "abort", "defer"
+]
 
 
 @dataclass(slots=True)
@@ -110,17 +112,28 @@ class HookDirective:
     """Directive returned by a hook to steer the run."""
 
     action: HookAction = "continue"
-    """One of "continue", "skip_tool", "inject_message", "pause", "abort"."""
+    """One of "continue", "skip_tool", "inject_message", "pause", "abort", "defer".
+
+    ``defer`` (honoured at before_tool_call only) leaves the call to a person: it does not
+    run, the run ends after its tool round with ``status == "awaiting_approval"`` and the
+    call in ``pending_approvals``; ``AgentSession.resume`` continues the turn."""
     message: str | None = None
     """inject_message: the user text; skip_tool: the declined result's text."""
     reason: str | None = None
-    """Free-text rationale (logged; carried on AgentAborted)."""
+    """Free-text rationale (logged; carried on AgentAborted and on a PendingApproval)."""
 
     def __post_init__(self) -> None:
-        if self.action not in ("continue", "skip_tool", "inject_message", "pause", "abort"):
+        if self.action not in (
+            "continue",
+            "skip_tool",
+            "inject_message",
+            "pause",
+            "abort",
+            "defer",
+        ):
             raise ConfigurationError(
                 f"HookDirective action {self.action!r} is not one of "
-                "'continue', 'skip_tool', 'inject_message', 'pause', 'abort'"
+                "'continue', 'skip_tool', 'inject_message', 'pause', 'abort', 'defer'"
             )
         if self.action == "inject_message" and not self.message:
             raise ConfigurationError("HookDirective(action='inject_message') needs a message")

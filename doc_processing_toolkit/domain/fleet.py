@@ -26,9 +26,10 @@ __all__ = [
     "status_of",
 ]
 
-JobState = Literal["queued", "running", "done", "failed"]
+JobState = Literal["queued", "running", "done", "failed", "awaiting_approval"]
 """queued: waiting for a worker; running: on a worker (or left by a dead one, until that
-worker resumes it); done: finished with a result; failed: finished with an error."""
+worker resumes it); done: finished with a result; failed: finished with an error;
+awaiting_approval: parked until a person answers its deferred tool calls (no worker)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,11 +165,13 @@ class FleetStatus:
     """Model requests of the finished jobs that may have been billed without being
     recorded (in flight when a worker died; see `JobResult.unrecorded_requests`): their
     cost is not in ``spend`` and is unknown."""
+    awaiting_approval: int = 0
+    """Jobs parked until a person answers their deferred tool calls (no worker holds them)."""
 
     @property
     def total(self) -> int:
         """Every job."""
-        return self.queued + self.running + self.done + self.failed
+        return self.queued + self.running + self.done + self.failed + self.awaiting_approval
 
     @property
     def finished(self) -> bool:
@@ -178,7 +181,7 @@ class FleetStatus:
 
 def status_of(records: list[JobRecord]) -> FleetStatus:
     """The `FleetStatus` of ``records``."""
-    counts = {"queued": 0, "running": 0, "done": 0, "failed": 0}
+    counts = {"queued": 0, "running": 0, "done": 0, "failed": 0, "awaiting_approval": 0}
     spend = 0.0
     unrecorded = 0
     for record in records:

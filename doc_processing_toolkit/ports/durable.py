@@ -84,6 +84,17 @@ class DurableEngine(Protocol):
         sees the jobs every poll (a progress bar)."""
         ...
 
+    def record_answer(
+        self, key: str, call_id: str, answer: dict[str, Any]
+    ) -> dict[str, dict[str, Any]]:
+        """Store a person's answer to one deferred call of a parked job (``key`` names
+        the parking; the first answer to a call wins); every answer under ``key``."""
+        ...
+
+    def answers(self, key: str) -> dict[str, dict[str, Any]]:
+        """The answers stored under ``key`` (call id -> answer)."""
+        ...
+
     def close(self) -> None:
         """Release connections (a serving worker stops first)."""
         ...

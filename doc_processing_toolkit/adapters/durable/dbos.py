@@ -22,6 +22,11 @@
   system database *before* DBOS is launched: DBOS's queue thread starts dequeuing at
   launch, and with the queue as ``submit`` left it (no limit) its first poll would start
   every queued job at once, putting every job's request in flight when the worker dies.
+* A job whose run defers a tool call to a person parks: its workflow ends (SUCCESS, its
+  output ``status: "awaiting_approval"`` with the waiting turn), so it holds no worker
+  slot, where a workflow waiting on ``recv`` would hold one of the queue's. Answers go to
+  the table ``dpt_fleet_approval_answers``; the answer that completes a job's answers
+  enqueues its continuation workflow ``<job_id>@approval-<n>`` (application/fleet/approvals.py).
 * While it drains, a worker looks for jobs it holds (PENDING under its executor id) that
   no workflow of its process runs (a workflow whose task died): it re-enqueues such a job
   once, and cancels it (the job fails) if it is orphaned again, so a drain always ends.
@@ -33,6 +38,7 @@ import. DBOS is one per process: one worker serves at a time in a process.
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -50,9 +56,11 @@ from doc_processing_toolkit.domain.fleet import FleetQueues, JobRecord, JobState
 from doc_processing_toolkit.ports.durable import JobRunner
 
 __all__ = [
+    "ANSWERS_TABLE",
     "JOB_WORKFLOW",
     "PERMIT_WORKFLOW",
     "STARTS_TABLE",
+    "ApprovalAnswers",
     "DbosEngine",
     "StepStarts",
     "system_database_url",
@@ -128,6 +136,10 @@ def _sqlite_engine(url: str) -> Any:
 
 
 STARTS_TABLE = "dpt_fleet_step_starts"
+ANSWERS_TABLE = "dpt_fleet_approval_answers"
+"""Answers to parked jobs' deferred calls: (parking key, call id) -> JSON answer. A parked
+job is a finished workflow (it holds no worker slot); an answer that completes a job's
+answers enqueues the job's continuation workflow (application/fleet/approvals.py)."""
 
 
 class StepStarts:
@@ -191,6 +203,52 @@ class StepStarts:
 
     def close(self) -> None:
         """Release the engine's connections."""
+        self._engine.dispose()
+
+
+class ApprovalAnswers:
+    """The table of answers to parked jobs' deferred calls (first answer wins)."""
+
+    def __init__(self, engine: Any) -> None:
+        import sqlalchemy as sa
+
+        self._sa = sa
+        self._engine = engine
+        try:
+            with engine.begin() as conn:
+                conn.execute(
+                    sa.text(
+                        f"CREATE TABLE IF NOT EXISTS {ANSWERS_TABLE} (job_key TEXT NOT NULL, "
+                        "call_id TEXT NOT NULL, answer TEXT NOT NULL, "
+                        "PRIMARY KEY (job_key, call_id))"
+                    )
+                )
+        except sa.exc.DBAPIError:  # another process created it at the same moment
+            if not sa.inspect(engine).has_table(ANSWERS_TABLE):
+                raise
+
+    def record(self, key: str, call_id: str, answer: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        """Store ``answer`` unless the call has one; every answer under ``key``."""
+        with self._engine.begin() as conn:
+            conn.execute(
+                self._sa.text(
+                    f"INSERT INTO {ANSWERS_TABLE} (job_key, call_id, answer) "
+                    "VALUES (:key, :call, :answer) ON CONFLICT (job_key, call_id) DO NOTHING"
+                ),
+                {"key": key, "call": call_id, "answer": json.dumps(answer)},
+            )
+        return self.read(key)
+
+    def read(self, key: str) -> dict[str, dict[str, Any]]:
+        """call id -> answer, under ``key``."""
+        with self._engine.connect() as conn:
+            rows = conn.execute(
+                self._sa.text(f"SELECT call_id, answer FROM {ANSWERS_TABLE} WHERE job_key = :key"),
+                {"key": key},
+            ).all()
+        return {str(call): json.loads(answer) for call, answer in rows}
+
+    def close(self) -> None:
         self._engine.dispose()
 
 
@@ -286,6 +344,28 @@ class DbosEngine:
             application_name=APP_NAME,
         )
         self._queue_ready = False
+        self._answers: ApprovalAnswers | None = None
+
+    def _answer_table(self) -> ApprovalAnswers:
+        if self._answers is None:
+            if self._sqlite:
+                self._answers = ApprovalAnswers(_sqlite_engine(self.url))
+            else:
+                import sqlalchemy as sa
+
+                url = sa.make_url(self.url).set(drivername="postgresql+psycopg")
+                self._answers = ApprovalAnswers(sa.create_engine(url, pool_size=2))
+        return self._answers
+
+    def record_answer(
+        self, key: str, call_id: str, answer: dict[str, Any]
+    ) -> dict[str, dict[str, Any]]:
+        """Store one answer to a parked job's call (see `ApprovalAnswers`)."""
+        return self._answer_table().record(key, call_id, answer)
+
+    def answers(self, key: str) -> dict[str, dict[str, Any]]:
+        """The answers stored under ``key``."""
+        return self._answer_table().read(key)
 
     def __repr__(self) -> str:
         location = self.url.split("@")[-1] if not self._sqlite else self.url
@@ -440,6 +520,8 @@ class DbosEngine:
     def close(self) -> None:
         """Release the client's connections."""
         self._client.destroy()
+        if self._answers is not None:
+            self._answers.close()
 
 
 class _Orphans:

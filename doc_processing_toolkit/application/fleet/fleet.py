@@ -43,9 +43,14 @@ from typing import Any, Literal
 from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.application.config.deployment import row_lacks_batch
 from doc_processing_toolkit.application.documents.source import DocumentSource
+from doc_processing_toolkit.application.fleet.approvals import (
+    FleetApprovals,
+    merge_continuations,
+)
 from doc_processing_toolkit.application.fleet.jobs import FleetAgent, FleetJobRunner
 from doc_processing_toolkit.application.run.stream.streaming import run_blocking
 from doc_processing_toolkit.application.telemetry.runtime import trace_carrier
+from doc_processing_toolkit.domain.approvals import PendingApproval
 from doc_processing_toolkit.domain.errors import ConfigurationError, StateError
 from doc_processing_toolkit.domain.fleet import (
     FleetQueues,
@@ -112,6 +117,7 @@ class Fleet:
         batch_window_seconds: float = 30.0,
         batch_settle_seconds: float = 0.2,
         poll_seconds: float = 0.05,
+        approval_timeout: float | None = None,
         deps: FleetDeps | None = None,
     ) -> None:
         """Args:
@@ -134,6 +140,9 @@ class Fleet:
         batch_window_seconds: Longest wait for a batch round to fill (batch mode).
         batch_settle_seconds: Quiet time before a full round is submitted (batch mode).
         poll_seconds: How often a worker looks for jobs, permits and results.
+        approval_timeout: Seconds a deferred tool call waits for a person before it is
+            refused with `TIMED_OUT_TEXT` (domain/approvals.py); None (the default): it
+            waits for ever. See `approve`.
         deps: The adapters (default: the composition root's).
 
         Raises:
@@ -177,6 +186,11 @@ class Fleet:
         """The provider's fleet-wide rate limit (None: none known)."""
         self._engine = self._deps.engine(database_url, name)
         self._runner: FleetJobRunner | None = None
+        if approval_timeout is not None and approval_timeout <= 0:
+            raise ConfigurationError(
+                f"approval_timeout must be a positive number of seconds, got {approval_timeout}"
+            )
+        self._approvals = FleetApprovals(self._engine, approval_timeout)
 
     # ------------------------------------------------------------------ queue side
     def submit(self, job_id: str, message: str, files: list[Any] | None = None) -> bool:
@@ -199,8 +213,31 @@ class Fleet:
         return self._engine.submit(job_id, payload)
 
     def jobs(self) -> list[JobRecord]:
-        """Every job of the fleet with its state, in submission order."""
-        return list(self._engine.jobs())
+        """Every job of the fleet with its state, in submission order (a parked job's
+        continuations folded into it)."""
+        return merge_continuations(self._engine.jobs())
+
+    def pending_approvals(self) -> dict[str, list[PendingApproval]]:
+        """The parked jobs' unanswered deferred calls, by job id (a deadline that passed
+        refuses its calls first)."""
+        self._approvals.expire(self._engine.jobs())
+        return self._approvals.pending(self._engine.jobs())
+
+    def approve(
+        self, job_id: str, call_id: str, approved: bool, message: str | None = None
+    ) -> bool:
+        """Answer one deferred call of a parked job. Once every pending call of the job has
+        an answer, its continuation is queued: the next worker (running now or started
+        later) runs the approved calls with their recorded arguments, gives the refused
+        ones an error result carrying ``message``, and finishes the job.
+
+        Returns:
+            bool: True when this answer completed the job's answers (the job is queued).
+
+        Raises:
+            ApprovalError: the job is not awaiting approval, or the call is not pending in it.
+        """
+        return self._approvals.approve(self._engine.jobs(), job_id, call_id, approved, message)
 
     def status(self) -> FleetStatus:
         """Counts of queued / running / done / failed jobs and the spend so far."""
@@ -265,13 +302,13 @@ class Fleet:
         ones until none is queued or running here (``until_idle``); returns the results.
         """
         runner = self.runner
-        tick = None
-        if on_progress is not None:
-            progress = on_progress
 
-            def tick(records: Any) -> None:
-                progress(status_of(list(records)))
+        def tick(records: Any) -> None:
+            self._approvals.expire(records)  # deadlines pass while the worker works
+            if on_progress is not None:
+                on_progress(status_of(merge_continuations(list(records))))
 
+        self._approvals.expire(self._engine.jobs())  # and while no worker ran
         self._engine.serve(
             runner,
             self.queues(),

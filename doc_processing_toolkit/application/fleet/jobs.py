@@ -28,6 +28,11 @@ from typing import Any, Protocol
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.application.documents.source import DocumentSource
+from doc_processing_toolkit.application.fleet.approvals import (
+    parked_output,
+    resume_job,
+    with_parked,
+)
 from doc_processing_toolkit.application.fleet.batching import RoundBatcher
 from doc_processing_toolkit.application.fleet.sending import JobModelClient, ProviderGate
 from doc_processing_toolkit.application.step_scope import run_scope
@@ -78,6 +83,8 @@ class JobScope:
         self._batcher = batcher
         self._storm_seconds = storm_seconds
         self._job_id = job_id
+        self.parked: dict[str, Any] = {}
+        """What the job stores when its run ends awaiting approval (fleet/approvals.py)."""
         self._answers = [0]
         """Model responses the job has had so far (a replay counts them again, in the
         same order): the round of the tool calls that follow."""
@@ -275,7 +282,9 @@ class FleetJobRunner:
                 job_id=job_id,
                 unrecorded_requests=unrecorded,
             )
-        return result_of(job_id, result, error, unrecorded_requests=unrecorded)
+        data = result_of(job_id, result, error, unrecorded_requests=unrecorded)
+        with_parked(data, payload, scope.parked)
+        return data
 
     async def _run(
         self, agent: FleetAgent, job_id: str, payload: dict[str, Any], scope: JobScope
@@ -283,7 +292,11 @@ class FleetJobRunner:
         """The job's AgentResult (or a failed run's partial one) and the error that ended it."""
         try:
             with run_scope(scope), joined(payload.get("trace_context")):
-                result = await agent.run(payload["message"], files=_files(payload))
+                if "resume_of" in payload:  # a parked job's continuation
+                    result = await resume_job(agent, payload)
+                else:
+                    result = await agent.run(payload["message"], files=_files(payload))
+                scope.parked = parked_output(agent, result)
             return result, None
         except DocProcessingToolkitError as exc:
             return getattr(exc, "partial_result", None), exc

@@ -1,11 +1,14 @@
-"""ConfirmAfterNToolCalls: the built-in "has been working for a while — continue?" hook."""
+"""The built-in hooks: ConfirmAfterNToolCalls ("has been working for a while — continue?")
+and RequireApproval (these tools wait for a person)."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.events import AgentStreamEvent, HookDirective
 
-__all__ = ["ConfirmAfterNToolCalls"]
+__all__ = ["ConfirmAfterNToolCalls", "RequireApproval"]
 
 
 class ConfirmAfterNToolCalls:
@@ -49,3 +52,42 @@ class ConfirmAfterNToolCalls:
 
     def __repr__(self) -> str:
         return f"ConfirmAfterNToolCalls({self.n})"
+
+
+class RequireApproval:
+    """Built-in hook: defer every call of the named tools to a person.
+
+    At ``before_tool_call`` it returns ``HookDirective(action="defer", reason=...)`` for a
+    call of one of ``tools``: the call does not run, the run ends after its tool round with
+    ``status == "awaiting_approval"`` and the call in ``result.pending_approvals``, and
+    ``session.resume(approvals={call_id: Approval(...)})`` continues the turn (an approved
+    call is not deferred again). See docs/guide/approvals.md.
+
+    Example::
+
+        agent = Agent(model="claude-haiku-4-5", tools=[pay], hooks=RequireApproval({"pay"}))
+    """
+
+    def __init__(self, tools: Iterable[str], reason: str = "needs a person's approval") -> None:
+        """Args:
+        tools: The tool names whose calls wait for a person.
+        reason: The `PendingApproval.reason` the deferred calls carry.
+
+        Raises:
+            ConfigurationError: ``tools`` is a bare string or holds a non-string.
+        """
+        if isinstance(tools, str) or not all(isinstance(t, str) for t in tools):
+            raise ConfigurationError(
+                f"RequireApproval(tools) needs a collection of tool names, got {tools!r}"
+            )
+        self.tools = frozenset(tools)
+        self.reason = reason
+
+    def __call__(self, event: AgentStreamEvent) -> HookDirective | None:
+        if event.event_type == "before_tool_call":
+            if (event.metadata or {}).get("tool_name") in self.tools:
+                return HookDirective("defer", reason=self.reason)
+        return None
+
+    def __repr__(self) -> str:
+        return f"RequireApproval({sorted(self.tools)!r})"

@@ -4,8 +4,8 @@ The loop emits every hook point through its EventChannel, which hands the event 
 `HookRunner.dispatch`. The runner awaits the hook, contains what it raises, and
 enforces the directive:
 
-* ``skip_tool`` comes back to the before_tool_call site (the only place a veto means
-  anything); anywhere else it is ignored with a WARNING;
+* ``skip_tool`` and ``defer`` come back to the before_tool_call site (the only place a veto
+  or a deferral means anything); anywhere else they are ignored with a WARNING;
 * ``inject_message`` is queued for the next turn boundary (`drain_injections`);
 * ``pause`` / ``abort`` are requests on the run's `RunHandle`, honoured at the
   next safe point. Safe points are run_start, iteration_start, request_start and
@@ -256,7 +256,7 @@ class HookRunner:
                     action=directive.action,
                 )
                 directive = None
-            elif kind == "run_end" and directive.action in ("pause", "abort", "skip_tool"):
+            elif kind == "run_end" and directive.action in ("pause", "abort", "skip_tool", "defer"):
                 self._log.warning(
                     "hook directive ignored: the run has ended",
                     hook_event=kind,
@@ -320,11 +320,11 @@ class HookRunner:
             self._log.info(
                 "hook directive", hook_event=kind, action=action, reason=directive.reason
             )
-        if action == "skip_tool":
+        if action in ("skip_tool", "defer"):
             if kind in VETO_POINTS:
                 return directive
             self._log.warning(
-                "skip_tool is honoured only at before_tool_call; ignored", hook_event=kind
+                f"{action} is honoured only at before_tool_call; ignored", hook_event=kind
             )
         elif action == "inject_message":
             if not self.queue_injection(directive.message or ""):

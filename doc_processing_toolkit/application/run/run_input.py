@@ -97,3 +97,6 @@ class TurnHistory:
     """The conversation's side of the run's compaction (None: the run's own)."""
     truncated_results: TruncatedResultStore | None = None
     """Where cut tool results are kept across turns (None: for the run only)."""
+    resume: Any = None
+    """A resumed turn's `ResumeState` (application/run/loop/resumed.py): ``messages`` end
+    with its deferred tool round, and no new user message is added. None: a new turn."""

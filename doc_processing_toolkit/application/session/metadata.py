@@ -84,6 +84,8 @@ class SessionMetadata(TypedDict, total=False):
     interrupted_turn: InterruptedTurn
     conversion_report: list[dict[str, Any]]
     tool_surface_drift: list[dict[str, Any]]
+    awaiting_approval: dict[str, Any]
+    """The turn waiting for approval (application/session/awaiting.py), when one does."""
 
 
 def as_metadata(value: Mapping[str, Any]) -> SessionMetadata:

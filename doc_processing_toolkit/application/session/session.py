@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 import os
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any, Self
 
 from pydantic import BaseModel
@@ -29,6 +29,8 @@ from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.policy.tool_surface import ToolSurfaceGuard
 from doc_processing_toolkit.application.run.run_input import RunInput
 from doc_processing_toolkit.application.run.stream.streaming import run_blocking
+from doc_processing_toolkit.application.session.approvals import ApprovalResumer
+from doc_processing_toolkit.application.session.awaiting import pending_of
 from doc_processing_toolkit.application.session.editing import HistoryEditor
 from doc_processing_toolkit.application.session.envelope import (
     envelope_source,
@@ -53,12 +55,19 @@ from doc_processing_toolkit.application.session.turns import (
     TurnPolicy,
     TurnRunner,
 )
+from doc_processing_toolkit.domain.approvals import Approval, PendingApproval
 from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.events import AgentStreamEvent
 from doc_processing_toolkit.domain.session import MalformedEnvelopeError
 from doc_processing_toolkit.ports.session_store import SessionStore
 
-__all__ = ["INTERRUPTED_TURN_ENV", "LATE_INJECTION_POLICIES", "AgentSession"]
+__all__ = [
+    "INTERRUPTED_TURN_ENV",
+    "LATE_INJECTION_POLICIES",
+    "AgentSession",
+    "resume_session",
+    "waiting_envelope",
+]
 
 LATE_INJECTION_POLICIES = ("surface", "new_turn")
 """What happens to a hook message that arrived too late for any turn boundary."""
@@ -120,6 +129,7 @@ class AgentSession:
         self._restorer = SessionRestorer(state, self._saver)
         self._editor = HistoryEditor(state, self._saver)
         self._turns = TurnRunner(state, self._saver, self._editor, policy)
+        self._approvals = ApprovalResumer(state, self._saver, self._turns)
         if reuse_anthropic_container and not state.profile_flag("code_execution_containers"):
             state.log().warning(
                 "reuse_anthropic_container is ignored: %s does not reuse code-execution containers",
@@ -193,6 +203,11 @@ class AgentSession:
         """The most recent turn that did not complete, or None (a copy)."""
         turn = self._state.metadata.get("interrupted_turn")
         return copy.deepcopy(turn) if turn else None
+
+    @property
+    def pending_approvals(self) -> list[PendingApproval]:
+        """The deferred tool calls the session's waiting turn holds (empty when none waits)."""
+        return pending_of(self._state.metadata)
 
     @property
     def pending_injections(self) -> list[str]:
@@ -343,6 +358,37 @@ class AgentSession:
         args = (files, tool_files, output_schema, media_resolution_list, anthropic_container_id)
         async for event in self._turns.stream(RunInput(message, *args)):
             yield event
+
+    async def resume(self, approvals: Mapping[str, Approval]) -> AgentResult:
+        """Continue the turn that ended ``awaiting_approval`` with a person's answers.
+
+        Args:
+            approvals (dict[str, Approval]): One `Approval` per pending call id
+                (`pending_approvals`): approved calls run with their recorded arguments,
+                refused ones give the model an error result carrying the message.
+
+        Returns:
+            AgentResult: The rest of the turn (what the resume spent; it may itself end
+                ``awaiting_approval`` again).
+
+        Raises:
+            ApprovalError: (a StateError) nothing waits (never deferred, or resumed
+                already), an unknown or missing call id, arguments edited in the saved
+                session, the history truncated past the turn, the deferred tool gone, or
+                another model or provider. Nothing ran and the session is unchanged.
+        """
+        return await self._approvals.resume(approvals)
+
+    def resume_sync(self, approvals: Mapping[str, Approval]) -> AgentResult:
+        """Synchronous wrapper for resume() (its own asyncio.run loop per call)."""
+
+        async def resume_and_release() -> AgentResult:
+            try:
+                return await self._approvals.resume(approvals)
+            finally:
+                await self._state.agent.release_loop_resources()
+
+        return run_blocking(resume_and_release)
 
     # ------------------------------------------------------------------ save
     def to_dict(
@@ -506,3 +552,28 @@ class AgentSession:
 
 
 document_methods(AgentSession, SESSION_METHOD_SECTIONS)
+
+
+def waiting_envelope(agent: SessionAgent, result: AgentResult) -> dict[str, Any]:
+    """The envelope of a one-turn session holding ``result``'s waiting turn (a run that
+    ended ``awaiting_approval`` outside a session, e.g. a fleet job): resumable anywhere."""
+    session = AgentSession(agent)
+    session._turns.commit(copy_tree(list(result.messages)), result)
+    return session.to_dict()
+
+
+async def resume_session(
+    agent: SessionAgent, source: Any, approvals: Mapping[str, Approval]
+) -> AgentResult:
+    """`Agent.resume`: ``source`` is an AgentSession (resumed in place), its envelope (a
+    dict, JSON text or bytes, or a file path) restored on ``agent``, or the AgentResult of
+    a run that ended ``awaiting_approval`` outside a session."""
+    if isinstance(source, AgentSession):
+        return await source.resume(approvals)
+    if isinstance(source, AgentResult):
+        session = AgentSession.from_dict(waiting_envelope(agent, source), agent)
+    elif isinstance(source, dict):
+        session = AgentSession.from_dict(source, agent)
+    else:
+        session = AgentSession.from_json(source, agent=agent)
+    return await session.resume(approvals)

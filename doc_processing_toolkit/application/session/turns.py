@@ -30,6 +30,7 @@ from doc_processing_toolkit.application.run.policy.turn_system import (
     restore_system_prompt,
 )
 from doc_processing_toolkit.application.run.run_input import CompactionScope, RunInput, TurnHistory
+from doc_processing_toolkit.application.session.awaiting import check_not_awaiting, mark_awaiting
 from doc_processing_toolkit.application.session.editing import HistoryEditor
 from doc_processing_toolkit.application.session.history_config import (
     apply_history_mode,
@@ -88,6 +89,7 @@ class TurnRunner:
         state = self.state
         state.check_open()
         state.check_idle()
+        check_not_awaiting(state)
         state.last_turn_results = []
         state.metadata.pop("interrupted_turn", None)
         if state.metadata.get("pending_injections"):
@@ -314,7 +316,7 @@ class TurnRunner:
         else:
             added = native.render(native.parse(full)[len(history) :])
         config = self.resolved_history_config()
-        if config.get("mode", "full") != "full":
+        if config.get("mode", "full") != "full" and result.status != "awaiting_approval":
             added = native.render(apply_history_mode(native.parse(added), config))
         if not config.get("preserve_media", True):
             added = strip_messages(
@@ -339,6 +341,7 @@ class TurnRunner:
             {"run": run, "start": start, "end": start + len(added)}
         )
         record_served_models(metadata, run, result, provider=agent.provider, model=agent.model)
+        mark_awaiting(metadata, result, start=start, end=start + len(added), run=run, agent=agent)
         table = dict(state.media_table)
         for upload in result.media_uploads:
             uri = upload.get("file_uri") or upload.get("uri")
@@ -379,7 +382,7 @@ class TurnRunner:
         if error is not None:
             self.bank_failure(run_input, result, error)
             return None
-        if run_input.output_schema is not None:
+        if run_input.output_schema is not None or result.status == "awaiting_approval":
             added = self.turn_native(result, history)
         else:  # the lightweight shape: [user, injected..., assistant]
             light = [user_text(run_input.message)]

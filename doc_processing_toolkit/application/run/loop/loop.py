@@ -35,9 +35,11 @@ from doc_processing_toolkit.application.run.loop.callbacks import (
     RunCompaction,
     TurnHooks,
 )
+from doc_processing_toolkit.application.run.loop.deferral import defers, park
 from doc_processing_toolkit.application.run.loop.events import EventChannel
 from doc_processing_toolkit.application.run.loop.responses import (
     is_empty_reply,
+    may_retry_empty,
     merge_metadata,
     native_structured,
     validate_structured,
@@ -330,7 +332,7 @@ class RunLoop:
         )
         events_marker = (0, 0)
         purpose = s.purpose
-        iteration = 0
+        iteration = outcome.iterations  # 0, or where a resumed turn stopped
         while iteration < s.max_iterations:
             iteration += 1
             outcome.iterations = iteration
@@ -375,7 +377,7 @@ class RunLoop:
                 outcome.messages.append(response.message)
 
             calls = list(response.message.tool_calls)
-            if not calls and is_empty_reply(response) and self._may_retry_empty(outcome):
+            if not calls and is_empty_reply(response) and may_retry_empty(s, outcome, self._log):
                 # The registry row says this model sometimes ends a turn with nothing in it;
                 # the spec allows exactly one re-request per run.
                 outcome.messages.pop()
@@ -418,6 +420,8 @@ class RunLoop:
             events_marker = await self._iteration_complete(
                 outcome, iteration, events_marker, [c.name for c in calls], response
             )
+            if outcome.pending_approvals:  # a hook deferred a call: the turn waits for a person
+                return park(outcome)
             purpose = "tool_followup"
             if isinstance(tool_choice, ForcedTool) or tool_choice == "required":
                 # A forcing tool_choice would force a call on every request: the run ends
@@ -430,16 +434,6 @@ class RunLoop:
         last = outcome.last_response
         if last is not None and outcome.output is None:
             outcome.output = last.message.text
-
-    def _may_retry_empty(self, outcome: RunOutcome) -> bool:
-        row = self._settings.row
-        if row is None or not row.flag("retry_empty_final_turn", False):
-            return False
-        if outcome.empty_turn_retried:
-            return False
-        outcome.empty_turn_retried = True
-        self._log.warning("empty final turn: re-requesting once", model=self._settings.model)
-        return True
 
     def _final_output(self, response: ModelResponse, native_structured: bool) -> Any:
         text = response.message.text
@@ -528,13 +522,15 @@ class RunLoop:
         iteration: int,
         outcome: RunOutcome,
         mark_executed: Callable[[], None],
-    ) -> ToolResultPart:
+    ) -> ToolResultPart | None:
         s = self._settings
         base = {"tool_name": call.name, "tool_call_id": call.id, "iteration": iteration}
         await self._channel.emit("tool_call_start", None, {**base, "arguments": call.arguments})
         directive = await self._channel.emit(
             "before_tool_call", None, {**base, "arguments": call.arguments}
         )
+        if defers(directive, call, outcome):  # left to a person: no result this round
+            return None
         started = time.monotonic()
         if directive is not None and directive.action == "skip_tool":
             tool_outcome = ToolOutcome.error(directive.message or DECLINED_TOOL_TEXT)

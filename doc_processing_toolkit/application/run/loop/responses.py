@@ -13,6 +13,7 @@ from doc_processing_toolkit.domain.requests import ModelRequest, ModelResponse
 
 __all__ = [
     "is_empty_reply",
+    "may_retry_empty",
     "merge_metadata",
     "native_structured",
     "validate_structured",
@@ -63,3 +64,16 @@ def validate_structured(schema: type[BaseModel] | None, data: Any) -> Any:
             )
         ) from exc
     return data
+
+
+def may_retry_empty(settings: Any, outcome: Any, logger: Any) -> bool:
+    """Whether an empty final turn is re-requested: the registry row says this model
+    sometimes ends a turn with nothing in it, and the run has not re-requested yet."""
+    row = settings.row
+    if row is None or not row.flag("retry_empty_final_turn", False):
+        return False
+    if outcome.empty_turn_retried:
+        return False
+    outcome.empty_turn_retried = True
+    logger.warning("empty final turn: re-requesting once", model=settings.model)
+    return True

@@ -77,6 +77,10 @@ class RunOutcome:
     ``on_usage``."""
     final_result_tool: str | None = None
     """The name of this run's synthetic structured-output tool (Path B), else None."""
+    pending_approvals: list[Any] = field(default_factory=list)
+    """The calls a hook deferred (PendingApproval): the run ends after their round."""
+    approved_call_ids: frozenset[str] = frozenset()
+    """A resume's approved calls: a hook's defer no longer holds them back."""
     current_request: ModelRequest | None = None
     """The latest request sent (its purpose, tier and cache TTL price a failed one)."""
     current_iteration: int = 0

@@ -112,6 +112,7 @@ def build_result(
     else:
         messages = _ir.MESSAGES_ADAPTER.dump_python(new_messages, mode="json")
     last = outcome.last_response
+    waiting = error is None and bool(outcome.pending_approvals)
     result = AgentResult(
         output=outcome.output if error is None else None,
         raw_response=last.raw if last is not None else None,
@@ -143,6 +144,8 @@ def build_result(
         retry_cost=round_usd(attempts.total_cost) if retried else 0.0,
         retry_input_tokens=attempts.total_input_tokens if retried else 0,
         retry_output_tokens=attempts.total_output_tokens if retried else 0,
+        status="failed" if error else ("awaiting_approval" if waiting else "completed"),
+        pending_approvals=list(outcome.pending_approvals) if waiting else [],
     )
     _apply_response_metadata(result, outcome.response_metadata)
     _apply_compactions(result, outcome)
