@@ -11,6 +11,7 @@ from doc_processing_toolkit.domain.costs.ledger import (
     normalize_token_source,
     summarize_served_tiers,
 )
+from doc_processing_toolkit.domain.grounding.evidence import Evidence
 
 __all__ = ["AgentResult"]
 
@@ -76,6 +77,8 @@ class AgentResult:
     retry_cost: float = 0.0
     retry_input_tokens: int = 0
     retry_output_tokens: int = 0
+    evidence: dict[str, Evidence] = field(default_factory=dict)
+    unverified_fields: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         """Normalize the token_source vocabulary ("api_metadata" -> "api_response")."""
@@ -110,6 +113,8 @@ class AgentResult:
                 value = [m.to_dict() if hasattr(m, "to_dict") else m for m in value]
             elif f.name == "raw_response":
                 value = _plain(value)
+            elif f.name == "evidence":
+                value = {path: dataclasses.asdict(e) for path, e in value.items()}
             data[f.name] = value
         data["service_tier_served"] = self.service_tier_served
         data["priority_request_count"] = self.priority_request_count
@@ -124,6 +129,10 @@ class AgentResult:
         kwargs["iteration_metrics"] = [
             IterationMetrics.from_dict(m) if isinstance(m, dict) else m for m in metrics
         ]
+        evidence = kwargs.get("evidence") or {}
+        kwargs["evidence"] = {
+            path: Evidence(**e) if isinstance(e, dict) else e for path, e in evidence.items()
+        }
         return cls(**kwargs)
 
     def __repr__(self) -> str:

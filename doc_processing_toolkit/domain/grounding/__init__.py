@@ -6,6 +6,8 @@ from doc_processing_toolkit.domain.grounding.evidence import (
     Claim,
     Evidence,
     EvidenceMethod,
+    evidence_model,
+    evidence_of,
     evidence_schema,
     split_evidence,
 )
@@ -14,6 +16,7 @@ from doc_processing_toolkit.domain.grounding.matching import (
     DocumentText,
     check_claims,
     normalise_text,
+    value_errors,
     value_in_quote,
 )
 
@@ -25,8 +28,11 @@ __all__ = [
     "Evidence",
     "EvidenceMethod",
     "check_claims",
+    "evidence_model",
+    "evidence_of",
     "evidence_schema",
     "normalise_text",
     "split_evidence",
+    "value_errors",
     "value_in_quote",
 ]

@@ -11,9 +11,12 @@ schema out; no document is read here (the checking rules are in `matching`).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel
 
 __all__ = [
     "DEFAULT_EVIDENCE_THRESHOLD",
@@ -21,6 +24,8 @@ __all__ = [
     "Claim",
     "Evidence",
     "EvidenceMethod",
+    "evidence_model",
+    "evidence_of",
     "evidence_schema",
     "split_evidence",
 ]
@@ -236,3 +241,33 @@ def split_evidence(schema: Mapping[str, Any], data: Any) -> tuple[Any, dict[str,
     if not _is_container(schema, defs):
         return data, claims
     return _split(schema, data, "", defs, claims), claims
+
+
+@functools.lru_cache(maxsize=256)
+def evidence_model(model: type[BaseModel]) -> type[BaseModel]:
+    """The output schema a run with ``evidence=True`` hands its loop in place of ``model``
+    (one class per model): its JSON schema is `evidence_schema` of ``model``'s, and it
+    validates an answer by validating the plain output of `split_evidence` against
+    ``model`` (so the run loop, its validation and its errors are unchanged)."""
+    plain_schema = model.model_json_schema()
+
+    class EvidenceOutput(BaseModel):
+        evidence_of: ClassVar[type[BaseModel]] = model
+
+        @classmethod
+        def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+            return evidence_schema(model.model_json_schema(*args, **kwargs))
+
+        @classmethod
+        def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Any:
+            return model.model_validate(split_evidence(plain_schema, obj)[0], *args, **kwargs)
+
+    EvidenceOutput.__name__ = model.__name__
+    EvidenceOutput.__qualname__ = model.__qualname__
+    return EvidenceOutput
+
+
+def evidence_of(schema: type[BaseModel] | None) -> type[BaseModel] | None:
+    """The user's model behind an `evidence_model` class (None for any other schema)."""
+    original = getattr(schema, "evidence_of", None) if schema is not None else None
+    return original if isinstance(original, type) and issubclass(original, BaseModel) else None

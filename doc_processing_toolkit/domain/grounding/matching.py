@@ -10,6 +10,7 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from rapidfuzz import fuzz
 
@@ -17,6 +18,7 @@ from doc_processing_toolkit.domain.grounding.evidence import (
     DEFAULT_EVIDENCE_THRESHOLD,
     Claim,
     Evidence,
+    split_evidence,
 )
 
 __all__ = [
@@ -26,6 +28,7 @@ __all__ = [
     "dates_in",
     "normalise_text",
     "numbers_in",
+    "value_errors",
     "value_in_quote",
 ]
 
@@ -162,7 +165,7 @@ def value_in_quote(value: object, quote: str) -> bool:
         return True
     if isinstance(value, int | float):
         return _number_in(float(value), quote)
-    text = normalise_text(str(value))
+    text = normalise_text(str(value)).strip(" .,;:")  # "Ltd." is in "... Ltd"
     if not text or text in normalise_text(quote):
         return True
     readings = numbers_in(text)
@@ -186,7 +189,16 @@ class DocumentText:
     name: str
     pages: Sequence[str]
     original_pages: Sequence[int]
+    numbered_by_original: bool = False
+    """The model saw the original page numbers (a converted PDF's ``## Page N``
+    headings), so a claim's page is an original one; else it is the sent position."""
     _normalised: list[str | None] = field(default_factory=list, repr=False, compare=False)
+
+    def index_of(self, page: int) -> int | None:
+        """The 0-based index of the page a claim names (None: not one of this text's)."""
+        if self.numbered_by_original:
+            return self.original_pages.index(page) if page in self.original_pages else None
+        return page - 1 if 1 <= page <= len(self.pages) else None
 
     def normalised(self, index: int) -> str:
         """The normalised text of sent page ``index + 1`` (worked out once)."""
@@ -221,16 +233,16 @@ def _check_one(claim: Claim, documents: Sequence[DocumentText], threshold: float
     has_text = False
     for document in documents:
         count = len(document.pages)
+        sent = None if claim.page is None else document.index_of(claim.page)
         if claim.page is None:
             candidates = range(count)
-        elif 1 <= claim.page <= count:
-            sent = claim.page - 1
+        elif sent is not None:
             candidates = range(max(0, sent - 1), min(count, sent + 2))
         else:
             continue
         in_range = True
         # The page the model named first: it wins a tie with its neighbours.
-        ordered = sorted(candidates, key=lambda i: (claim.page is not None and i != sent, i))
+        ordered = sorted(candidates, key=lambda i: (sent is not None and i != sent, i))
         for index in ordered:
             text = document.normalised(index)
             if not text:
@@ -261,10 +273,8 @@ def _check_one(claim: Claim, documents: Sequence[DocumentText], threshold: float
 def _named_page(claim: Claim, documents: Sequence[DocumentText]) -> int | None:
     if claim.page is None or not documents:
         return None
-    first = documents[0]
-    if 1 <= claim.page <= len(first.original_pages):
-        return first.original_pages[claim.page - 1]
-    return None
+    index = documents[0].index_of(claim.page)
+    return None if index is None else documents[0].original_pages[index]
 
 
 def check_claims(
@@ -276,3 +286,18 @@ def check_claims(
     (sent numbering) or the page before or after (or on any page when it names none),
     then its value in its quote. Never raises; see `EvidenceMethod` for every outcome."""
     return {path: _check_one(claim, documents, threshold) for path, claim in claims.items()}
+
+
+def value_errors(schema: Mapping[str, Any], data: Any) -> list[dict[str, str]]:
+    """The fields of an answer under the evidence schema (``schema``: the ORIGINAL one)
+    whose value does not occur in their own quote, as ``{"path", "message"}`` errors (what
+    a re-ask sends back). A field without a quote is not one of them."""
+    _, claims = split_evidence(schema, data)
+    return [
+        {
+            "path": path,
+            "message": f"the value {claim.value!r} does not occur in its quote {claim.quote!r}",
+        }
+        for path, claim in claims.items()
+        if claim.quote and not value_in_quote(claim.value, claim.quote)
+    ]

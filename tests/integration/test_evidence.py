@@ -1,0 +1,183 @@
+"""Evidence for structured output, and the re-ask on invalid output, end to end: a real
+Agent, the provider emulator on loopback, an invoice PDF made in the test and read
+through pypdf (issue 36, acceptance bullets 2 and 3)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from document_samples import text_pdf
+from pydantic import BaseModel
+
+from doc_processing_toolkit import Agent, StructuredOutputError
+from doc_processing_toolkit.application.container import registry
+from doc_processing_toolkit.documents import Document
+from doc_processing_toolkit.testing import ProviderEmulator, Reply
+
+CLAUDE, OPENAI, GEMINI = "claude-haiku-4-5", "gpt-5.4", "gemini-2.5-flash"
+
+INVOICE_PAGES = [
+    "Cover letter\nDear customer, please find the invoice enclosed.",
+    "Terms and conditions\nPayment within 30 days.",
+    "INVOICE INV-2041\nVendor: Acme Industrial Supply Ltd.\nDate: March 15, 2024",
+    "Line items\nSteel bolts 1,200 units\nTotal due: $12,480.50",
+]
+
+
+class Invoice(BaseModel):
+    vendor: str
+    invoice_date: str
+    total: float
+    po_number: str
+
+
+def _leaf(value: Any, quote: str, page: int) -> dict[str, Any]:
+    return {"value": value, "quote": quote, "page": page}
+
+
+def _agent(model: str, emu: ProviderEmulator, **kwargs: Any) -> Agent:
+    provider = registry().detect_provider(model)
+    return Agent(
+        model,
+        api_key="offline-test-key",
+        base_url=getattr(emu, f"{provider}_base_url"),
+        log_to_file=False,
+        **kwargs,
+    )
+
+
+@pytest.mark.parametrize("model", [CLAUDE, OPENAI, GEMINI])
+def test_true_quotes_are_verified_on_their_original_pages_and_an_invented_one_is_not(
+    model: str, emu: ProviderEmulator
+) -> None:
+    # The model was sent pages 3-4 as a 2-page PDF: it numbers them 1 and 2.
+    answer = {
+        "vendor": _leaf("Acme Industrial Supply Ltd.", "Vendor: Acme Industrial Supply Ltd.", 1),
+        "invoice_date": _leaf("2024-03-15", "Date: March 15, 2024", 1),
+        "total": _leaf(12480.5, "Total due: $12,480.50", 2),
+        "po_number": _leaf("PO-7781", "Purchase order PO-7781", 2),  # invented
+    }
+    emu.reset([Reply(json.dumps(answer))])
+    agent = _agent(model, emu)
+    pdf = Document(text_pdf(INVOICE_PAGES), pages="3-4", name="invoice.pdf")
+    result = agent.run_sync(
+        "Extract the invoice.", files=[pdf], output_schema=Invoice, evidence=True
+    )
+
+    assert result.output == {
+        "vendor": "Acme Industrial Supply Ltd.",
+        "invoice_date": "2024-03-15",
+        "total": 12480.5,
+        "po_number": "PO-7781",
+    }
+    ev = result.evidence
+    assert ev["vendor"].verified and ev["vendor"].page == 3
+    assert ev["vendor"].document == "invoice.pdf" and ev["vendor"].score == 100.0
+    assert ev["invoice_date"].verified and ev["invoice_date"].page == 3  # dates normalised
+    assert ev["total"].verified and ev["total"].page == 4  # numbers normalised
+    assert not ev["po_number"].verified and ev["po_number"].method == "not_found"
+    assert result.unverified_fields == ["po_number"]
+    # The schema the model was given asked for each leaf's quote and page.
+    sent = json.dumps(emu.requests[-1].body)
+    assert "quote" in sent and "page" in sent
+
+
+def test_without_a_page_selection_the_pages_are_the_documents_own(emu: ProviderEmulator) -> None:
+    answer = {
+        "vendor": _leaf("Acme Industrial Supply Ltd.", "Acme Industrial Supply Ltd", 3),
+        "invoice_date": _leaf("2024-03-15", "Date: March 15, 2024", 3),
+        "total": _leaf(12480.5, "Total due: $12,480.50", 3),  # on the next page: ±1
+        "po_number": _leaf("PO-1", "", 1),  # an empty quote
+    }
+    emu.reset([Reply(json.dumps(answer))])
+    result = _agent(CLAUDE, emu).run_sync(
+        "Extract.", files=[text_pdf(INVOICE_PAGES)], output_schema=Invoice, evidence=True
+    )
+    assert result.evidence["total"].page == 4 and result.evidence["total"].verified
+    assert result.evidence["po_number"].method == "empty_quote"
+    assert result.unverified_fields == ["po_number"]
+    assert result.to_dict()["evidence"]["total"]["page"] == 4
+
+
+def test_without_evidence_the_output_is_unchanged(emu: ProviderEmulator) -> None:
+    plain = {"vendor": "A", "invoice_date": "2024-01-01", "total": 1.0, "po_number": "P"}
+    emu.reset([Reply(json.dumps(plain))])
+    result = _agent(CLAUDE, emu).run_sync("Extract.", output_schema=Invoice)
+    assert result.output == plain and result.evidence == {} and result.unverified_fields == []
+    assert "quote" not in json.dumps(emu.requests[-1].body)
+
+
+MISSING_FIELD = {"vendor": "Acme", "invoice_date": "2024-03-15", "total": 12.5}
+VALID = {**MISSING_FIELD, "po_number": "PO-1"}
+
+
+@pytest.mark.parametrize("model", [CLAUDE, OPENAI, GEMINI])
+def test_output_retries_re_asks_once_and_the_re_ask_is_its_own_cost_record(
+    model: str, emu: ProviderEmulator
+) -> None:
+    emu.reset([Reply(json.dumps(MISSING_FIELD)), Reply(json.dumps(VALID))])
+    result = _agent(model, emu, output_retries=1).run_sync("Extract.", output_schema=Invoice)
+    assert result.output == VALID
+    purposes = [r["purpose"] for r in result.request_cost_records]
+    assert purposes == ["generation", "output_retry"]
+    assert result.cost == pytest.approx(sum(r["cost"] for r in result.request_cost_records))
+    assert result.cost > 0
+    # The errors went back as field path and message, never an exception repr.
+    resent = json.dumps(emu.requests[-1].body)
+    assert "po_number" in resent and "Field required" in resent
+    assert "ValidationError" not in resent and "Traceback" not in resent
+
+
+def test_with_no_retries_an_invalid_answer_raises_as_before(emu: ProviderEmulator) -> None:
+    emu.reset([Reply(json.dumps(MISSING_FIELD)), Reply(json.dumps(VALID))])
+    with pytest.raises(StructuredOutputError, match="po_number") as info:
+        _agent(CLAUDE, emu).run_sync("Extract.", output_schema=Invoice)
+    assert emu.request_count == 1
+    assert info.value.attempts == [[{"path": "po_number", "message": "Field required"}]]
+
+
+def test_every_attempts_errors_are_on_the_error_after_the_last_retry(
+    emu: ProviderEmulator,
+) -> None:
+    emu.reset([Reply(json.dumps(MISSING_FIELD)), Reply("not json"), Reply("{}")])
+    with pytest.raises(StructuredOutputError) as info:
+        _agent(CLAUDE, emu).run_sync("Extract.", output_schema=Invoice, output_retries=2)
+    attempts = info.value.attempts
+    assert len(attempts) == 3 and emu.request_count == 3
+    assert attempts[0] == [{"path": "po_number", "message": "Field required"}]
+    assert "not valid JSON" in attempts[1][0]["message"]
+    assert {e["path"] for e in attempts[2]} == {"vendor", "invoice_date", "total", "po_number"}
+    partial = info.value.partial_result
+    assert [r["purpose"] for r in partial.request_cost_records] == [
+        "generation",
+        "output_retry",
+        "output_retry",
+    ]
+
+
+def test_a_value_missing_from_its_own_quote_is_re_asked(emu: ProviderEmulator) -> None:
+    wrong = {
+        "vendor": _leaf("Acme Industrial Supply Ltd.", "Vendor: Acme Industrial Supply Ltd.", 1),
+        "invoice_date": _leaf("2024-03-15", "Date: March 15, 2024", 1),
+        "total": _leaf(999.0, "Total due: $12,480.50", 2),  # not in its quote
+        "po_number": _leaf("INV-2041", "INVOICE INV-2041", 1),
+    }
+    right = {**wrong, "total": _leaf(12480.5, "Total due: $12,480.50", 2)}
+    emu.reset([Reply(json.dumps(wrong)), Reply(json.dumps(right))])
+    pdf = Document(text_pdf(INVOICE_PAGES), pages="3-4", name="invoice.pdf")
+    result = _agent(CLAUDE, emu, output_retries=1).run_sync(
+        "Extract.", files=[pdf], output_schema=Invoice, evidence=True
+    )
+    assert result.output["total"] == 12480.5
+    assert result.unverified_fields == []
+    assert [r["purpose"] for r in result.request_cost_records] == ["generation", "output_retry"]
+    # Without re-asks left, the mismatch is kept and the field ends unverified.
+    emu.reset([Reply(json.dumps(wrong))])
+    result = _agent(CLAUDE, emu).run_sync(
+        "Extract.", files=[pdf], output_schema=Invoice, evidence=True
+    )
+    assert result.output["total"] == 999.0
+    assert result.evidence["total"].method == "value_not_in_quote"
+    assert result.unverified_fields == ["total"]
