@@ -181,3 +181,83 @@ def test_a_value_missing_from_its_own_quote_is_re_asked(emu: ProviderEmulator) -
     assert result.output["total"] == 999.0
     assert result.evidence["total"].method == "value_not_in_quote"
     assert result.unverified_fields == ["total"]
+
+
+class Memo(BaseModel):
+    growth: str
+
+
+def test_a_converted_office_file_is_checked_against_its_markdown(emu: ProviderEmulator) -> None:
+    from document_samples import docx_bytes
+
+    answer = {"growth": _leaf("12 percent", "Revenue grew by 12 percent.", 1)}
+    emu.reset([Reply(json.dumps(answer))])
+    memo = Document(docx_bytes(["Quarterly memo", "Revenue grew by 12 percent."]), name="m.docx")
+    result = _agent("claude-sonnet-5-5", emu, on_unsupported_part="convert").run_sync(
+        "Extract.", files=[memo], output_schema=Memo, evidence=True
+    )
+    assert result.output == {"growth": "12 percent"}
+    ev = result.evidence["growth"]
+    assert ev.verified and ev.document == "m.docx" and ev.page == 1
+
+
+@pytest.mark.anyio
+async def test_stream_and_session_turns_carry_evidence(emu: ProviderEmulator) -> None:
+    answer = {
+        "vendor": _leaf("Acme Industrial Supply Ltd.", "Vendor: Acme Industrial Supply Ltd.", 1),
+        "invoice_date": _leaf("2024-03-15", "Date: March 15, 2024", 1),
+        "total": _leaf(12480.5, "Total due: $12,480.50", 2),
+        "po_number": _leaf("PO-7781", "Purchase order PO-7781", 2),
+    }
+    emu.reset([Reply(json.dumps(answer)), Reply(json.dumps(answer))])
+    agent = _agent(CLAUDE, emu)
+    pdf = Document(text_pdf(INVOICE_PAGES), pages="3-4", name="invoice.pdf")
+    events = [
+        e async for e in agent.stream("Extract.", files=[pdf], output_schema=Invoice, evidence=True)
+    ]
+    complete = events[-1]
+    assert complete.event_type == "complete" and complete.metadata is not None
+    assert complete.metadata["output"]["total"] == 12480.5
+    assert complete.metadata["evidence"]["total"]["page"] == 4
+    assert complete.metadata["unverified_fields"] == ["po_number"]
+    session = agent.session()
+    result = await session.run("Extract.", files=[pdf], output_schema=Invoice, evidence=True)
+    assert result.evidence["vendor"].page == 3 and result.unverified_fields == ["po_number"]
+    await agent.close()
+
+
+def test_run_document_maps_chunk_pages_back_and_merges_evidence(emu: ProviderEmulator) -> None:
+    # Two chunks of two pages (pages 1-2 and 3-4): each numbers its pages 1 and 2.
+    first = {
+        "vendor": None,
+        "invoice_date": None,
+        "total": None,
+        "po_number": _leaf("30 days", "Payment within 30 days.", 2),
+    }
+    second = {
+        "vendor": _leaf("Acme Industrial Supply Ltd.", "Vendor: Acme Industrial Supply Ltd.", 1),
+        "invoice_date": _leaf("2024-03-15", "Date: March 15, 2024", 1),
+        "total": _leaf(12480.5, "Total due: $12,480.50", 2),
+        "po_number": _leaf("30 days", "Payment within 30 days.", 2),
+    }
+
+    class Loose(BaseModel):
+        vendor: str | None = None
+        invoice_date: str | None = None
+        total: float | None = None
+        po_number: str | None = None
+
+    emu.reset([Reply(json.dumps(first)), Reply(json.dumps(second))])
+    doc = _agent(CLAUDE, emu).run_document_sync(
+        Document(text_pdf(INVOICE_PAGES), name="invoice.pdf"),
+        "Extract.",
+        output_schema=Loose,
+        chunk_pages=2,
+        concurrency=1,
+        evidence=True,
+    )
+    assert doc.chunks[0].evidence["po_number"].page == 2
+    assert doc.chunks[1].evidence["total"].page == 4  # chunk page 2 is original page 4
+    assert doc.evidence["vendor"].page == 3 and doc.evidence["total"].page == 4
+    assert doc.evidence["po_number"].page == 2 and doc.evidence["po_number"].verified
+    assert doc.unverified_fields == []

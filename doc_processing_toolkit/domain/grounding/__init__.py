@@ -9,6 +9,7 @@ from doc_processing_toolkit.domain.grounding.evidence import (
     evidence_model,
     evidence_of,
     evidence_schema,
+    merge_evidence,
     split_evidence,
 )
 from doc_processing_toolkit.domain.grounding.matching import (
@@ -31,6 +32,7 @@ __all__ = [
     "evidence_model",
     "evidence_of",
     "evidence_schema",
+    "merge_evidence",
     "normalise_text",
     "split_evidence",
     "value_errors",
