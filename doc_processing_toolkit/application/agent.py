@@ -354,7 +354,8 @@ class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
             await channel.emit("run_end", None, {"run_id": run_id})
             result = self._result(outcome, run_id)
             threshold = s.structured_output.evidence_threshold
-            ground_run(result, run_settings, outcome, prepared, self._documents, threshold)
+            run = (run_settings, run_input, outcome)
+            ground_run(result, run, prepared, self._documents, threshold)
             control.finish(result, outcome.error)
             result.dropped_parts = [*prompt.dropped_parts, *result.dropped_parts]
             result.converted_parts = conversions.records if conversions is not None else []

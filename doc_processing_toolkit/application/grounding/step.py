@@ -13,13 +13,13 @@ dict, as without evidence), ``result.evidence`` and ``result.unverified_fields``
 from __future__ import annotations
 
 import dataclasses
-import logging
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from doc_processing_toolkit.application.documents.planner import DocumentPlanner, PreparedFiles
+from doc_processing_toolkit.application.documents.source import DocumentSource
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.loop.schemas import read_only_output_schema
 from doc_processing_toolkit.application.run.policy.settings import RunSettings
@@ -59,18 +59,24 @@ def grounded_settings(settings: RunSettings, run_input: RunInput) -> RunSettings
 
 
 def _pdf_text(
-    part: MediaPart, name: str, page_map: PageMap | None, pdf_pages: PdfPages
-) -> DocumentText | None:
-    data = part.data
-    if data is None and part.path is not None:
-        data = Path(part.path).read_bytes()
-    if data is None:
-        return None
+    data: bytes, name: str, page_map: PageMap | None, pdf_pages: PdfPages
+) -> DocumentText:
+    """``data`` is the ORIGINAL document (its text layer was read, and kept by the
+    adapter, when the run counted its pages): the sent pages' texts are picked from it."""
     texts = pdf_pages.page_texts(data, name)
-    originals: Sequence[int] = tuple(range(1, len(texts) + 1))
-    if page_map is not None and len(page_map) == len(texts):
-        originals = page_map.pages
-    return DocumentText(name, texts, originals)
+    if page_map is None or not all(1 <= p <= len(texts) for p in page_map.pages):
+        return DocumentText(name, texts, tuple(range(1, len(texts) + 1)))
+    return DocumentText(name, [texts[p - 1] for p in page_map.pages], page_map.pages)
+
+
+def _original_data(part: MediaPart, source: Any, documents: DocumentPlanner) -> bytes | None:
+    if isinstance(source, DocumentSource):  # a cut document: its pages come from the whole
+        original = documents.read(source)
+        if original.data is not None:
+            return original.data
+    if part.data is None and part.path is not None:
+        return Path(part.path).read_bytes()
+    return part.data
 
 
 def _converted_text(text: str) -> DocumentText | None:
@@ -87,16 +93,18 @@ def _converted_text(text: str) -> DocumentText | None:
 
 def document_texts(
     files: Sequence[Any],
+    sources: Sequence[Any],
     page_maps: Mapping[int, PageMap],
     messages: Sequence[Message],
-    pdf_pages: PdfPages | None,
-    logger: logging.Logger,
+    documents: DocumentPlanner,
 ) -> list[DocumentText]:
     """The text of each document the run sent: the PDFs in ``files`` (as prepared: cut
-    documents with their page maps) and the converted documents in the run's user
-    message (the first message in ``messages`` that carries one). A PDF whose text
-    cannot be read is left out with a WARNING (its fields then end unverified)."""
+    documents with their page maps; ``sources`` as given, for the whole of a cut
+    `Document`) and the converted documents in the run's new user message (in
+    ``messages``). A PDF whose text cannot be read is left out with a WARNING (its
+    fields then end unverified)."""
     out: list[DocumentText] = []
+    pdf_pages, logger = documents.pdf_pages, documents.logger
     for index, value in enumerate(files):
         if not isinstance(value, MediaPart) or value.mime_type != PDF_MIME:
             continue
@@ -104,13 +112,13 @@ def document_texts(
         if pdf_pages is None:
             logger.warning("evidence: no PDF adapter to read %s; its quotes are unchecked", name)
             continue
+        source = sources[index] if index < len(sources) else None
         try:
-            text = _pdf_text(value, name, page_maps.get(index), pdf_pages)
+            data = _original_data(value, source, documents)
+            if data is not None:
+                out.append(_pdf_text(data, name, page_maps.get(index), pdf_pages))
         except (DocumentError, OSError) as exc:
             logger.warning("evidence: cannot read the text of %s (%s)", name, exc)
-            continue
-        if text is not None:
-            out.append(text)
     for message in messages:
         if message.role != "user":
             continue
@@ -141,19 +149,18 @@ def ground_result(
 
 def ground_run(
     result: AgentResult,
-    settings: RunSettings,
-    outcome: RunOutcome,
+    run: tuple[RunSettings, RunInput, RunOutcome],
     prepared: PreparedFiles,
     documents: DocumentPlanner,
     threshold: float,
 ) -> None:
     """The evidence step of one finished run (nothing unless it asked for evidence and
     succeeded): the documents' text read, then `ground_result`."""
+    settings, run_input, outcome = run
     if evidence_of(settings.output_schema) is None or outcome.error is not None:
         return
     files = prepared.files if isinstance(prepared.files, list | tuple) else []
-    start = outcome.new_messages_start
-    texts = document_texts(
-        files, prepared.page_maps, outcome.messages[start:], documents.pdf_pages, documents.logger
-    )
+    sources = run_input.files if isinstance(run_input.files, list | tuple) else []
+    messages = outcome.messages[outcome.new_messages_start :]
+    texts = document_texts(files, sources, prepared.page_maps, messages, documents)
     ground_result(result, settings, texts, threshold)
