@@ -183,3 +183,45 @@ def test_the_threshold_decides_fuzzy_matches() -> None:
     claim = {"f": Claim("Acme", "Bill to: Acme Corporation", 2)}
     assert not check_claims(claim, [PAGES], threshold=99)["f"].verified
     assert check_claims(claim, [PAGES], threshold=70)["f"].verified
+
+
+def test_the_evidence_model_asks_for_quotes_and_validates_the_plain_answer() -> None:
+    import pytest
+    from pydantic import ValidationError
+
+    from doc_processing_toolkit.domain.grounding import evidence_model, evidence_of
+
+    wrapped = evidence_model(LineItem)
+    assert wrapped is evidence_model(LineItem) and wrapped.__name__ == "LineItem"
+    assert evidence_of(wrapped) is LineItem and evidence_of(LineItem) is None
+    assert wrapped.model_json_schema()["properties"]["amount"]["required"] == [
+        "value",
+        "quote",
+        "page",
+    ]
+    wrapped.model_validate({"description": _leaf("Bolts"), "amount": _leaf(3)})
+    with pytest.raises(ValidationError) as info:
+        wrapped.model_validate({"description": _leaf("Bolts")})
+    assert info.value.errors()[0]["loc"] == ("amount",)
+
+
+def test_merged_evidence_follows_each_value_to_its_chunk() -> None:
+    from doc_processing_toolkit.domain.grounding import merge_evidence
+
+    def ev(page: int, verified: bool = True) -> Evidence:
+        return Evidence("q", "d.pdf", page, verified, 100.0 if verified else 0.0, "exact")
+
+    first = (
+        {"number": "A-1", "items": [{"amount": 1}]},
+        {"number": ev(2), "items[0].amount": ev(3)},
+    )
+    second = (
+        {"number": "A-1", "items": [{"amount": 1}, {"amount": 2}]},
+        {"number": ev(7, False), "items[0].amount": ev(8), "items[1].amount": ev(9)},
+    )
+    merged = {"number": "A-1", "items": [{"amount": 1}, {"amount": 2}]}
+    got = merge_evidence(merged, [first, second])
+    assert got["number"].page == 2  # the verified one, first in page order
+    assert got["items[0].amount"].page == 3
+    assert got["items[1].amount"].page == 9  # its index in the second chunk was also 1
+    assert merge_evidence({}, []) == {}
