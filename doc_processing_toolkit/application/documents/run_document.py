@@ -46,7 +46,7 @@ from doc_processing_toolkit.domain.errors import (
     DocumentError,
     StructuredOutputError,
 )
-from doc_processing_toolkit.domain.grounding.evidence import merge_evidence
+from doc_processing_toolkit.domain.grounding.merge import merge_evidence
 
 __all__ = [
     "CHUNK_ERROR_POLICIES",

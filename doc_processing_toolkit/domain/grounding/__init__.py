@@ -9,7 +9,6 @@ from doc_processing_toolkit.domain.grounding.evidence import (
     evidence_model,
     evidence_of,
     evidence_schema,
-    merge_evidence,
     split_evidence,
 )
 from doc_processing_toolkit.domain.grounding.matching import (
@@ -20,6 +19,7 @@ from doc_processing_toolkit.domain.grounding.matching import (
     value_errors,
     value_in_quote,
 )
+from doc_processing_toolkit.domain.grounding.merge import merge_evidence
 
 __all__ = [
     "DEFAULT_EVIDENCE_THRESHOLD",
