@@ -60,3 +60,31 @@ def test_output_retries_and_evidence_threshold_go_to_config() -> None:
     config = agent.to_config()
     assert config["output_retries"] == 2 and config["evidence_threshold"] == 90.0
     assert "output_retries" not in Agent("claude-sonnet-5-5", log_to_file=False).to_config()
+
+
+def test_a_re_ask_is_announced_and_reported_as_its_own_request() -> None:
+    events: list[tuple[str, dict[str, object]]] = []
+    fake = FakeModel([reply('{"label": "x"}'), reply('{"label": "x", "score": 1}')])
+    agent = Agent(
+        "claude-sonnet-5-5",
+        client=fake,
+        log_to_file=False,
+        output_retries=1,
+        emit_request_start=True,
+        detailed_costs=True,
+    )
+
+    async def collect() -> None:
+        async for event in agent.stream("classify", output_schema=Verdict):
+            if event.event_type in ("request_start", "complete"):
+                events.append((event.event_type, dict(event.metadata or {})))
+
+    import anyio
+
+    anyio.run(collect)
+    starts = [m["purpose"] for kind, m in events if kind == "request_start"]
+    assert starts == ["generation", "output_retry"]
+    complete = events[-1][1]
+    assert complete["output"] == {"label": "x", "score": 1}
+    purposes = [r["purpose"] for r in complete["request_cost_records"]]
+    assert purposes == ["generation", "output_retry"]
