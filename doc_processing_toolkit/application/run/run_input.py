@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from doc_processing_toolkit.domain.errors import InvalidArgumentTypeError
+from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidArgumentTypeError
 from doc_processing_toolkit.domain.messages import Message
 from doc_processing_toolkit.domain.tools.truncated import TruncatedResultStore
 
@@ -60,7 +60,9 @@ class RunInput:
         resolution levels it takes).
 
         Raises:
-            TypeError: ``media_resolution_list`` or ``anthropic_container_id`` is malformed.
+            TypeError: ``media_resolution_list``, ``anthropic_container_id``,
+                ``output_retries`` or ``evidence`` is malformed.
+            ValueError: ``evidence=True`` without an ``output_schema``.
         """
         resolutions, container = self.media_resolution_list, self.anthropic_container_id
         retries = self.output_retries
@@ -70,6 +72,11 @@ class RunInput:
             raise InvalidArgumentTypeError(f"output_retries must be an int >= 0, got {retries!r}")
         if not isinstance(self.evidence, bool):
             raise InvalidArgumentTypeError(f"evidence must be a bool, got {self.evidence!r}")
+        if self.evidence and self.output_schema is None:
+            raise ConfigurationError(
+                "evidence=True needs an output_schema: evidence is asked for each field of "
+                "the structured answer"
+            )
         if resolutions is not None and (
             not isinstance(resolutions, list | tuple)
             or not all(v is None or isinstance(v, str) for v in resolutions)

@@ -51,6 +51,10 @@ def test_a_bad_output_retries_is_refused() -> None:
             "x",
             output_retries="2",  # type: ignore[arg-type]
         )
+    with pytest.raises(ValueError, match="evidence=True needs an output_schema"):
+        Agent("claude-sonnet-5-5", client=FakeModel([]), log_to_file=False).run_sync(
+            "x", evidence=True
+        )
     with pytest.raises(ValueError, match="evidence_threshold"):
         Agent("claude-sonnet-5-5", evidence_threshold=120, log_to_file=False)
 
