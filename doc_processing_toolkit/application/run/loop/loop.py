@@ -400,7 +400,7 @@ class RunLoop:
                 # Path B may answer in text instead of calling final_result: the text must
                 # still be the structured result (or re-asked; never unvalidated).
                 structured = native_schema is not None or structured_tool
-                settled = self._answer.settle(outcome, response, final_call, structured)
+                settled = self._answer.settle(outcome, response, final_call, structured, iteration)
                 events_marker = await self._iteration_complete(
                     outcome, iteration, events_marker, [], response
                 )

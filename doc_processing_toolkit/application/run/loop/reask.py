@@ -74,9 +74,11 @@ class StructuredAnswer:
         response: ModelResponse,
         final_call: ToolCallPart | None,
         structured: bool,
+        iteration: int,
     ) -> bool:
         """True: ``outcome.output`` is set (the run ends). False: the errors went back
-        into ``outcome.messages``, ask again (purpose ``"output_retry"``).
+        into ``outcome.messages``, ask again (purpose ``"output_retry"``). A re-ask needs
+        an iteration left under ``max_iterations`` (``iteration`` is the current one).
 
         Raises:
             StructuredOutputError: the answer failed and no re-ask is left (``attempts``).
@@ -96,7 +98,7 @@ class StructuredAnswer:
             outcome.output = output
             return True
         self.attempts.append(errors)
-        if len(self.attempts) > s.output_retries:
+        if len(self.attempts) > s.output_retries or iteration >= s.max_iterations:
             if failure is None:  # only evidence mismatches: kept, unverified later
                 outcome.output = output
                 return True

@@ -92,3 +92,14 @@ def test_a_re_ask_is_announced_and_reported_as_its_own_request() -> None:
     assert complete["output"] == {"label": "x", "score": 1}
     purposes = [r["purpose"] for r in complete["request_cost_records"]]
     assert purposes == ["generation", "output_retry"]
+
+
+def test_a_re_ask_needs_an_iteration_left() -> None:
+    """At max_iterations the invalid answer raises (never returned unvalidated)."""
+    fake = FakeModel([reply('{"label": "x"}'), reply('{"label": "x", "score": 1}')])
+    agent = Agent(
+        "claude-sonnet-5-5", client=fake, log_to_file=False, output_retries=3, max_iterations=1
+    )
+    with pytest.raises(StructuredOutputError) as info:
+        agent.run_sync("classify", output_schema=Verdict)
+    assert len(info.value.attempts) == 1 and len(fake.requests) == 1
