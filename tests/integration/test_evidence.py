@@ -5,6 +5,7 @@ through pypdf (issue 36, acceptance bullets 2 and 3)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -261,3 +262,17 @@ def test_run_document_maps_chunk_pages_back_and_merges_evidence(emu: ProviderEmu
     assert doc.evidence["vendor"].page == 3 and doc.evidence["total"].page == 4
     assert doc.evidence["po_number"].page == 2 and doc.evidence["po_number"].verified
     assert doc.unverified_fields == []
+
+
+def test_a_pdf_path_on_a_row_without_page_limits_is_read_too(
+    emu: ProviderEmulator, tmp_path: Path
+) -> None:
+    from doc_processing_toolkit.application.grounding import document_texts
+
+    path = tmp_path / "invoice.pdf"
+    path.write_bytes(text_pdf(INVOICE_PAGES))
+    agent = _agent(CLAUDE, emu)
+    # files as the run hands them over when nothing needed preparing: the path itself
+    (text,) = document_texts([str(path)], [str(path)], {}, [], agent.document_planner)
+    assert text.name == "invoice.pdf" and list(text.original_pages) == [1, 2, 3, 4]
+    assert "Total due" in text.pages[3]

@@ -20,6 +20,7 @@ from typing import Any
 
 from doc_processing_toolkit.application.documents.planner import DocumentPlanner, PreparedFiles
 from doc_processing_toolkit.application.documents.source import DocumentSource
+from doc_processing_toolkit.application.media.inputs import media_part
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.loop.schemas import read_only_output_schema
 from doc_processing_toolkit.application.run.policy.settings import RunSettings
@@ -27,7 +28,7 @@ from doc_processing_toolkit.application.run.results.outcome import RunOutcome
 from doc_processing_toolkit.application.run.run_input import RunInput
 from doc_processing_toolkit.domain.documents.kinds import PDF_MIME
 from doc_processing_toolkit.domain.documents.page_map import PageMap
-from doc_processing_toolkit.domain.errors import DocumentError
+from doc_processing_toolkit.domain.errors import DocProcessingToolkitError, DocumentError
 from doc_processing_toolkit.domain.grounding.evidence import (
     evidence_model,
     evidence_of,
@@ -106,7 +107,12 @@ def document_texts(
     out: list[DocumentText] = []
     pdf_pages, logger = documents.pdf_pages, documents.logger
     for index, value in enumerate(files):
-        if not isinstance(value, MediaPart) or value.mime_type != PDF_MIME:
+        if not isinstance(value, MediaPart):  # files the run did not need to prepare
+            try:
+                value = media_part(value)
+            except (DocProcessingToolkitError, TypeError, ValueError, OSError):
+                continue
+        if value.mime_type != PDF_MIME:
             continue
         name = value.filename or f"files[{index}]"
         if pdf_pages is None:
