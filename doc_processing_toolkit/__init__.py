@@ -67,6 +67,7 @@ if TYPE_CHECKING:
         UnsupportedPartError,
     )
     from doc_processing_toolkit.domain.events import HookDirective
+    from doc_processing_toolkit.domain.grounding import Evidence
     from doc_processing_toolkit.domain.session import MalformedEnvelopeError
     from doc_processing_toolkit.domain.tools.built_in import BuiltInToolConfig
 __version__ = "0.1.0"
@@ -125,6 +126,7 @@ _LAZY: dict[str, str] = {
     "ToolExecutionError": "doc_processing_toolkit.domain.errors",
     "UnsupportedPartError": "doc_processing_toolkit.domain.errors",
     "HookDirective": "doc_processing_toolkit.domain.events",
+    "Evidence": "doc_processing_toolkit.domain.grounding",
     "MalformedEnvelopeError": "doc_processing_toolkit.domain.session",
     "BuiltInToolConfig": "doc_processing_toolkit.domain.tools.built_in",
 }
@@ -153,6 +155,7 @@ __all__ = [
     "DocumentError",
     "DocumentLimitError",
     "EvalDatasetError",
+    "Evidence",
     "FileTooLargeError",
     "HookDirective",
     "InvalidArgumentTypeError",

@@ -30,6 +30,7 @@ from doc_processing_toolkit.agent.media import MediaTransformer
 from doc_processing_toolkit.agent.result import AgentResult
 from doc_processing_toolkit.agent.session import AgentSession, SessionCompatibilityError
 from doc_processing_toolkit.agent.tools import tool
+from doc_processing_toolkit.domain.grounding import Evidence
 from doc_processing_toolkit.domain.tools.built_in import BuiltInToolConfig
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "CompactionConfig",
     "ConfirmAfterNToolCalls",
     "DetailedCostReport",
+    "Evidence",
     "HookDirective",
     "MediaTransformer",
     "RunHandle",

@@ -36,6 +36,7 @@ from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarni
 from doc_processing_toolkit.application.deps import AgentDeps, no_default_deps, with_user_registry
 from doc_processing_toolkit.application.documents.methods import DocumentMethods
 from doc_processing_toolkit.application.documents.planner import DocumentPlanner
+from doc_processing_toolkit.application.grounding import ground_run, grounded_settings
 from doc_processing_toolkit.application.hooks.control import (
     RunControl,
     RunHandles,
@@ -74,6 +75,7 @@ from doc_processing_toolkit.application.tools.loader import ToolLoader
 from doc_processing_toolkit.application.tools.planning import build_tool_planner
 from doc_processing_toolkit.domain.errors import DocProcessingToolkitError
 from doc_processing_toolkit.domain.events import AgentStreamEvent
+from doc_processing_toolkit.domain.grounding.evidence import DEFAULT_EVIDENCE_THRESHOLD
 from doc_processing_toolkit.domain.tools.results import DEFAULT_TOOL_RESULT_PREVIEW_CHARS
 from doc_processing_toolkit.ports.model_client import ModelClient
 from doc_processing_toolkit.ports.session_store import SessionStore
@@ -132,6 +134,8 @@ class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
         prefix_audit: bool = False,
         prefix_strip_fallback: bool = False,
         remove_citations: bool = False,
+        output_retries: int = 0,
+        evidence_threshold: float = DEFAULT_EVIDENCE_THRESHOLD,
         on_unsupported_part: str = "drop",
         media_policy: str = "auto",
         media_store: Any = None,
@@ -173,6 +177,7 @@ class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
             strict_prefix_binding=strict_prefix_binding, prefix_audit=prefix_audit,
             prefix_strip_fallback=prefix_strip_fallback, remove_citations=remove_citations,
             on_unsupported_part=on_unsupported_part, media_policy=media_policy,
+            output_retries=output_retries, evidence_threshold=evidence_threshold,
             media_store=media_store, media_max_inline_bytes=media_max_inline_bytes,
             estimate_input_tokens=estimate_input_tokens, defer_tools=defer_tools,
             detailed_costs=detailed_costs, cost_output_dir=cost_output_dir, client=client,
@@ -330,6 +335,7 @@ class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
             run_settings = self._run_settings.for_run(
                 system=plan.system, output_schema=output_schema
             )
+            run_settings = grounded_settings(run_settings, run_input)  # evidence, re-asks
             if run_input.purpose != run_settings.purpose:  # run_document's chunks and reduce
                 run_settings = dataclasses.replace(run_settings, purpose=run_input.purpose)
             if overrides := media.overrides(run_settings.built_in_tools):
@@ -351,6 +357,9 @@ class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
             outcome.deferred_tools = list(plan.deferred_tools)
             await channel.emit("run_end", None, {"run_id": run_id})
             result = self._result(outcome, run_id)
+            threshold = s.structured_output.evidence_threshold
+            run = (run_settings, run_input, outcome)
+            ground_run(result, run, prepared, self._documents, threshold)
             control.finish(result, outcome.error)
             result.dropped_parts = [*prompt.dropped_parts, *result.dropped_parts]
             result.converted_parts = conversions.records if conversions is not None else []
@@ -383,10 +392,12 @@ class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
         output_schema: type[BaseModel] | None = None,
         media_resolution_list: list[str | None] | None = None,
         anthropic_container_id: str | None = None,
+        evidence: bool = False,
+        output_retries: int | None = None,
     ) -> AgentResult:
         """Run the agent with a message."""  # Args / Returns / Raises: config/reference.py
         args = (files, tool_files, output_schema, media_resolution_list, anthropic_container_id)
-        return await self._run(RunInput(message, *args))
+        return await self._run(RunInput(message, *args, evidence, output_retries))
 
     async def _run(self, run_input: RunInput) -> AgentResult:
         try:
@@ -432,10 +443,12 @@ class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
         output_schema: type[BaseModel] | None = None,
         media_resolution_list: list[str | None] | None = None,
         anthropic_container_id: str | None = None,
+        evidence: bool = False,
+        output_retries: int | None = None,
     ) -> AgentResult:
         """Synchronous wrapper for run(); works inside a running loop (Jupyter) too."""
         args = (files, tool_files, output_schema, media_resolution_list, anthropic_container_id)
-        run_input = RunInput(message, *args)
+        run_input = RunInput(message, *args, evidence, output_retries)
         check_no_client_session(self._tool_loader.server_configs)
 
         async def run_and_release() -> AgentResult:
@@ -463,6 +476,8 @@ class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
         output_schema: type[BaseModel] | None = None,
         media_resolution_list: list[str | None] | None = None,
         anthropic_container_id: str | None = None,
+        evidence: bool = False,
+        output_retries: int | None = None,
     ) -> AsyncIterator[AgentStreamEvent]:
         """Stream the agent's response as typed events; never raises.
 
@@ -470,7 +485,7 @@ class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
         generator early cancels the run and records its spend on `last_abandoned_stream`.
         """
         args = (files, tool_files, output_schema, media_resolution_list, anthropic_container_id)
-        events = self.stream_turn(RunInput(message, *args))
+        events = self.stream_turn(RunInput(message, *args, evidence, output_retries))
         async with contextlib.aclosing(events):
             async for event in events:
                 yield event

@@ -48,6 +48,7 @@ from doc_processing_toolkit.application.config.validation import (
     validate_non_negative_int,
     validate_positive_int,
     validate_temperature,
+    validate_threshold,
     validate_timeout,
 )
 from doc_processing_toolkit.application.deps import AgentDeps
@@ -169,6 +170,8 @@ def settings_from_arguments(
         truncated_result_read_chars=read_chars,
         detailed_costs=bool(a["detailed_costs"]),
         remove_citations=bool(a["remove_citations"]),
+        output_retries=validate_non_negative_int("output_retries", a.get("output_retries", 0)) or 0,
+        evidence_threshold=validate_threshold(a.get("evidence_threshold", 85.0)),
         estimate_input_tokens=estimate_mode,
         max_pause_turn_iterations=(
             validate_positive_int("max_pause_turn_iterations", pauses) or 10

@@ -12,6 +12,7 @@ from doc_processing_toolkit.domain.costs.ledger import (
     normalize_token_source,
     summarize_served_tiers,
 )
+from doc_processing_toolkit.domain.grounding.evidence import Evidence
 
 __all__ = ["AgentResult"]
 
@@ -79,6 +80,8 @@ class AgentResult:
     retry_output_tokens: int = 0
     status: str = "completed"  # "completed", "failed" or "awaiting_approval"
     pending_approvals: list[PendingApproval] = field(default_factory=list)
+    evidence: dict[str, Evidence] = field(default_factory=dict)
+    unverified_fields: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         """Normalize the token_source vocabulary ("api_metadata" -> "api_response")."""
@@ -115,6 +118,8 @@ class AgentResult:
                 value = _plain(value)
             elif f.name == "pending_approvals":
                 value = [p.to_dict() for p in value]
+            elif f.name == "evidence":
+                value = {path: dataclasses.asdict(e) for path, e in value.items()}
             data[f.name] = value
         data["service_tier_served"] = self.service_tier_served
         data["priority_request_count"] = self.priority_request_count
@@ -133,6 +138,10 @@ class AgentResult:
         kwargs["pending_approvals"] = [
             PendingApproval.from_dict(p) if isinstance(p, dict) else p for p in pending
         ]
+        evidence = kwargs.get("evidence") or {}
+        kwargs["evidence"] = {
+            path: Evidence(**e) if isinstance(e, dict) else e for path, e in evidence.items()
+        }
         return cls(**kwargs)
 
     def __repr__(self) -> str:

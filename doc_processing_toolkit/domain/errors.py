@@ -522,7 +522,15 @@ class SessionCompatibilityError(DocProcessingToolkitError, ValueError):
 
 
 class StructuredOutputError(DocProcessingToolkitError, ValueError):
-    """The model's structured output did not validate against output_schema."""
+    """The model's structured output did not validate against output_schema.
+
+    ``attempts`` holds every attempt's errors, in order (one list per answer the model
+    gave, ``output_retries + 1`` of them), each error ``{"path": ..., "message": ...}``.
+    """
+
+    def __init__(self, message: str, *, attempts: list[list[dict[str, str]]] | None = None):
+        super().__init__(message)
+        self.attempts: list[list[dict[str, str]]] = list(attempts or [])
 
 
 class UnsupportedPartError(DocProcessingToolkitError):

@@ -83,6 +83,7 @@ REQUEST_PURPOSES: tuple[str, ...] = (
     "compaction_summary",
     "document_chunk",
     "document_reduce",
+    "output_retry",
 )
 """Why a request was sent (``request_start`` metadata and ``IterationMetrics.purpose``)."""
 

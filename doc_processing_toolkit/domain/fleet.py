@@ -8,11 +8,13 @@ queue shared by all workers (requests per period, from the registry row or the c
 
 from __future__ import annotations
 
+import dataclasses
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from doc_processing_toolkit.domain.errors import ConfigurationError
+from doc_processing_toolkit.domain.grounding.evidence import Evidence
 
 __all__ = [
     "FleetQueues",
@@ -107,6 +109,10 @@ class JobResult:
     have been answered and billed by the provider, but its answer never reached the
     checkpoint, so the job sent it again and only the answer it used is in ``records``,
     ``requests`` and ``cost``. Their cost is unknown (0 without a crash)."""
+    evidence: dict[str, Evidence] = field(default_factory=dict)
+    """A run with ``evidence=True``: its ``AgentResult.evidence`` (by field path)."""
+    unverified_fields: tuple[str, ...] = ()
+    """A run with ``evidence=True``: its ``AgentResult.unverified_fields``."""
 
     @property
     def success(self) -> bool:
@@ -131,6 +137,8 @@ class JobResult:
             error_type=data.get("error_type"),
             worker=record.worker,
             unrecorded_requests=int(data.get("unrecorded_requests") or 0),
+            evidence={path: Evidence(**e) for path, e in (data.get("evidence") or {}).items()},
+            unverified_fields=tuple(data.get("unverified_fields") or ()),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -148,6 +156,8 @@ class JobResult:
             "error_type": self.error_type,
             "worker": self.worker,
             "unrecorded_requests": self.unrecorded_requests,
+            "evidence": {path: dataclasses.asdict(e) for path, e in self.evidence.items()},
+            "unverified_fields": list(self.unverified_fields),
         }
 
 

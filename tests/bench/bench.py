@@ -28,7 +28,9 @@ and the session figures (envelope save/restore at 300 and 3,000 messages, the pe
 save, history conversion throughput), and the document figures (``documents.py``: a
 1,000-page PDF split into 100-page chunks, its text layers, MarkItDown converting a .docx,
 in pages per second; and the peak memory of a 500 MB PDF uploaded through the Gemini Files
-API against a baseline child, goal < 100 MB). These are measurements, never assertions: nothing
+API against a baseline child, goal < 100 MB), and the evidence figure (``evidence.py``: what
+``run(evidence=True)`` adds to a 50-field extraction over a 100-page PDF, goal < 50 ms).
+These are measurements, never assertions: nothing
 here fails on a slow machine (the smoke run fails only when a workload itself breaks).
 """
 
@@ -64,6 +66,7 @@ from contenders import (  # noqa: E402
     lookup_tool,
 )
 from documents import UPLOAD_GOAL_MB, document_rows, upload_memory_row  # noqa: E402
+from evidence import evidence_rows  # noqa: E402
 from otel_overhead import TELEMETRY_GOAL, telemetry_rows  # noqa: E402
 from sessions import session_rows  # noqa: E402
 
@@ -551,6 +554,10 @@ def main() -> None:
     rows += [
         Row("documents", f"{figure}{f' ({note})' if note else ''}", None, value, unit)
         for figure, unit, value, note in document_rows(smoke=args.smoke)
+    ]
+    rows += [
+        Row("evidence", figure, None, value, unit, note if met is not None else "", met)
+        for figure, unit, value, note, met in evidence_rows(smoke=args.smoke)
     ]
     header = (
         f"Agent vs raw SDK, emulator in a separate process, {args.rounds} interleaved round(s) "

@@ -24,6 +24,7 @@ from doc_processing_toolkit.application.config.settings import (
     AgentSettings,
     setting_field,
 )
+from doc_processing_toolkit.domain.grounding.evidence import DEFAULT_EVIDENCE_THRESHOLD
 
 __all__ = ["export_config"]
 
@@ -202,6 +203,8 @@ _SECTION_KEYS = (
     "defer_tools",
     "detailed_costs",
     "cost_output_dir",
+    "output_retries",
+    "evidence_threshold",
 )
 """The keys `_settings_section` writes."""
 
@@ -244,6 +247,12 @@ def _settings_section(s: AgentSettings) -> dict[str, Any]:
         "defer_tools": s.tools.defer_tools,
         "detailed_costs": s.costs.detailed_costs or None,
         "cost_output_dir": s.costs.cost_output_dir,
+        "output_retries": s.structured_output.output_retries or None,
+        "evidence_threshold": (
+            None
+            if s.structured_output.evidence_threshold == DEFAULT_EVIDENCE_THRESHOLD
+            else s.structured_output.evidence_threshold
+        ),
     }
 
 

@@ -270,6 +270,15 @@ Args:
         False). Default: False.
     remove_citations (bool): Remove citation markers from output (default: False).
         Default: False.
+    output_retries (int): When a structured answer (``output_schema``) fails validation,
+        send the validation errors back (field path and message) and ask again, up to this
+        many times in the same run; each re-ask is its own request with purpose
+        "output_retry" (in result.cost and request_cost_records). After the last failure
+        StructuredOutputError is raised, its ``attempts`` holding every attempt's errors.
+        With ``evidence=True`` a value missing from its own quote is re-asked the same
+        way. A run may override it (``run(output_retries=...)``). Default: 0.
+    evidence_threshold (float): The rapidfuzz score (0-100) at or above which an
+        evidence quote counts as found on its page (``run(evidence=True)``). Default: 85.0.
     on_unsupported_part (str): What to do with a prompt part the model cannot accept —
         an image sent to a text-only model, a video sent to a model without video input, a
         PDF sent to Fireworks (B12). "drop" (default): today's behaviour — log a warning and
@@ -433,13 +442,20 @@ _RUN_ARGS = """Args:
     anthropic_container_id (str | None): An Anthropic code-execution container to reuse
         (``AgentResult.container_id`` of an earlier run); ignored with a debug log
         elsewhere. Default: None.
+    evidence (bool): With ``output_schema``: ask for each leaf field's supporting quote
+        and page, check every quote against the documents' text (its page ±1, rapidfuzz,
+        ``evidence_threshold``) and fill ``AgentResult.evidence`` (by field path) and
+        ``unverified_fields``; ``output`` stays the plain validated dict. Default: False.
+    output_retries (int | None): This run's ``output_retries`` (None: the Agent's).
+        Default: None.
 """
 
 _RUN_RAISES = """Raises:
     ProviderError: The provider failed after the retries (``RateLimitError``,
         ``ServerError``, ``StreamInterruptedError``, ...); ``exc.partial_result`` is
         what the run had spent.
-    StructuredOutputError: The answer did not validate against ``output_schema``.
+    StructuredOutputError: The answer did not validate against ``output_schema`` (after
+        ``output_retries`` re-asks; ``exc.attempts`` holds each attempt's errors).
     InvalidInputError: A bad argument or file (named), before any request.
 """
 

@@ -35,6 +35,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from doc_processing_toolkit._redaction import redact_text
 from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidArgumentTypeError
+from doc_processing_toolkit.domain.grounding.evidence import DEFAULT_EVIDENCE_THRESHOLD
 from doc_processing_toolkit.domain.tools.results import DEFAULT_TOOL_RESULT_PREVIEW_CHARS
 from doc_processing_toolkit.domain.tools.specs import ToolChoice, normalize_tool_choice
 from doc_processing_toolkit.ports.model_client import ModelClient
@@ -55,6 +56,7 @@ __all__ = [
     "MediaSettings",
     "ProviderSettings",
     "SettingsGroup",
+    "StructuredOutputSettings",
     "TimeoutSettings",
     "ToolResultSettings",
     "ToolSettings",
@@ -292,6 +294,20 @@ class HookSettings(SettingsGroup):
     emit_request_start: bool = Field(default=False, description="Emit a request_start event.")
 
 
+class StructuredOutputSettings(SettingsGroup):
+    """Structured output: re-asks on an invalid answer, and the evidence threshold."""
+
+    output_retries: int = Field(
+        default=0, ge=0, description="Re-asks after a structured answer fails its schema."
+    )
+    evidence_threshold: float = Field(
+        default=DEFAULT_EVIDENCE_THRESHOLD,
+        ge=0,
+        le=100,
+        description="The rapidfuzz score (0-100) at which an evidence quote counts as found.",
+    )
+
+
 _GROUPS: dict[str, type[SettingsGroup]] = {
     "generation": GenerationSettings,
     "tools": ToolSettings,
@@ -305,6 +321,7 @@ _GROUPS: dict[str, type[SettingsGroup]] = {
     "provider": ProviderSettings,
     "hooks": HookSettings,
     "deployment": DeploymentSettings,
+    "structured_output": StructuredOutputSettings,
 }
 
 SETTING_GROUPS: dict[str, tuple[str, str]] = {
@@ -353,6 +370,9 @@ class AgentSettings(BaseModel):
     provider: ProviderSettings = Field(default_factory=ProviderSettings)  # holds a dict
     hooks: HookSettings = Field(default_factory=lambda: _shared(HookSettings))
     deployment: DeploymentSettings = Field(default_factory=lambda: _shared(DeploymentSettings))
+    structured_output: StructuredOutputSettings = Field(
+        default_factory=lambda: _shared(StructuredOutputSettings)
+    )
 
     def __repr__(self) -> str:
         # Values read from ${ENV} by the YAML loader are registered secrets: a repr is

@@ -29,6 +29,7 @@ __all__ = [
     "validate_non_negative_int",
     "validate_positive_int",
     "validate_temperature",
+    "validate_threshold",
     "validate_timeout",
 ]
 
@@ -141,3 +142,12 @@ def defer_predicate(defer_tools: Any) -> Callable[[str, str | None], bool] | Non
             f"defer_tools names must be strings, got {sorted(map(repr, names))}"
         )
     return lambda name, server: name in names
+
+
+def validate_threshold(value: Any) -> float:
+    """``evidence_threshold``: a number from 0 to 100."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 100:
+        raise ConfigurationError(
+            f"evidence_threshold must be a number from 0 to 100, got {value!r}"
+        )
+    return float(value)

@@ -53,6 +53,7 @@ class DocumentMethods:
         chunk_pages: int | None = None,
         concurrency: int = 4,
         on_chunk_error: str = "return",
+        evidence: bool = False,
     ) -> DocumentResult:
         """Run ``prompt`` over a long document in page chunks and merge the answers.
 
@@ -80,6 +81,10 @@ class DocumentMethods:
                 chunks are cancelled). A raised error carries the DocumentResult so far
                 (the chunks that answered, every request's cost) on ``document_result``.
                 Default: ``"return"``.
+            evidence (bool): With ``output_schema``: each chunk run asks for every leaf
+                field's quote and page (as ``run(evidence=True)``); the merged answer's
+                evidence (ORIGINAL pages) is in ``evidence`` and ``unverified_fields``.
+                Default: False.
 
         Returns:
             DocumentResult: The merged output, the chunks, conflicts, provenance, the
@@ -102,6 +107,7 @@ class DocumentMethods:
             chunk_pages=chunk_pages,
             concurrency=concurrency,
             on_chunk_error=on_chunk_error,
+            evidence=evidence,
         )
 
     def run_document_sync(
@@ -113,6 +119,7 @@ class DocumentMethods:
         chunk_pages: int | None = None,
         concurrency: int = 4,
         on_chunk_error: str = "return",
+        evidence: bool = False,
     ) -> DocumentResult:
         """Synchronous `run_document` (same arguments, result and errors); works inside a
         running loop (Jupyter) too."""
@@ -127,6 +134,7 @@ class DocumentMethods:
                     chunk_pages=chunk_pages,
                     concurrency=concurrency,
                     on_chunk_error=on_chunk_error,
+                    evidence=evidence,
                 )
             finally:
                 await self.release_loop_resources()

@@ -10,6 +10,7 @@ from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.domain.costs.pricing import round_usd
 from doc_processing_toolkit.domain.documents.merge import Conflict
 from doc_processing_toolkit.domain.documents.pages import describe_pages
+from doc_processing_toolkit.domain.grounding.evidence import Evidence
 
 __all__ = ["ChunkResult", "DocumentResult", "sum_costs", "sum_usage"]
 
@@ -41,6 +42,8 @@ class ChunkResult:
     cost: float = 0.0
     request_records: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
+    evidence: dict[str, Evidence] = field(default_factory=dict)
+    """``evidence=True``: the chunk's evidence by field path (ORIGINAL pages)."""
 
     @property
     def page_range(self) -> str:
@@ -88,6 +91,10 @@ class DocumentResult:
     missing_pages: tuple[int, ...] = ()
     reduce: AgentResult | None = None
     reduce_error: str | None = None
+    evidence: dict[str, Evidence] = field(default_factory=dict)
+    """``evidence=True``: the merged answer's evidence by field path (ORIGINAL pages)."""
+    unverified_fields: list[str] = field(default_factory=list)
+    """``evidence=True``: the paths whose evidence is not verified."""
 
     @property
     def request_records(self) -> list[dict[str, Any]]:

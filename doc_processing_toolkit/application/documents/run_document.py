@@ -46,6 +46,7 @@ from doc_processing_toolkit.domain.errors import (
     DocumentError,
     StructuredOutputError,
 )
+from doc_processing_toolkit.domain.grounding.merge import merge_evidence
 
 __all__ = [
     "CHUNK_ERROR_POLICIES",
@@ -139,6 +140,7 @@ async def run_document(
     chunk_pages: int | None = None,
     concurrency: int = 4,
     on_chunk_error: str = "return",
+    evidence: bool = False,
 ) -> DocumentResult:
     """See ``Agent.run_document`` (the module docstring draws the flow)."""
     if on_chunk_error not in CHUNK_ERROR_POLICIES:
@@ -151,7 +153,15 @@ async def run_document(
     planner = host.document_planner
     data, chunks = chunk_plan(planner, doc, chunk_pages)
     if data is None:  # not a PDF: one ordinary run over the whole document
-        inputs = [RunInput(prompt, files=[doc], output_schema=output_schema, purpose=CHUNK_PURPOSE)]
+        inputs = [
+            RunInput(
+                prompt,
+                files=[doc],
+                output_schema=output_schema,
+                evidence=evidence,
+                purpose=CHUNK_PURPOSE,
+            )
+        ]
         maps: list[PageMap | None] = [None]
     else:
         total = sum(len(c) for c in chunks)
@@ -166,6 +176,7 @@ async def run_document(
                 _chunk_prompt(prompt, doc.name, chunk, total, len(chunks)),
                 files=[piece],
                 output_schema=output_schema,
+                evidence=evidence,
                 purpose=CHUNK_PURPOSE,
             )
             for chunk, piece in zip(chunks, pieces, strict=True)
@@ -203,6 +214,7 @@ async def run_document(
                 cost=sum_costs(result.request_cost_records),
                 request_records=list(result.request_cost_records),
                 error=None if error is None else _describe(error),
+                evidence=dict(result.evidence) if error is None else {},
             )
         )
     if failures:
@@ -265,8 +277,13 @@ async def _merge(
                     f"document {name!r}: the merged answer of {len(answered)} chunk(s) does "
                     f"not validate against {output_schema.__name__}: {exc}"
                 ) from exc
+        evidence = merge_evidence(
+            merged.output, [(_as_json(c.output, name), c.evidence) for c in answered]
+        )
         return DocumentResult(
             output=output,
+            evidence=evidence,
+            unverified_fields=[path for path, e in evidence.items() if not e.verified],
             chunks=tuple(chunks),
             conflicts=merged.conflicts,
             provenance=merged.provenance,

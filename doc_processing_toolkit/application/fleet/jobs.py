@@ -21,6 +21,7 @@ KeyboardInterrupt and cancellation go through (the job then resumes later).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 from collections.abc import Awaitable, Callable
@@ -182,6 +183,9 @@ def result_of(
             tools_used=list(getattr(result, "tools_used", [])),
             records=_jsonable(records),
         )
+        if evidence := getattr(result, "evidence", None):  # run(..., evidence=True)
+            data["evidence"] = {path: dataclasses.asdict(e) for path, e in evidence.items()}
+            data["unverified_fields"] = list(getattr(result, "unverified_fields", []))
     if error is not None:
         data["error"] = str(error) or type(error).__name__
         data["error_type"] = type(error).__name__

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from doc_processing_toolkit.domain.errors import InvalidArgumentTypeError
+from doc_processing_toolkit.domain.errors import ConfigurationError, InvalidArgumentTypeError
 from doc_processing_toolkit.domain.messages import Message
 from doc_processing_toolkit.domain.tools.truncated import TruncatedResultStore
 
@@ -48,6 +48,8 @@ class RunInput:
     output_schema: type[BaseModel] | None = None
     media_resolution_list: list[str | None] | None = None
     anthropic_container_id: str | None = None
+    evidence: bool = False
+    output_retries: int | None = None
     purpose: str = "generation"
     """The first request's purpose (``request_start``, cost records): ``"generation"``,
     or ``"document_chunk"`` / ``"document_reduce"`` for ``Agent.run_document``'s runs."""
@@ -58,9 +60,23 @@ class RunInput:
         resolution levels it takes).
 
         Raises:
-            TypeError: ``media_resolution_list`` or ``anthropic_container_id`` is malformed.
+            TypeError: ``media_resolution_list``, ``anthropic_container_id``,
+                ``output_retries`` or ``evidence`` is malformed.
+            ValueError: ``evidence=True`` without an ``output_schema``.
         """
         resolutions, container = self.media_resolution_list, self.anthropic_container_id
+        retries = self.output_retries
+        if retries is not None and (
+            isinstance(retries, bool) or not isinstance(retries, int) or retries < 0
+        ):
+            raise InvalidArgumentTypeError(f"output_retries must be an int >= 0, got {retries!r}")
+        if not isinstance(self.evidence, bool):
+            raise InvalidArgumentTypeError(f"evidence must be a bool, got {self.evidence!r}")
+        if self.evidence and self.output_schema is None:
+            raise ConfigurationError(
+                "evidence=True needs an output_schema: evidence is asked for each field of "
+                "the structured answer"
+            )
         if resolutions is not None and (
             not isinstance(resolutions, list | tuple)
             or not all(v is None or isinstance(v, str) for v in resolutions)
@@ -84,7 +100,12 @@ class RunInput:
         """The input of an automatic follow-up turn: ``message`` with this input's
         ``output_schema``; the files, tool files, resolutions and container belong to
         the message they were passed with and are not resent."""
-        return RunInput(message, output_schema=self.output_schema)
+        return RunInput(
+            message,
+            output_schema=self.output_schema,
+            evidence=self.evidence,
+            output_retries=self.output_retries,
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -313,12 +313,14 @@ class AgentSession:
         output_schema: type[BaseModel] | None = None,
         media_resolution_list: list[str | None] | None = None,
         anthropic_container_id: str | None = None,
+        evidence: bool = False,
+        output_retries: int | None = None,
     ) -> AgentResult:
         """Run the agent within the session: the history goes in, the turn is stored
         (a failed turn leaves the session as it was). Also raises ``StateError`` (a
         RuntimeError) when the session is closed or a turn is already running."""
         args = (files, tool_files, output_schema, media_resolution_list, anthropic_container_id)
-        return await self._turns.run(RunInput(message, *args))
+        return await self._turns.run(RunInput(message, *args, evidence, output_retries))
 
     def run_sync(
         self,
@@ -329,10 +331,12 @@ class AgentSession:
         output_schema: type[BaseModel] | None = None,
         media_resolution_list: list[str | None] | None = None,
         anthropic_container_id: str | None = None,
+        evidence: bool = False,
+        output_retries: int | None = None,
     ) -> AgentResult:
         """Synchronous wrapper for run() (its own asyncio.run loop per call)."""
         args = (files, tool_files, output_schema, media_resolution_list, anthropic_container_id)
-        run_input = RunInput(message, *args)
+        run_input = RunInput(message, *args, evidence, output_retries)
 
         async def run_and_release() -> AgentResult:
             try:
@@ -351,12 +355,14 @@ class AgentSession:
         output_schema: type[BaseModel] | None = None,
         media_resolution_list: list[str | None] | None = None,
         anthropic_container_id: str | None = None,
+        evidence: bool = False,
+        output_retries: int | None = None,
     ) -> AsyncIterator[AgentStreamEvent]:
         """Stream agent events within the session; the turn is stored at ``complete``.
         Raises ``StateError`` (a RuntimeError) when the session is closed or a turn is
         already running; a failed turn is an ``error`` event and is not stored."""
         args = (files, tool_files, output_schema, media_resolution_list, anthropic_container_id)
-        async for event in self._turns.stream(RunInput(message, *args)):
+        async for event in self._turns.stream(RunInput(message, *args, evidence, output_retries)):
             yield event
 
     async def resume(self, approvals: Mapping[str, Approval]) -> AgentResult:

@@ -37,12 +37,12 @@ from doc_processing_toolkit.application.run.loop.callbacks import (
 )
 from doc_processing_toolkit.application.run.loop.deferral import defers, park
 from doc_processing_toolkit.application.run.loop.events import EventChannel
+from doc_processing_toolkit.application.run.loop.reask import OUTPUT_RETRY_PURPOSE, StructuredAnswer
 from doc_processing_toolkit.application.run.loop.responses import (
     is_empty_reply,
     may_retry_empty,
     merge_metadata,
     native_structured,
-    validate_structured,
     with_purpose,
 )
 from doc_processing_toolkit.application.run.loop.schemas import (
@@ -64,7 +64,6 @@ from doc_processing_toolkit.application.tools.accounting import (
     spend_record,
 )
 from doc_processing_toolkit.application.tools.tool_set import ToolSet
-from doc_processing_toolkit.domain.citations import strip_citation_markers
 from doc_processing_toolkit.domain.costs.ledger import (
     Ledger,
     RetryAccumulator,
@@ -145,6 +144,7 @@ class RunLoop:
         """The live outcome of the current run (readable while it runs)."""
         self._final_tool: str | None = None
         """The synthetic Path B tool's name on this run (None: no Path B)."""
+        self._answer = StructuredAnswer(settings)  # re-asks an invalid structured answer
 
     # ------------------------------------------------------------------ pricing
     @property
@@ -398,22 +398,18 @@ class RunLoop:
                 if structured_tool
                 else None
             )
-            if final_call is not None:
-                outcome.output = validate_structured(s.output_schema, final_call.arguments)
+            if final_call is not None or not calls:
+                # Path B may answer in text instead of calling final_result: the text must
+                # still be the structured result (or re-asked; never unvalidated).
+                structured = native_schema is not None or structured_tool
+                settled = self._answer.settle(outcome, response, final_call, structured, iteration)
                 events_marker = await self._iteration_complete(
                     outcome, iteration, events_marker, [], response
                 )
-                return
-            if not calls:
-                # Path B answered in text instead of calling final_result: the text must
-                # still be the structured result, or the run fails (never unvalidated).
-                outcome.output = self._final_output(
-                    response, native_schema is not None or structured_tool
-                )
-                events_marker = await self._iteration_complete(
-                    outcome, iteration, events_marker, [], response
-                )
-                return
+                if settled:
+                    return
+                purpose = OUTPUT_RETRY_PURPOSE
+                continue
 
             results = await self._run_tools(calls, iteration, outcome)
             outcome.messages.append(Message("tool", tuple(results)))
@@ -434,18 +430,6 @@ class RunLoop:
         last = outcome.last_response
         if last is not None and outcome.output is None:
             outcome.output = last.message.text
-
-    def _final_output(self, response: ModelResponse, native_structured: bool) -> Any:
-        text = response.message.text
-        if native_structured:
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise StructuredOutputError(
-                    f"structured output is not valid JSON: {exc.msg} at position {exc.pos}"
-                ) from exc
-            return validate_structured(self._settings.output_schema, data)
-        return strip_citation_markers(text) if self._settings.remove_citations else text
 
     async def _iteration_complete(
         self,

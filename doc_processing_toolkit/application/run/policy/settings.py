@@ -66,6 +66,8 @@ class RunSettings:
     """Uploaded ``tool_files`` for the code-execution tool's configuration (this run)."""
     remove_citations: bool = False
     """Strip citation markers from a text answer (``Agent(remove_citations=True)``)."""
+    output_retries: int = 0
+    """Re-asks after a structured answer fails validation (``output_retries``)."""
     estimate_input_tokens: str | bool = "lazy"
     """How the pre-flight input estimate is made (see `input_estimate`)."""
     bound_reasoning: bool = False
@@ -176,4 +178,5 @@ def derive_run_settings(
         tool_reported_cost=env.tool_reported_cost,
         estimate_input_tokens=settings.generation.estimate_input_tokens,
         remove_citations=settings.media.remove_citations,
+        output_retries=settings.structured_output.output_retries,
     )
