@@ -51,6 +51,7 @@ from doc_processing_toolkit.application.resources import (
     unstarted_run_error,
 )
 from doc_processing_toolkit.application.result import AgentResult
+from doc_processing_toolkit.application.run.loop.citations import with_documents
 from doc_processing_toolkit.application.run.loop.events import EventChannel, EventSink
 from doc_processing_toolkit.application.run.loop.loop import RunLoop, RunOutcome
 from doc_processing_toolkit.application.run.policy.settings import AgentRunSettings
@@ -131,6 +132,7 @@ class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
         prefix_audit: bool = False,
         prefix_strip_fallback: bool = False,
         remove_citations: bool = False,
+        citations: bool = False,
         on_unsupported_part: str = "drop",
         media_policy: str = "auto",
         media_store: Any = None,
@@ -169,6 +171,7 @@ class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
             anthropic_block_binding=anthropic_block_binding,
             strict_prefix_binding=strict_prefix_binding, prefix_audit=prefix_audit,
             prefix_strip_fallback=prefix_strip_fallback, remove_citations=remove_citations,
+            citations=citations,
             on_unsupported_part=on_unsupported_part, media_policy=media_policy,
             media_store=media_store, media_max_inline_bytes=media_max_inline_bytes,
             estimate_input_tokens=estimate_input_tokens, defer_tools=defer_tools,
@@ -326,6 +329,7 @@ class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
             run_settings = self._run_settings.for_run(
                 system=plan.system, output_schema=output_schema
             )
+            run_settings = with_documents(run_settings, prepared, run_input.files, self.logger)
             if run_input.purpose != run_settings.purpose:  # run_document's chunks and reduce
                 run_settings = dataclasses.replace(run_settings, purpose=run_input.purpose)
             if overrides := media.overrides(run_settings.built_in_tools):

@@ -161,6 +161,7 @@ def settings_from_arguments(
         truncated_result_read_chars=read_chars,
         detailed_costs=bool(a["detailed_costs"]),
         remove_citations=bool(a["remove_citations"]),
+        citations=bool(a["citations"]),
         estimate_input_tokens=estimate_mode,
         max_pause_turn_iterations=(
             validate_positive_int("max_pause_turn_iterations", pauses) or 10

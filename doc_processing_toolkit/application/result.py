@@ -11,6 +11,7 @@ from doc_processing_toolkit.domain.costs.ledger import (
     normalize_token_source,
     summarize_served_tiers,
 )
+from doc_processing_toolkit.domain.grounding import Citation, citation_from_dict, citation_to_dict
 
 __all__ = ["AgentResult"]
 
@@ -76,6 +77,7 @@ class AgentResult:
     retry_cost: float = 0.0
     retry_input_tokens: int = 0
     retry_output_tokens: int = 0
+    citations: list[Citation] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         """Normalize the token_source vocabulary ("api_metadata" -> "api_response")."""
@@ -110,6 +112,8 @@ class AgentResult:
                 value = [m.to_dict() if hasattr(m, "to_dict") else m for m in value]
             elif f.name == "raw_response":
                 value = _plain(value)
+            elif f.name == "citations":
+                value = [citation_to_dict(c) for c in value]
             data[f.name] = value
         data["service_tier_served"] = self.service_tier_served
         data["priority_request_count"] = self.priority_request_count
@@ -124,6 +128,8 @@ class AgentResult:
         kwargs["iteration_metrics"] = [
             IterationMetrics.from_dict(m) if isinstance(m, dict) else m for m in metrics
         ]
+        cited = kwargs.get("citations") or []
+        kwargs["citations"] = [citation_from_dict(c) if isinstance(c, dict) else c for c in cited]
         return cls(**kwargs)
 
     def __repr__(self) -> str:

@@ -270,6 +270,11 @@ Args:
         False). Default: False.
     remove_citations (bool): Remove citation markers from output (default: False).
         Default: False.
+    citations (bool): Ask for document citations where the provider needs a request flag
+        (Anthropic document blocks get ``citations: {"enabled": true}``; a provider that
+        cannot cite documents logs one WARNING per run that sends documents), and emit a
+        ``citation`` stream event per citation. ``AgentResult.citations`` is filled on
+        every provider either way. Default: False.
     on_unsupported_part (str): What to do with a prompt part the model cannot accept —
         an image sent to a text-only model, a video sent to a model without video input, a
         PDF sent to Fireworks (B12). "drop" (default): today's behaviour — log a warning and

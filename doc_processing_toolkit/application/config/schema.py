@@ -287,6 +287,7 @@ CONFIG_FIELDS: dict[str, Spec] = {
     "prefix_audit": _setting("prefix_audit"),
     "prefix_strip_fallback": _setting("prefix_strip_fallback"),
     "remove_citations": _setting("remove_citations"),
+    "citations": _setting("citations"),
     "on_unsupported_part": _setting("on_unsupported_part"),
     "media_policy": _setting("media_policy"),
     "media_store": _s("string", "null", non_empty=True, description="A directory path."),

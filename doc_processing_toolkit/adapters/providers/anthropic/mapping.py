@@ -17,6 +17,9 @@ from doc_processing_toolkit.adapters.providers.anthropic.binding import (
     apply_binding,
     without_block_binding,
 )
+from doc_processing_toolkit.adapters.providers.anthropic.citations import (
+    enable_document_citations,
+)
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import AnthropicHistoryCodec
 from doc_processing_toolkit.adapters.providers.anthropic.options import (
     ANTHROPIC_MCP_BETA,
@@ -189,7 +192,9 @@ def build_request(
 
 def _messages(draft: RequestDraft, request: ModelRequest) -> None:
     """``messages`` and ``system``, with cache breakpoints when prompt caching is on."""
-    messages = _CODEC.render(list(request.messages))
+    messages = enable_document_citations(
+        _CODEC.render(list(request.messages)), request.cited_documents
+    )
     system: str | list[dict[str, Any]] | None = request.system or None
     if request.prompt_caching is not None:
         cache_control = _cache_control(request.prompt_caching)

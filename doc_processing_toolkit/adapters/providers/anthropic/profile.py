@@ -32,6 +32,7 @@ class AnthropicProfile(BaseProfile):
     sdk_distribution: str | None = "anthropic"
     code_execution_containers: bool = True
     thinking_binding: bool = True
+    cites_documents: bool = True
 
     def accepts_media(self, mime_type: str, position: Position, *, has_bytes: bool) -> bool:
         """Its four image types, PDFs and (as bytes) plain text, and none in a model turn; a

@@ -35,6 +35,7 @@ from doc_processing_toolkit.application.run.loop.callbacks import (
     RunCompaction,
     TurnHooks,
 )
+from doc_processing_toolkit.application.run.loop.citations import collect_citations, final_output
 from doc_processing_toolkit.application.run.loop.events import EventChannel
 from doc_processing_toolkit.application.run.loop.responses import (
     is_empty_reply,
@@ -62,7 +63,6 @@ from doc_processing_toolkit.application.tools.accounting import (
     spend_record,
 )
 from doc_processing_toolkit.application.tools.tool_set import ToolSet
-from doc_processing_toolkit.domain.citations import strip_citation_markers
 from doc_processing_toolkit.domain.costs.ledger import (
     Ledger,
     RetryAccumulator,
@@ -292,6 +292,7 @@ class RunLoop:
             }
         )
         outcome.last_response = response
+        await collect_citations(response, request, outcome, s, self._channel)
         for name in response.built_in_tools_invoked:
             if name not in outcome.built_in_tools_invoked:
                 outcome.built_in_tools_invoked.append(name)
@@ -361,6 +362,7 @@ class RunLoop:
                 code_execution_file_ids=s.code_execution_file_ids,
                 media_resolutions=s.media_resolutions,
                 on_usage=outcome.in_flight,
+                cited_documents=s.cited_documents,
                 **binding.request_fields(s, outcome),
             )
             response = await self._send(request, outcome, iteration)
@@ -405,8 +407,8 @@ class RunLoop:
             if not calls:
                 # Path B answered in text instead of calling final_result: the text must
                 # still be the structured result, or the run fails (never unvalidated).
-                outcome.output = self._final_output(
-                    response, native_schema is not None or structured_tool
+                outcome.output = final_output(
+                    response, native_schema is not None or structured_tool, s
                 )
                 events_marker = await self._iteration_complete(
                     outcome, iteration, events_marker, [], response
@@ -440,18 +442,6 @@ class RunLoop:
         outcome.empty_turn_retried = True
         self._log.warning("empty final turn: re-requesting once", model=self._settings.model)
         return True
-
-    def _final_output(self, response: ModelResponse, native_structured: bool) -> Any:
-        text = response.message.text
-        if native_structured:
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise StructuredOutputError(
-                    f"structured output is not valid JSON: {exc.msg} at position {exc.pos}"
-                ) from exc
-            return validate_structured(self._settings.output_schema, data)
-        return strip_citation_markers(text) if self._settings.remove_citations else text
 
     async def _iteration_complete(
         self,

@@ -143,6 +143,7 @@ def build_result(
         retry_cost=round_usd(attempts.total_cost) if retried else 0.0,
         retry_input_tokens=attempts.total_input_tokens if retried else 0,
         retry_output_tokens=attempts.total_output_tokens if retried else 0,
+        citations=list(outcome.citations),
     )
     _apply_response_metadata(result, outcome.response_metadata)
     _apply_compactions(result, outcome)

@@ -108,6 +108,7 @@ BAD_VALUES: dict[str, Any] = {
     "prefix_audit": "x",
     "prefix_strip_fallback": [],
     "remove_citations": {},
+    "citations": "yes",
     "on_unsupported_part": "ignore",
     "media_policy": "sometimes",
     "media_store": "",

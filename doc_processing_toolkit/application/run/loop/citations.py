@@ -1,0 +1,127 @@
+"""Citations of a run: the documents that ask for them, each response's citations turned
+to original pages, the opt-in ``citation`` events, and the final text answer.
+
+The adapters map their provider's citation shapes to `Citation` (``ModelResponse.
+citations``) with pages as the model numbered what it was sent; here each document
+citation is placed: its document named (the provider's title, else the n-th document of
+the request) and its pages mapped through that document's `PageMap` (this run's
+documents only; a document of an earlier turn keeps the provider's numbers). A page past
+the end of what was sent does not raise (see `to_original_pages`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from doc_processing_toolkit.application.documents.planner import PreparedFiles
+from doc_processing_toolkit.application.documents.source import DocumentSource
+from doc_processing_toolkit.application.run.loop.events import EventChannel
+from doc_processing_toolkit.application.run.loop.responses import validate_structured
+from doc_processing_toolkit.application.run.policy.settings import RunSettings
+from doc_processing_toolkit.application.run.results.outcome import RunOutcome
+from doc_processing_toolkit.domain.citations import strip_citation_markers
+from doc_processing_toolkit.domain.documents.page_map import PageMap
+from doc_processing_toolkit.domain.errors import StructuredOutputError
+from doc_processing_toolkit.domain.grounding import Citation, citation_to_dict, to_original_pages
+from doc_processing_toolkit.domain.messages import MediaPart, Message
+from doc_processing_toolkit.domain.requests import ModelRequest, ModelResponse
+
+__all__ = ["collect_citations", "final_output", "with_documents"]
+
+_NOT_DOCUMENTS = ("image/", "audio/", "video/")
+
+
+def with_documents(
+    settings: RunSettings, prepared: PreparedFiles, files: Any, logger: logging.Logger
+) -> RunSettings:
+    """``settings`` for a run with these ``files``: the PDFs' page maps by document name,
+    and the documents that ask for citations (all under ``Agent(citations=True)``, else
+    those built with ``Document(citations=True)``). Where the provider cannot cite
+    documents and the run sends one that asks, one WARNING says so."""
+    entries = files if isinstance(files, list | tuple) else []
+    named = frozenset(f.name for f in entries if isinstance(f, DocumentSource) and f.citations)
+    cited: bool | frozenset[str] = True if settings.citations else (named or False)
+    has_documents = any(isinstance(f, DocumentSource) for f in entries) or bool(prepared.page_maps)
+    if (named or (settings.citations and has_documents)) and not settings.cites_documents:
+        logger.warning(
+            "%s cannot cite the documents of a request: citations=True has no effect on "
+            "them (web and file-search citations still fill AgentResult.citations)",
+            settings.provider,
+        )
+    maps = {page_map.document: page_map for page_map in prepared.page_maps.values()}
+    if not maps and cited == settings.cited_documents:
+        return settings
+    return dataclasses.replace(settings, cited_documents=cited, page_maps=maps)
+
+
+def _documents(messages: Sequence[Message]) -> list[MediaPart]:
+    """The request's documents in order (media that is no image, audio or video)."""
+    found: list[MediaPart] = []
+    for message in messages:
+        if message.role != "user":
+            continue
+        for part in message.parts:
+            if isinstance(part, MediaPart) and not part.mime_type.startswith(_NOT_DOCUMENTS):
+                found.append(part)
+    return found
+
+
+def place(
+    citations: Sequence[Citation],
+    messages: Sequence[Message],
+    page_maps: Mapping[str, PageMap],
+) -> list[Citation]:
+    """Each document citation named and on its original pages (the others unchanged)."""
+    documents: list[MediaPart] | None = None
+    out: list[Citation] = []
+    for citation in citations:
+        if citation.kind == "document":
+            name = citation.document
+            if name is None and citation.document_index is not None:
+                documents = _documents(messages) if documents is None else documents
+                if 0 <= citation.document_index < len(documents):
+                    name = documents[citation.document_index].filename
+            if name is not None and name != citation.document:
+                citation = dataclasses.replace(citation, document=name)
+            citation = to_original_pages(citation, page_maps.get(name) if name else None)
+        out.append(citation)
+    return out
+
+
+async def collect_citations(
+    response: ModelResponse,
+    request: ModelRequest,
+    outcome: RunOutcome,
+    settings: RunSettings,
+    channel: EventChannel,
+) -> None:
+    """Keep ``response``'s citations on ``outcome`` (and their count on the request's
+    cost facts); under ``Agent(citations=True)`` emit one ``citation`` event each."""
+    if not response.citations:
+        return
+    placed = place(response.citations, request.messages, settings.page_maps)
+    outcome.citations.extend(placed)
+    if outcome.request_facts:
+        outcome.request_facts[-1]["citations"] = len(placed)
+    if settings.citations:
+        for citation in placed:
+            await channel.emit("citation", citation.cited_text, citation_to_dict(citation))
+
+
+def final_output(response: ModelResponse, native_structured: bool, settings: RunSettings) -> Any:
+    """The run's answer: the validated structured output, else the text (without its
+    citation markers under ``remove_citations=True``; ``citations`` keeps them)."""
+    text = response.message.text
+    if native_structured:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise StructuredOutputError(
+                f"structured output is not valid JSON: {exc.msg} at position {exc.pos}"
+            ) from exc
+        return validate_structured(settings.output_schema, data)
+    return strip_citation_markers(text) if settings.remove_citations else text
