@@ -34,6 +34,7 @@ from doc_processing_toolkit.application.construction import (
 )
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
 from doc_processing_toolkit.application.deps import AgentDeps, no_default_deps, with_user_registry
+from doc_processing_toolkit.application.documents.citations import with_documents
 from doc_processing_toolkit.application.documents.methods import DocumentMethods
 from doc_processing_toolkit.application.documents.planner import DocumentPlanner
 from doc_processing_toolkit.application.hooks.control import (
@@ -51,7 +52,6 @@ from doc_processing_toolkit.application.resources import (
     unstarted_run_error,
 )
 from doc_processing_toolkit.application.result import AgentResult
-from doc_processing_toolkit.application.run.loop.citations import with_documents
 from doc_processing_toolkit.application.run.loop.events import EventChannel, EventSink
 from doc_processing_toolkit.application.run.loop.loop import RunLoop, RunOutcome
 from doc_processing_toolkit.application.run.policy.settings import AgentRunSettings

@@ -1,5 +1,6 @@
-"""Citations of a run: the documents that ask for them, each response's citations turned
-to original pages, the opt-in ``citation`` events, and the final text answer.
+"""Citations of a run: each response's citations turned to original pages, the opt-in
+``citation`` events, and the final text answer (the documents that ask for citations and
+their page maps come in the run's settings: ``application/documents/citations.py``).
 
 The adapters map their provider's citation shapes to `Citation` (``ModelResponse.
 citations``) with pages as the model numbered what it was sent; here each document
@@ -13,12 +14,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from doc_processing_toolkit.application.documents.planner import PreparedFiles
-from doc_processing_toolkit.application.documents.source import DocumentSource
 from doc_processing_toolkit.application.run.loop.events import EventChannel
 from doc_processing_toolkit.application.run.loop.responses import validate_structured
 from doc_processing_toolkit.application.run.policy.settings import RunSettings
@@ -30,32 +28,9 @@ from doc_processing_toolkit.domain.grounding import Citation, citation_to_dict, 
 from doc_processing_toolkit.domain.messages import MediaPart, Message
 from doc_processing_toolkit.domain.requests import ModelRequest, ModelResponse
 
-__all__ = ["collect_citations", "final_output", "with_documents"]
+__all__ = ["collect_citations", "final_output", "place"]
 
 _NOT_DOCUMENTS = ("image/", "audio/", "video/")
-
-
-def with_documents(
-    settings: RunSettings, prepared: PreparedFiles, files: Any, logger: logging.Logger
-) -> RunSettings:
-    """``settings`` for a run with these ``files``: the PDFs' page maps by document name,
-    and the documents that ask for citations (all under ``Agent(citations=True)``, else
-    those built with ``Document(citations=True)``). Where the provider cannot cite
-    documents and the run sends one that asks, one WARNING says so."""
-    entries = files if isinstance(files, list | tuple) else []
-    named = frozenset(f.name for f in entries if isinstance(f, DocumentSource) and f.citations)
-    cited: bool | frozenset[str] = True if settings.citations else (named or False)
-    has_documents = any(isinstance(f, DocumentSource) for f in entries) or bool(prepared.page_maps)
-    if (named or (settings.citations and has_documents)) and not settings.cites_documents:
-        logger.warning(
-            "%s cannot cite the documents of a request: citations=True has no effect on "
-            "them (web and file-search citations still fill AgentResult.citations)",
-            settings.provider,
-        )
-    maps = {page_map.document: page_map for page_map in prepared.page_maps.values()}
-    if not maps and cited == settings.cited_documents:
-        return settings
-    return dataclasses.replace(settings, cited_documents=cited, page_maps=maps)
 
 
 def _documents(messages: Sequence[Message]) -> list[MediaPart]:

@@ -711,18 +711,41 @@ def test_a_generic_image_type_is_made_exact_from_the_bytes() -> None:
 # -- salvage of verbatim payloads ----------------------------------------------------------
 
 
-def test_cited_text_crosses_and_the_citations_are_reported() -> None:
+def test_cited_text_crosses_with_its_citations_as_text_and_the_report_says_so() -> None:
+    citation = {
+        "type": "page_location",
+        "cited_text": "Rates held at 5%.",
+        "document_index": 0,
+        "document_title": "minutes.pdf",
+        "start_page_number": 3,
+        "end_page_number": 4,
+    }
     history = [
         {"role": "user", "content": "q"},
         {
             "role": "assistant",
-            "content": [{"type": "text", "text": "cited", "citations": [{"type": "x"}]}],
+            "content": [
+                {"type": "text", "text": "The board "},
+                {"type": "text", "text": "held rates", "citations": [citation]},
+                {"type": "text", "text": ".", "citations": [{"type": "x", "extra": 1}]},
+            ],
         },
     ]
     converted, report = convert_history(history, source="anthropic", target="google")
-    assert converted[1] == {"role": "model", "parts": [{"text": "cited"}]}
+    sources = '\n\nSources:\n[1] minutes.pdf (p. 3): "Rates held at 5%."\n[2] source'
+    assert converted[1] == {
+        "role": "model",
+        "parts": [{"text": "The board "}, {"text": "held rates"}, {"text": "."}, {"text": sources}],
+    }
     [entry] = report.drops
-    assert (entry["artefact"], entry["detail"]) == ("provider_block", "citations on a text block")
+    assert (entry["artefact"], entry["detail"], entry["as_text"]) == (
+        "provider_block",
+        "2 citations on the text, kept as text",
+        True,
+    )
+    # back on Anthropic (same provider) nothing is added: the blocks replay as they were
+    same, same_report = convert_history(history, source="anthropic", target="anthropic")
+    assert same == history and same_report.entries == []
 
 
 def test_an_openai_envelope_keeps_its_texts_and_media() -> None:
