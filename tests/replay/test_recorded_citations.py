@@ -253,3 +253,36 @@ async def test_remove_citations_strips_markers_and_still_fills_citations() -> No
     assert "([techcrunch.com](" not in stripped.output
     assert stripped.citations == plain.citations
     assert stripped.citations
+
+
+async def test_the_emulator_streams_anthropic_citations_through_the_sdk() -> None:
+    from doc_processing_toolkit.testing import ProviderEmulator, Reply
+
+    path = CITATIONS / "anthropic" / "generate-text-with-text-document-citations-1.json"
+    (text, raw), *_ = _cited_blocks(json.loads(path.read_text(encoding="utf-8")))
+    with ProviderEmulator() as emulator:
+        emulator.push(Reply(text, citations=(Citation("", raw=raw),)))
+        agent = Agent(
+            "claude-sonnet-5-5",
+            api_key="test-key-not-real",
+            base_url=emulator.anthropic_base_url,
+            log_to_file=False,
+        )
+        result = await agent.run("Q?")
+    (citation,) = result.citations
+    assert (citation.cited_text, citation.quote, citation.raw) == (text, raw["cited_text"], raw)
+    assert result.output == text
+
+
+async def test_fireworks_answers_carry_no_citations() -> None:
+    recording = load(ROOT / "fireworks" / "deepseek-deepseek-text.chunks.txt")
+    with ReplayServer(recording.exchanges) as server:
+        agent = Agent(
+            "kimi-k2p6",
+            api_key="test-key-not-real",
+            base_url=f"{server.url}/inference/v1",
+            max_iterations=1,
+            log_to_file=False,
+        )
+        result = await agent.run("Q?")
+    assert result.output and result.citations == []
