@@ -157,10 +157,16 @@ def _source(citation: Citation) -> str:
 
 def citations_as_text(citations: Sequence[Citation]) -> str:
     """The citations as a plain-text source list (what another provider is given, where
-    it has no structured form for them): one line per distinct source, numbered, with
-    the quote when there is one. Empty when there are no citations."""
+    it has no structured form for them): one numbered line per citation, with the quote
+    when there is one. A citation that names no source (no title, document, URL, page or
+    quote) has no line; empty when no citation has one."""
     lines: list[str] = []
-    for number, citation in enumerate(citations, start=1):
+    named = [
+        c
+        for c in citations
+        if c.title or c.document or c.url or c.quote or c.page_start is not None
+    ]
+    for number, citation in enumerate(named, start=1):
         line = f"[{number}] {_source(citation)}"
         if citation.quote:
             line += f': "{citation.quote.strip()}"'

@@ -87,11 +87,15 @@ class Conversion:
             out.extend((position, item) for item in kept)
         if self.cited and out:  # the structured form stays in the source (the envelope)
             position = out[-1][0]
+            sources = citations_as_text(self.cited)
             count = len(self.cited)
-            detail = f"{count} citation{'s' if count != 1 else ''} on the text, kept as text"
+            kept = "kept as text" if sources else "dropped (they name no source)"
+            detail = f"{count} citation{'s' if count != 1 else ''} on the text, {kept}"
             artefact = self.source_rules.payload_artefact
-            self.report.dropped(self.where(index, position), artefact, detail, as_text=True)
-            out.append((position, TextPart("\n\n" + citations_as_text(self.cited))))
+            where = self.where(index, position)
+            self.report.dropped(where, artefact, detail, as_text=bool(sources))
+            if sources:
+                out.append((position, TextPart("\n\n" + sources)))
         return out
 
     def part(
@@ -131,6 +135,7 @@ class Conversion:
                     return []
                 for artefact, detail in found.drops:
                     self.report.dropped(self.where(index, position), artefact, detail)
+                self.cited.extend(found.citations)
                 out: list[Part] = []
                 for item in found.parts:
                     out.extend(self.part(index, position, item, role, salvaged=True))

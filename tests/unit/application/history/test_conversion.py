@@ -732,7 +732,7 @@ def test_cited_text_crosses_with_its_citations_as_text_and_the_report_says_so() 
         },
     ]
     converted, report = convert_history(history, source="anthropic", target="google")
-    sources = '\n\nSources:\n[1] minutes.pdf (p. 3): "Rates held at 5%."\n[2] source'
+    sources = '\n\nSources:\n[1] minutes.pdf (p. 3): "Rates held at 5%."'
     assert converted[1] == {
         "role": "model",
         "parts": [{"text": "The board "}, {"text": "held rates"}, {"text": "."}, {"text": sources}],
@@ -1026,3 +1026,30 @@ def test_domain_filter_without_salvage_drops_provider_parts_whole() -> None:
     )
     assert out == [messages[0], Message("assistant", (TextPart("a"),), "openai")]
     assert [(e["artefact"], e["detail"]) for e in report.entries] == [("provider_block", "text")]
+
+
+def test_openai_annotations_cross_as_text_and_the_report_says_so() -> None:
+    note = {
+        "type": "url_citation",
+        "start_index": 0,
+        "end_index": 11,
+        "url": "https://example.com/fed",
+        "title": "Fed minutes",
+    }
+    history = [
+        {"role": "user", "content": "q"},
+        {
+            "type": "message",
+            "id": "msg_1",
+            "status": "completed",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "Rates held.", "annotations": [note]}],
+        },
+    ]
+    converted, report = convert_history(history, source="openai", target="anthropic")
+    assert converted[1]["content"] == [
+        {"type": "text", "text": "Rates held."},
+        {"type": "text", "text": "\n\nSources:\n[1] Fed minutes (https://example.com/fed)"},
+    ]
+    [entry] = report.drops
+    assert (entry["detail"], entry["as_text"]) == ("1 citation on the text, kept as text", True)
