@@ -119,3 +119,16 @@ def test_the_result_round_trips_as_plain_data() -> None:
     data = result.to_dict()
     assert data["citations"][0]["raw"] == PAGE_2.raw
     assert AgentResult.from_dict(data).citations == result.citations
+
+
+def test_a_documents_citations_flag_survives_a_fleet_payload_and_a_new_page_selection(
+    tmp_path: object,
+) -> None:
+    from pathlib import Path
+
+    path = Path(str(tmp_path)) / "r.pdf"
+    path.write_bytes(_pdf())
+    document = Document(path, name="r.pdf", citations=True)
+    assert Document.from_payload(document.to_payload()).citations is True
+    assert document.with_pages("2").citations is True
+    assert "citations" not in Document(path).to_payload()  # unchanged payload by default
