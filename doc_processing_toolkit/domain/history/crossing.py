@@ -89,8 +89,8 @@ class Conversion:
             position = out[-1][0]
             sources = citations_as_text(self.cited)
             count = len(self.cited)
-            kept = "kept as text" if sources else "dropped (they name no source)"
-            detail = f"{count} citation{'s' if count != 1 else ''} on the text, {kept}"
+            fate = "kept as text" if sources else "dropped (they name no source)"
+            detail = f"{count} citation{'s' if count != 1 else ''} on the text, {fate}"
             artefact = self.source_rules.payload_artefact
             where = self.where(index, position)
             self.report.dropped(where, artefact, detail, as_text=bool(sources))

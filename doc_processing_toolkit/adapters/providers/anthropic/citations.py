@@ -83,7 +83,8 @@ def map_citations(blocks: list[dict[str, Any]]) -> tuple[Citation, ...]:
     for block in blocks:
         if not isinstance(block, Mapping) or block.get("type") != "text":
             continue
-        text = block.get("text") if isinstance(block.get("text"), str) else ""
+        value = block.get("text")
+        text = value if isinstance(value, str) else ""
         for raw in block.get("citations") or ():
             if isinstance(raw, Mapping):
                 out.append(_one(raw, text, offset))

@@ -83,7 +83,8 @@ def map_annotations(output: list[dict[str, Any]]) -> tuple[Citation, ...]:
         for part in item.get("content") or ():
             if not isinstance(part, Mapping) or part.get("type") != "output_text":
                 continue
-            text = part.get("text") if isinstance(part.get("text"), str) else ""
+            value = part.get("text")
+            text = value if isinstance(value, str) else ""
             for note in part.get("annotations") or ():
                 if isinstance(note, Mapping):
                     out.append(_one(note, text, offset))
