@@ -192,9 +192,15 @@ def build_request(
 
 def _messages(draft: RequestDraft, request: ModelRequest) -> None:
     """``messages`` and ``system``, with cache breakpoints when prompt caching is on."""
-    messages = enable_document_citations(
-        _CODEC.render(list(request.messages)), request.cited_documents
-    )
+    cited = request.cited_documents
+    if cited and request.output_schema is not None:
+        # The API refuses citations together with JSON outputs (a 400): not asked for.
+        draft.warnings.append(
+            "document citations are not asked for in a structured-output request "
+            "(Anthropic does not combine citations with JSON outputs)"
+        )
+        cited = False
+    messages = enable_document_citations(_CODEC.render(list(request.messages)), cited)
     system: str | list[dict[str, Any]] | None = request.system or None
     if request.prompt_caching is not None:
         cache_control = _cache_control(request.prompt_caching)

@@ -129,3 +129,22 @@ def test_document_blocks_get_the_citations_flag_without_changing_the_input() -> 
     assert [b.get("citations") for b in some[0]["content"]] == [None, {"enabled": True}, None]
     assert "citations" not in document  # copied, not changed in place
     assert enable_document_citations(messages, False) is messages
+
+
+def test_no_document_citations_in_a_structured_output_request() -> None:
+    from doc_processing_toolkit.adapters.providers.anthropic.mapping import build_request
+    from doc_processing_toolkit.domain.messages import MediaPart, Message, TextPart
+    from doc_processing_toolkit.domain.requests import ModelRequest
+
+    document = MediaPart("text/plain", data=b"The sky is blue.", filename="a.txt")
+    message = Message("user", (document, TextPart("q")))
+    plain = ModelRequest("m", (message,), cited_documents=True)
+    wire = build_request(plain, max_tokens=10)
+    blocks = wire.params["messages"][0]["content"]
+    assert blocks[0]["citations"] == {"enabled": True}
+    structured = ModelRequest(
+        "m", (message,), cited_documents=True, output_schema={"type": "object"}
+    )
+    wire = build_request(structured, max_tokens=10)
+    assert "citations" not in wire.params["messages"][0]["content"][0]
+    assert any("structured-output" in w for w in wire.warnings)
