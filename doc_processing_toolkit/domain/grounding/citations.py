@@ -80,7 +80,7 @@ class Citation:
     kind: CitationKind = "unknown"
     """See `CitationKind`."""
     raw: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
-    """The provider's own citation dict, verbatim."""
+    """The provider's own citation dict, verbatim (not part of equality or the hash)."""
 
 
 def to_original_pages(citation: Citation, page_map: PageMap | None) -> Citation:
