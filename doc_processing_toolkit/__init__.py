@@ -67,7 +67,7 @@ if TYPE_CHECKING:
         UnsupportedPartError,
     )
     from doc_processing_toolkit.domain.events import HookDirective
-    from doc_processing_toolkit.domain.grounding import Evidence
+    from doc_processing_toolkit.domain.grounding import Citation, Evidence
     from doc_processing_toolkit.domain.session import MalformedEnvelopeError
     from doc_processing_toolkit.domain.tools.built_in import BuiltInToolConfig
 __version__ = "0.1.0"
@@ -78,6 +78,7 @@ _LAZY: dict[str, str] = {
     "AgentBuilder": "doc_processing_toolkit.agent",
     "AgentResult": "doc_processing_toolkit.agent",
     "AgentStreamEvent": "doc_processing_toolkit.agent",
+    "Citation": "doc_processing_toolkit.agent",
     "DetailedCostReport": "doc_processing_toolkit.agent",
     "tool": "doc_processing_toolkit.agent",
     "AgentSession": "doc_processing_toolkit.agent.session",
@@ -145,6 +146,7 @@ __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "BuiltInToolConfig",
+    "Citation",
     "CompatibilityError",
     "ConfigParseError",
     "ConfigValidationError",

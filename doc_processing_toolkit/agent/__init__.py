@@ -7,7 +7,8 @@ The high-level Agent class and everything the API reference documents at
 Main exports:
 
 * Agent, AgentBuilder, AgentAborted: the agent, its fluent builder and the abort error
-* AgentResult: the result of a run; AgentStreamEvent: one event of ``Agent.stream()``
+* AgentResult: the result of a run; AgentStreamEvent: one event of ``Agent.stream()``;
+  Citation: one source of an answer, the same on every provider
 * AgentSession: multi-turn conversations; SessionCompatibilityError when a saved one
   cannot be restored
 * tool: the decorator for tool functions; ToolLoader: tools from the nine formats
@@ -30,7 +31,7 @@ from doc_processing_toolkit.agent.media import MediaTransformer
 from doc_processing_toolkit.agent.result import AgentResult
 from doc_processing_toolkit.agent.session import AgentSession, SessionCompatibilityError
 from doc_processing_toolkit.agent.tools import tool
-from doc_processing_toolkit.domain.grounding import Evidence
+from doc_processing_toolkit.domain.grounding import Citation, Evidence
 from doc_processing_toolkit.domain.tools.built_in import BuiltInToolConfig
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "AgentSession",
     "AgentStreamEvent",
     "BuiltInToolConfig",
+    "Citation",
     "CompactionConfig",
     "ConfirmAfterNToolCalls",
     "DetailedCostReport",

@@ -34,6 +34,7 @@ from doc_processing_toolkit.application.construction import (
 )
 from doc_processing_toolkit.application.costs.unpriced import UnpricedModelWarning
 from doc_processing_toolkit.application.deps import AgentDeps, no_default_deps, with_user_registry
+from doc_processing_toolkit.application.documents.citations import with_documents
 from doc_processing_toolkit.application.documents.methods import DocumentMethods
 from doc_processing_toolkit.application.documents.planner import DocumentPlanner
 from doc_processing_toolkit.application.grounding import ground_run, grounded_settings
@@ -136,6 +137,7 @@ class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
         remove_citations: bool = False,
         output_retries: int = 0,
         evidence_threshold: float = DEFAULT_EVIDENCE_THRESHOLD,
+        citations: bool = False,
         on_unsupported_part: str = "drop",
         media_policy: str = "auto",
         media_store: Any = None,
@@ -176,6 +178,7 @@ class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
             anthropic_block_binding=anthropic_block_binding,
             strict_prefix_binding=strict_prefix_binding, prefix_audit=prefix_audit,
             prefix_strip_fallback=prefix_strip_fallback, remove_citations=remove_citations,
+            citations=citations,
             on_unsupported_part=on_unsupported_part, media_policy=media_policy,
             output_retries=output_retries, evidence_threshold=evidence_threshold,
             media_store=media_store, media_max_inline_bytes=media_max_inline_bytes,
@@ -336,6 +339,7 @@ class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
                 system=plan.system, output_schema=output_schema
             )
             run_settings = grounded_settings(run_settings, run_input)  # evidence, re-asks
+            run_settings = with_documents(run_settings, prepared, run_input.files, self.logger)
             if run_input.purpose != run_settings.purpose:  # run_document's chunks and reduce
                 run_settings = dataclasses.replace(run_settings, purpose=run_input.purpose)
             if overrides := media.overrides(run_settings.built_in_tools):
@@ -533,8 +537,7 @@ class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
                 yield event
 
     async def resume(self, session_or_envelope: Any, approvals: Any) -> AgentResult:
-        """Continue a turn that ended ``awaiting_approval`` (see `AgentSession.resume`): a
-        session, its envelope (dict, JSON text, file path), or a plain run's AgentResult."""
+        """Continue a turn that ended ``awaiting_approval`` (see `AgentSession.resume`)."""
         return await resume_session(self, session_or_envelope, approvals)
 
     # ------------------------------------------------------------------ lifecycle

@@ -172,6 +172,7 @@ def settings_from_arguments(
         remove_citations=bool(a["remove_citations"]),
         output_retries=validate_non_negative_int("output_retries", a.get("output_retries", 0)) or 0,
         evidence_threshold=validate_threshold(a.get("evidence_threshold", 85.0)),
+        citations=bool(a["citations"]),
         estimate_input_tokens=estimate_mode,
         max_pause_turn_iterations=(
             validate_positive_int("max_pause_turn_iterations", pauses) or 10

@@ -12,6 +12,7 @@ from doc_processing_toolkit.domain.costs.ledger import (
     normalize_token_source,
     summarize_served_tiers,
 )
+from doc_processing_toolkit.domain.grounding import Citation, citation_from_dict, citation_to_dict
 from doc_processing_toolkit.domain.grounding.evidence import Evidence
 
 __all__ = ["AgentResult"]
@@ -82,6 +83,7 @@ class AgentResult:
     pending_approvals: list[PendingApproval] = field(default_factory=list)
     evidence: dict[str, Evidence] = field(default_factory=dict)
     unverified_fields: list[str] = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         """Normalize the token_source vocabulary ("api_metadata" -> "api_response")."""
@@ -120,6 +122,8 @@ class AgentResult:
                 value = [p.to_dict() for p in value]
             elif f.name == "evidence":
                 value = {path: dataclasses.asdict(e) for path, e in value.items()}
+            elif f.name == "citations":
+                value = [citation_to_dict(c) for c in value]
             data[f.name] = value
         data["service_tier_served"] = self.service_tier_served
         data["priority_request_count"] = self.priority_request_count
@@ -142,6 +146,8 @@ class AgentResult:
         kwargs["evidence"] = {
             path: Evidence(**e) if isinstance(e, dict) else e for path, e in evidence.items()
         }
+        cited = kwargs.get("citations") or []
+        kwargs["citations"] = [citation_from_dict(c) if isinstance(c, dict) else c for c in cited]
         return cls(**kwargs)
 
     def __repr__(self) -> str:

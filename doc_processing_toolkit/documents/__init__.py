@@ -62,6 +62,9 @@ class Document(DocumentSource):
         name (str | None): The name errors and reports use. Default: the file name, or
             ``"<bytes>"``.
         mime_type (str | None): The media type. Default: from the content, then the name.
+        citations (bool): Ask the provider to cite this document (Anthropic: its document
+            block gets ``citations: {"enabled": true}``; a provider that cannot cite
+            documents logs one WARNING). Default: False.
 
     Raises:
         TypeError: ``source`` is not a path, bytes or URL.

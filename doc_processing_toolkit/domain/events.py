@@ -38,6 +38,7 @@ EventType: TypeAlias = Literal[
     "complete",
     "turn_start",
     "turn_complete",
+    "citation",
 ]
 
 STREAM_EVENT_TYPES: frozenset[str] = frozenset(
@@ -52,9 +53,10 @@ STREAM_EVENT_TYPES: frozenset[str] = frozenset(
         "request_start",
         "turn_start",
         "turn_complete",
+        "citation",
     }
 )
-"""Events a ``stream()`` consumer can see."""
+"""Events a ``stream()`` consumer can see (``citation`` only under ``Agent(citations=True)``)."""
 
 HOOK_POINTS: frozenset[str] = frozenset(
     {

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeAlias
 
+from doc_processing_toolkit.domain.grounding.citations import Citation
 from doc_processing_toolkit.domain.messages import Message
 from doc_processing_toolkit.domain.tools.specs import ToolChoice, ToolSpec
 
@@ -127,6 +128,11 @@ class ModelRequest:
     ("drop_block"), or removed from the history when the request cannot carry the field."""
     strip_reasoning_before: int = 0
     """``prefix_strip_fallback``: replayed reasoning in ``messages[:n]`` is not sent."""
+    cited_documents: bool | frozenset[str] = False
+    """Document citations asked for: True for every document (``Agent(citations=True)``),
+    else the names (``MediaPart.filename``) of the documents built with
+    ``Document(citations=True)``. Providers that need a request flag set it on those
+    documents; the others ignore it."""
     on_usage: Callable[[Usage], None] | None = field(default=None, compare=False, repr=False)
     """Receives the usage the provider reports while the response is still streaming
     (Anthropic's ``message_start``), so a request cancelled mid-stream still reports what
@@ -198,6 +204,9 @@ class ModelResponse:
     distinct_urls, ...), keyed by AgentResult field name."""
     raw: dict[str, Any] | None = None
     """The provider's final response object as plain data (debugging only)."""
+    citations: tuple[Citation, ...] = ()
+    """The answer's citations in answer order, as the adapter mapped them (pages as the
+    model numbered what it was sent; the run maps them to original pages)."""
     kind: Literal["response"] = "response"
 
 

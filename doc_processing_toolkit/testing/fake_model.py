@@ -183,6 +183,7 @@ class FakeModel:
             provider=self.provider,
             request_id=f"fake_req_{next(self._ids):04d}",
             served_tier=step.served_tier,
+            citations=tuple(step.citations),
         )
 
     async def aclose(self) -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
+from doc_processing_toolkit.domain.grounding import Citation
+
 __all__ = [
     "PREFIX_BINDING_MESSAGE",
     "FallbackHop",
@@ -110,6 +112,10 @@ class Reply:
     """Anthropic: entries the server reports in ``input_transformations`` (after the ones
     the emulator's own prefix check produced); sent only to a request carrying the
     thinking-binding beta, as the API does."""
+    citations: tuple[Citation, ...] = ()
+    """The reply's citations, as an adapter maps them (pages as the model numbered what it
+    was sent): `FakeModel` returns them on its response; the emulator's Anthropic wire
+    streams each one's ``raw`` dict as a ``citations_delta`` on the reply's text block."""
 
 
 @dataclass(frozen=True, slots=True)

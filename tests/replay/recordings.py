@@ -143,6 +143,8 @@ class ReplayServer:
     def __init__(self, exchanges: tuple[Exchange, ...]) -> None:
         self._queue = list(exchanges)
         self.paths: list[str] = []
+        self.bodies: list[bytes] = []
+        """The request bodies, in order."""
         self._lock = threading.Lock()
         server = self
 
@@ -161,9 +163,10 @@ class ReplayServer:
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
-                self.rfile.read(length)
+                body = self.rfile.read(length)
                 with server._lock:
                     server.paths.append(self.path)
+                    server.bodies.append(body)
                     exchange = server._queue.pop(0) if server._queue else None
                 if exchange is None:
                     exchange = Exchange(

@@ -46,6 +46,9 @@ class BaseProfile:
     thinking_binding: bool = False
     """Whether replayed reasoning is bound to the request prefix (the binding controls,
     the prefix audit and the frozen session tool surface apply)."""
+    cites_documents: bool = False
+    """Whether the provider cites documents given in the request (``citations=True``
+    warns where it cannot)."""
 
     def check_options(self, options: ProviderOptions, row: ModelInfo | None) -> OptionReport:
         """Check provider keywords, service tier, built-in tools and provider-run MCP.

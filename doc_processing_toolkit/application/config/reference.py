@@ -279,6 +279,11 @@ Args:
         way. A run may override it (``run(output_retries=...)``). Default: 0.
     evidence_threshold (float): The rapidfuzz score (0-100) at or above which an
         evidence quote counts as found on its page (``run(evidence=True)``). Default: 85.0.
+    citations (bool): Ask for document citations where the provider needs a request flag
+        (Anthropic document blocks get ``citations: {"enabled": true}``; a provider that
+        cannot cite documents logs one WARNING per run that sends documents), and emit a
+        ``citation`` stream event per citation. ``AgentResult.citations`` is filled on
+        every provider either way. Default: False.
     on_unsupported_part (str): What to do with a prompt part the model cannot accept —
         an image sent to a text-only model, a video sent to a model without video input, a
         PDF sent to Fireworks (B12). "drop" (default): today's behaviour — log a warning and

@@ -289,6 +289,7 @@ CONFIG_FIELDS: dict[str, Spec] = {
     "remove_citations": _setting("remove_citations"),
     "output_retries": _setting("output_retries"),
     "evidence_threshold": _setting("evidence_threshold"),
+    "citations": _setting("citations"),
     "on_unsupported_part": _setting("on_unsupported_part"),
     "media_policy": _setting("media_policy"),
     "media_store": _s("string", "null", non_empty=True, description="A directory path."),

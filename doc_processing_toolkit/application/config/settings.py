@@ -195,6 +195,10 @@ class MediaSettings(SettingsGroup):
     remove_citations: bool = Field(
         default=False, description="Drop citation markers from the text."
     )
+    citations: bool = Field(
+        default=False,
+        description="Ask for document citations and emit citation stream events.",
+    )
 
 
 class BindingSettings(SettingsGroup):

@@ -148,6 +148,8 @@ class IterationMetrics:
     """The model that served this request's final call."""
     purpose: str | None = None
     """Why the request was made (the request_start vocabulary)."""
+    citation_count: int = 0
+    """How many citations this request's answer carried (``AgentResult.citations``)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-data form (tool calls as dicts)."""

@@ -40,6 +40,9 @@ class DocumentSource:
         name (str | None): The name errors and reports use. Default: the file name, or
             ``"<bytes>"``.
         mime_type (str | None): The media type; default: from the content, then the name.
+        citations (bool): Ask the provider to cite this document (Anthropic: its document
+            block gets ``citations: {"enabled": true}``); see docs/guide/grounding.md.
+            Default: False.
 
     Raises:
         TypeError: ``source`` is not a path, bytes or URL, or ``name`` / ``mime_type``
@@ -48,7 +51,7 @@ class DocumentSource:
             that runs backwards), naming the document.
     """
 
-    __slots__ = ("_selection", "mime_type", "name", "pages", "source")
+    __slots__ = ("_selection", "citations", "mime_type", "name", "pages", "source")
 
     def __init__(
         self,
@@ -57,6 +60,7 @@ class DocumentSource:
         pages: PageSpec | None = None,
         name: str | None = None,
         mime_type: str | None = None,
+        citations: bool = False,
     ) -> None:
         if not isinstance(source, str | bytes | bytearray | os.PathLike):
             raise InvalidArgumentTypeError(
@@ -71,6 +75,7 @@ class DocumentSource:
         self.name: str = name or _default_name(source)
         self.mime_type: str | None = mime_type
         self.pages: PageSpec | None = pages
+        self.citations: bool = bool(citations)
         self._selection: tuple[int, ...] | None = (
             None if pages is None else select_pages(pages, document=self.name, page_count=None)
         )
@@ -106,6 +111,7 @@ class DocumentSource:
             "pages": None if self._selection is None else describe_pages(self._selection),
             "name": self.name,
             "mime_type": self.mime_type,
+            **({"citations": True} if self.citations else {}),
         }
 
     @classmethod
@@ -113,7 +119,7 @@ class DocumentSource:
         """The document `to_payload` wrote."""
         return cls(
             data["document"], pages=data.get("pages"), name=data.get("name"),
-            mime_type=data.get("mime_type"),
+            mime_type=data.get("mime_type"), citations=bool(data.get("citations")),
         )  # fmt: skip
 
     @staticmethod
@@ -123,7 +129,10 @@ class DocumentSource:
 
     def with_pages(self, pages: PageSpec | None) -> DocumentSource:
         """This document with another page selection (same source, name and type)."""
-        return type(self)(self.source, pages=pages, name=self.name, mime_type=self.mime_type)
+        return type(self)(
+            self.source, pages=pages, name=self.name, mime_type=self.mime_type,
+            citations=self.citations,
+        )  # fmt: skip
 
     def __repr__(self) -> str:
         if isinstance(self.source, bytes):

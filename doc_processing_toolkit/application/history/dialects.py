@@ -52,4 +52,5 @@ def rules_of(profile: ProviderProfile) -> DialectRules:
         payload_artefact=profile.payload_artefact,
         accepts_media=profile.accepts_media,
         salvage=profile.salvage,
+        text_citations=getattr(profile, "text_citations", None),
     )

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, TypedDict, cast
 
+from doc_processing_toolkit.domain.grounding import citation_to_dict
+
 __all__ = [
     "FIRST_RUN_TOTALS",
     "InterruptedTurn",
@@ -19,6 +21,7 @@ __all__ = [
     "as_metadata",
     "fold_spend",
     "new_metadata",
+    "record_citations",
     "record_served_models",
     "utc_now",
 ]
@@ -86,6 +89,8 @@ class SessionMetadata(TypedDict, total=False):
     tool_surface_drift: list[dict[str, Any]]
     awaiting_approval: dict[str, Any]
     """The turn waiting for approval (application/session/awaiting.py), when one does."""
+    citations: list[dict[str, Any]]
+    """One ``{"run", "citations"}`` record per run that had citations (plain data)."""
 
 
 def as_metadata(value: Mapping[str, Any]) -> SessionMetadata:
@@ -179,3 +184,14 @@ def record_served_models(
         )
         entry["requests"] += 1
     metadata.setdefault("served_models", []).extend(seen.values())
+
+
+def record_citations(metadata: SessionMetadata, run: int, result: Any) -> None:
+    """The run's citations (``AgentResult.citations``), as plain data under
+    ``metadata["citations"]``: one ``{"run", "citations"}`` record per run that had any.
+    They survive a save, a restore and a rebind (the history itself may hold them only in
+    the provider's own form, or not at all: Gemini's grounding is not in its history)."""
+    cited = _get(result, "citations", []) or []
+    if cited:
+        plain = [c if isinstance(c, dict) else citation_to_dict(c) for c in cited]
+        metadata.setdefault("citations", []).append({"run": run, "citations": plain})

@@ -58,6 +58,7 @@ from doc_processing_toolkit.application.session.turns import (
 from doc_processing_toolkit.domain.approvals import Approval, PendingApproval
 from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.domain.events import AgentStreamEvent
+from doc_processing_toolkit.domain.grounding import Citation, citation_from_dict
 from doc_processing_toolkit.domain.session import MalformedEnvelopeError
 from doc_processing_toolkit.ports.session_store import SessionStore
 
@@ -197,6 +198,12 @@ class AgentSession:
     def conversion_report(self) -> list[dict[str, Any]]:
         """Every artefact a cross-provider conversion dropped and every id it re-keyed."""
         return copy.deepcopy(list(self._state.metadata.get("conversion_report", [])))
+
+    @property
+    def citations(self) -> list[Citation]:
+        """Every citation of the session's runs, run after run (kept in the envelope)."""
+        runs = self._state.metadata.get("citations", [])
+        return [citation_from_dict(c) for r in runs for c in r.get("citations", [])]
 
     @property
     def interrupted_turn(self) -> InterruptedTurn | None:

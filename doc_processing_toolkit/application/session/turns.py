@@ -39,6 +39,7 @@ from doc_processing_toolkit.application.session.history_config import (
 from doc_processing_toolkit.application.session.media_policy import iter_slots, strip_messages
 from doc_processing_toolkit.application.session.metadata import (
     fold_spend,
+    record_citations,
     record_served_models,
     utc_now,
 )
@@ -342,6 +343,7 @@ class TurnRunner:
         )
         record_served_models(metadata, run, result, provider=agent.provider, model=agent.model)
         mark_awaiting(metadata, result, start=start, end=start + len(added), run=run, agent=agent)
+        record_citations(metadata, run, result)
         table = dict(state.media_table)
         for upload in result.media_uploads:
             uri = upload.get("file_uri") or upload.get("uri")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn, assert_never
 
 from doc_processing_toolkit.domain.errors import SessionCompatibilityError
+from doc_processing_toolkit.domain.grounding.citations import Citation, citations_as_text
 from doc_processing_toolkit.domain.history.report import ConversionReport, Locator
 from doc_processing_toolkit.domain.history.rules import DialectRules, reasoning_drop
 from doc_processing_toolkit.domain.media import (
@@ -70,6 +71,8 @@ class Conversion:
     report: ConversionReport
     open: list[_Open] = dataclasses.field(default_factory=list)
     used: set[str] = dataclasses.field(default_factory=set)
+    cited: list[Citation] = dataclasses.field(default_factory=list)
+    """The citations of the message being crossed (they cross as text at its end)."""
 
     def where(self, message: int, part: int) -> int:
         return self.locate(message, part) if self.locate is not None else message
@@ -78,9 +81,21 @@ class Conversion:
 
     def parts(self, index: int, message: Message) -> list[tuple[int, Part]]:
         out: list[tuple[int, Part]] = []
+        self.cited = []
         for position, part in enumerate(message.parts):
             kept = self.part(index, position, part, message.role, salvaged=False)
             out.extend((position, item) for item in kept)
+        if self.cited and out:  # the structured form stays in the source (the envelope)
+            position = out[-1][0]
+            sources = citations_as_text(self.cited)
+            count = len(self.cited)
+            fate = "kept as text" if sources else "dropped (they name no source)"
+            detail = f"{count} citation{'s' if count != 1 else ''} on the text, {fate}"
+            artefact = self.source_rules.payload_artefact
+            where = self.where(index, position)
+            self.report.dropped(where, artefact, detail, as_text=bool(sources))
+            if sources:
+                out.append((position, TextPart("\n\n" + sources)))
         return out
 
     def part(
@@ -120,6 +135,7 @@ class Conversion:
                     return []
                 for artefact, detail in found.drops:
                     self.report.dropped(self.where(index, position), artefact, detail)
+                self.cited.extend(found.citations)
                 out: list[Part] = []
                 for item in found.parts:
                     out.extend(self.part(index, position, item, role, salvaged=True))
@@ -139,7 +155,12 @@ class Conversion:
         details = part.provider_details
         if not details:
             return part
+        reader = self.source_rules.text_citations
+        found = list(reader(part)) if reader is not None and self.target not in details else []
+        self.cited.extend(found)
         for key, value in details.items():
+            if found and isinstance(value, dict):  # the citations cross as text
+                value = {k: v for k, v in value.items() if k != "citations"}
             if key != self.target and isinstance(value, dict) and value:
                 detail = f"{', '.join(sorted(value))} on a text block"
                 artefact = self.source_rules.payload_artefact

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeAlias
 
 from doc_processing_toolkit.domain.errors import ConfigurationError
+from doc_processing_toolkit.domain.grounding.citations import Citation
 from doc_processing_toolkit.domain.messages import Part, ProviderPart
 
 __all__ = ["ARTEFACTS", "ConversionReport", "Locator", "PayloadSalvager", "Salvage"]
@@ -51,6 +52,8 @@ class Salvage:
     """Neutral parts recovered from it (filtered like any other part)."""
     drops: tuple[tuple[str, str], ...] = ()
     """``(artefact, detail)`` for what it carried that cannot cross."""
+    citations: tuple[Citation, ...] = ()
+    """Citations it carried: they cross as a text source list at the end of its message."""
 
 
 PayloadSalvager: TypeAlias = Callable[[ProviderPart], Salvage | None]

@@ -8,13 +8,14 @@ to `doc_processing_toolkit.domain.history.filtering.cross_provider`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
+from doc_processing_toolkit.domain.grounding.citations import Citation
 from doc_processing_toolkit.domain.history.report import Salvage
 from doc_processing_toolkit.domain.media import AcceptsMedia, no_media_in_model_turns
-from doc_processing_toolkit.domain.messages import ProviderPart, ReasoningPart
+from doc_processing_toolkit.domain.messages import ProviderPart, ReasoningPart, TextPart
 
 __all__ = ["DEFAULT_RULES", "DialectRules", "Salvager", "reasoning_drop"]
 
@@ -36,6 +37,9 @@ class DialectRules:
     """Which media this dialect's wire format carries at each position (as the target)."""
     salvage: Salvager | None = None
     """Reads this dialect's verbatim payloads and names its reasoning (as the source)."""
+    text_citations: Callable[[TextPart], Sequence[Citation]] | None = None
+    """Reads the citations riding on a text part of this dialect (as the source): they
+    cross as a text source list at the end of their message."""
 
 
 DEFAULT_RULES = DialectRules()

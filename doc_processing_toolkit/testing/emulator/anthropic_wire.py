@@ -330,10 +330,13 @@ async def _reply_events(
                 yield _block_delta(index, {"type": "thinking_delta", "thinking": piece})
             yield _block_delta(index, {"type": "signature_delta", "signature": block["signature"]})
         elif kind == "text":
-            yield _block_start(index, {"type": "text", "text": ""})
+            cited = [dict(c.raw) for c in reply.citations if c.raw]
+            yield _block_start(index, {"type": "text", "text": "", **_no_citations(cited)})
             for piece in chunk_text(block["text"], size):
                 await pause()
                 yield _block_delta(index, {"type": "text_delta", "text": piece})
+            for citation in cited:  # recorded order: after the block's text
+                yield _block_delta(index, {"type": "citations_delta", "citation": citation})
         elif kind == "tool_use":
             yield _block_start(index, {**block, "input": {}})
             raw = next(raw_arguments, None)
@@ -353,6 +356,11 @@ async def _reply_events(
         },
     )
     yield sse_event("message_stop", {"type": "message_stop"})
+
+
+def _no_citations(cited: list[dict[str, Any]]) -> dict[str, Any]:
+    """A cited text block starts with an empty ``citations`` list, as the API streams it."""
+    return {"citations": []} if cited else {}
 
 
 async def _fault_events(fault: Fault, model: str) -> AsyncIterator[bytes]:

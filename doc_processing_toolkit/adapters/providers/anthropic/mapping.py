@@ -17,6 +17,9 @@ from doc_processing_toolkit.adapters.providers.anthropic.binding import (
     apply_binding,
     without_block_binding,
 )
+from doc_processing_toolkit.adapters.providers.anthropic.citations import (
+    enable_document_citations,
+)
 from doc_processing_toolkit.adapters.providers.anthropic.dialect import AnthropicHistoryCodec
 from doc_processing_toolkit.adapters.providers.anthropic.options import (
     ANTHROPIC_MCP_BETA,
@@ -189,7 +192,15 @@ def build_request(
 
 def _messages(draft: RequestDraft, request: ModelRequest) -> None:
     """``messages`` and ``system``, with cache breakpoints when prompt caching is on."""
-    messages = _CODEC.render(list(request.messages))
+    cited = request.cited_documents
+    if cited and request.output_schema is not None:
+        # The API refuses citations together with JSON outputs (a 400): not asked for.
+        draft.warnings.append(
+            "document citations are not asked for in a structured-output request "
+            "(Anthropic does not combine citations with JSON outputs)"
+        )
+        cited = False
+    messages = enable_document_citations(_CODEC.render(list(request.messages)), cited)
     system: str | list[dict[str, Any]] | None = request.system or None
     if request.prompt_caching is not None:
         cache_control = _cache_control(request.prompt_caching)

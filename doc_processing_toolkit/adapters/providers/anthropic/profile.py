@@ -6,13 +6,16 @@ from dataclasses import dataclass
 
 from doc_processing_toolkit.adapters.providers._profile import BaseProfile
 from doc_processing_toolkit.adapters.providers.anthropic import salvage as salvage_rules
+from doc_processing_toolkit.adapters.providers.anthropic.citations import map_citations
+from doc_processing_toolkit.adapters.providers.anthropic.dialect import part_to_block
 from doc_processing_toolkit.adapters.providers.anthropic.options import (
     ANTHROPIC_OPTIONS,
     AnthropicOptions,
 )
+from doc_processing_toolkit.domain.grounding import Citation
 from doc_processing_toolkit.domain.history.report import Salvage
 from doc_processing_toolkit.domain.media import Position
-from doc_processing_toolkit.domain.messages import ProviderPart, ReasoningPart
+from doc_processing_toolkit.domain.messages import ProviderPart, ReasoningPart, TextPart
 
 __all__ = ["IMAGE_TYPES", "AnthropicProfile"]
 
@@ -32,6 +35,7 @@ class AnthropicProfile(BaseProfile):
     sdk_distribution: str | None = "anthropic"
     code_execution_containers: bool = True
     thinking_binding: bool = True
+    cites_documents: bool = True
 
     def accepts_media(self, mime_type: str, position: Position, *, has_bytes: bool) -> bool:
         """Its four image types, PDFs and (as bytes) plain text, and none in a model turn; a
@@ -43,6 +47,11 @@ class AnthropicProfile(BaseProfile):
         if mime_type == "image/*":
             return not has_bytes
         return mime_type == "text/plain" and has_bytes
+
+    def text_citations(self, part: TextPart) -> tuple[Citation, ...]:
+        """The Anthropic citations riding on a text part (``provider_details``)."""
+        block = part_to_block(part)
+        return map_citations([block]) if block is not None else ()
 
     def salvage(self, part: ProviderPart | ReasoningPart) -> Salvage | None:
         """The neutral content of an Anthropic payload; a reasoning part is named as dropped

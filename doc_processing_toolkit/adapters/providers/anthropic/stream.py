@@ -19,6 +19,7 @@ from typing import Any
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters.providers._sse import SseDecoder, SseEvent
+from doc_processing_toolkit.adapters.providers.anthropic.citations import map_citations
 from doc_processing_toolkit.adapters.providers.anthropic.deployments import (
     EVENT_STREAM_TYPE,
     EventStreamDecoder,
@@ -313,6 +314,7 @@ class StreamAssembler:
             built_in_tools_invoked=invoked,
             metadata=metadata,
             raw=self.raw(blocks),
+            citations=map_citations(blocks),
         )
 
 

@@ -3,6 +3,11 @@
 The shared chat-completions assembler (``openai_compatible/stream.py``: reasoning as
 ``reasoning_content`` or ``<think>`` tags, tool calls by index, the final message parsed
 by the codec so it replays byte-identical) with Fireworks' codec.
+
+Citations: none. The chat-completions dialect carries no citations or grounding, so a
+Fireworks response's ``citations`` is empty (``AgentResult.citations == []``), and
+``citations=True`` on a run that sends documents logs the one WARNING of a provider that
+cannot cite them.
 """
 
 from __future__ import annotations

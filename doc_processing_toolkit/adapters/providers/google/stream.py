@@ -16,6 +16,7 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
+from doc_processing_toolkit.adapters.providers.google.citations import map_grounding
 from doc_processing_toolkit.adapters.providers.google.code_files import output_file_refs
 from doc_processing_toolkit.adapters.providers.google.dialect import (
     PROVIDER,
@@ -240,4 +241,7 @@ class StreamAssembler:
             built_in_tools_invoked=invoked,
             metadata=self._metadata(urls),
             raw=self.raw(),
+            citations=map_grounding(
+                message.text, self._grounding, self._candidate_extra.get("citation_metadata")
+            ),
         )

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from doc_processing_toolkit.adapters.providers._lenient import call_of, url_media
+from doc_processing_toolkit.adapters.providers.openai.citations import map_annotations
 from doc_processing_toolkit.adapters.providers.openai.dialect import ENVELOPE_TYPE
 from doc_processing_toolkit.domain.history.report import Salvage
 from doc_processing_toolkit.domain.messages import (
@@ -73,15 +74,14 @@ def _envelope(item: dict[str, Any]) -> Salvage:
             continue
         kind = entry.get("type")
         if kind in ("input_text", "output_text"):
-            if entry.get("annotations"):
-                drops.append(("provider_item", "annotations (citations) on an output_text"))
+            continue  # the texts follow the envelope; their annotations cross as text
         elif kind == "refusal" and isinstance(entry.get("refusal"), str):
             parts.append(TextPart(entry["refusal"]))
         else:
             media, more = _content([entry])
             parts.extend(media)
             drops.extend(more)
-    return Salvage(tuple(parts), tuple(drops))
+    return Salvage(tuple(parts), tuple(drops), citations=map_annotations([item]))
 
 
 def _content(output: Any) -> tuple[list[ContentPart], tuple[tuple[str, str], ...]]:

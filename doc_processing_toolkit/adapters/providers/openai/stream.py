@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.adapters.providers.openai.citations import map_annotations
 from doc_processing_toolkit.adapters.providers.openai.dialect import PROVIDER, item_to_parts
 from doc_processing_toolkit.adapters.providers.openai.files import output_file_refs
 from doc_processing_toolkit.adapters.providers.openai.mapping import (
@@ -244,6 +245,7 @@ class StreamAssembler:
             built_in_tools_invoked=built_in_evidence(raw["output"]),
             metadata=metadata,
             raw=raw,
+            citations=map_annotations(raw["output"]),
         )
 
 

@@ -35,6 +35,7 @@ from doc_processing_toolkit.application.run.loop.callbacks import (
     RunCompaction,
     TurnHooks,
 )
+from doc_processing_toolkit.application.run.loop.citations import collect_citations
 from doc_processing_toolkit.application.run.loop.deferral import defers, park
 from doc_processing_toolkit.application.run.loop.events import EventChannel
 from doc_processing_toolkit.application.run.loop.reask import OUTPUT_RETRY_PURPOSE, StructuredAnswer
@@ -294,6 +295,7 @@ class RunLoop:
             }
         )
         outcome.last_response = response
+        await collect_citations(response, request, outcome, s, self._channel)
         for name in response.built_in_tools_invoked:
             if name not in outcome.built_in_tools_invoked:
                 outcome.built_in_tools_invoked.append(name)
@@ -363,6 +365,7 @@ class RunLoop:
                 code_execution_file_ids=s.code_execution_file_ids,
                 media_resolutions=s.media_resolutions,
                 on_usage=outcome.in_flight,
+                cited_documents=s.cited_documents,
                 **binding.request_fields(s, outcome),
             )
             response = await self._send(request, outcome, iteration)

@@ -8,7 +8,7 @@ derives them once (`AgentRunSettings`, at its first run).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +20,7 @@ from doc_processing_toolkit.application.config.settings import AgentSettings
 from doc_processing_toolkit.application.run.policy.retry import RetryPolicy
 from doc_processing_toolkit.application.run.policy.turn_system import run_system
 from doc_processing_toolkit.domain.binding import check_behaviour, resolve_behaviour
+from doc_processing_toolkit.domain.documents.page_map import PageMap
 from doc_processing_toolkit.domain.registry import ModelInfo
 from doc_processing_toolkit.domain.tools.specs import ToolChoice
 
@@ -68,6 +69,14 @@ class RunSettings:
     """Strip citation markers from a text answer (``Agent(remove_citations=True)``)."""
     output_retries: int = 0
     """Re-asks after a structured answer fails validation (``output_retries``)."""
+    citations: bool = False
+    """``Agent(citations=True)``: document citations on every document, ``citation`` events."""
+    cited_documents: bool | frozenset[str] = False
+    """This run's documents that ask for citations (`ModelRequest.cited_documents`)."""
+    page_maps: Mapping[str, PageMap] = field(default_factory=dict)
+    """This run's PDFs by document name: citation pages cross to the original pages."""
+    cites_documents: bool = False
+    """The provider cites documents given in the request (its profile says so)."""
     estimate_input_tokens: str | bool = "lazy"
     """How the pre-flight input estimate is made (see `input_estimate`)."""
     bound_reasoning: bool = False
@@ -179,4 +188,7 @@ def derive_run_settings(
         estimate_input_tokens=settings.generation.estimate_input_tokens,
         remove_citations=settings.media.remove_citations,
         output_retries=settings.structured_output.output_retries,
+        citations=settings.media.citations,
+        cited_documents=settings.media.citations,
+        cites_documents=bool(getattr(resolution.profile, "cites_documents", False)),
     )

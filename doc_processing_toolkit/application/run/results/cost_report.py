@@ -109,6 +109,7 @@ def _entry(
         retry_details=[a.to_dict() for a in retries],
         model=base.served_model,
         purpose=purpose,
+        citation_count=int(facts.get("citations", 0)),
     )
 
 

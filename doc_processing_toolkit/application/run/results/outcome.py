@@ -13,6 +13,7 @@ from typing import Any
 from doc_processing_toolkit.application.run.policy.input_estimate import local_estimate
 from doc_processing_toolkit.domain.compaction.result import CompactionResult
 from doc_processing_toolkit.domain.costs.ledger import Ledger, RetryAccumulator
+from doc_processing_toolkit.domain.grounding import Citation
 from doc_processing_toolkit.domain.messages import Message
 from doc_processing_toolkit.domain.requests import ModelRequest, ModelResponse, Usage
 
@@ -103,6 +104,8 @@ class RunOutcome:
     function of the request, so a request that succeeds costs no estimate)."""
     prefix_binding_retry: bool = False
     """A prefix-binding 400 was re-sent once; every later request carries the same choice."""
+    citations: list[Citation] = field(default_factory=list)
+    """The run's citations in answer order (original pages), request after request."""
 
     @property
     def reasoning_content(self) -> str | None:

@@ -146,6 +146,7 @@ def build_result(
         retry_output_tokens=attempts.total_output_tokens if retried else 0,
         status="failed" if error else ("awaiting_approval" if waiting else "completed"),
         pending_approvals=list(outcome.pending_approvals) if waiting else [],
+        citations=list(outcome.citations),
     )
     _apply_response_metadata(result, outcome.response_metadata)
     _apply_compactions(result, outcome)

@@ -110,6 +110,7 @@ BAD_VALUES: dict[str, Any] = {
     "remove_citations": {},
     "output_retries": -1,
     "evidence_threshold": 101,
+    "citations": "yes",
     "on_unsupported_part": "ignore",
     "media_policy": "sometimes",
     "media_store": "",

@@ -711,18 +711,41 @@ def test_a_generic_image_type_is_made_exact_from_the_bytes() -> None:
 # -- salvage of verbatim payloads ----------------------------------------------------------
 
 
-def test_cited_text_crosses_and_the_citations_are_reported() -> None:
+def test_cited_text_crosses_with_its_citations_as_text_and_the_report_says_so() -> None:
+    citation = {
+        "type": "page_location",
+        "cited_text": "Rates held at 5%.",
+        "document_index": 0,
+        "document_title": "minutes.pdf",
+        "start_page_number": 3,
+        "end_page_number": 4,
+    }
     history = [
         {"role": "user", "content": "q"},
         {
             "role": "assistant",
-            "content": [{"type": "text", "text": "cited", "citations": [{"type": "x"}]}],
+            "content": [
+                {"type": "text", "text": "The board "},
+                {"type": "text", "text": "held rates", "citations": [citation]},
+                {"type": "text", "text": ".", "citations": [{"type": "x", "extra": 1}]},
+            ],
         },
     ]
     converted, report = convert_history(history, source="anthropic", target="google")
-    assert converted[1] == {"role": "model", "parts": [{"text": "cited"}]}
+    sources = '\n\nSources:\n[1] minutes.pdf (p. 3): "Rates held at 5%."'
+    assert converted[1] == {
+        "role": "model",
+        "parts": [{"text": "The board "}, {"text": "held rates"}, {"text": "."}, {"text": sources}],
+    }
     [entry] = report.drops
-    assert (entry["artefact"], entry["detail"]) == ("provider_block", "citations on a text block")
+    assert (entry["artefact"], entry["detail"], entry["as_text"]) == (
+        "provider_block",
+        "2 citations on the text, kept as text",
+        True,
+    )
+    # back on Anthropic (same provider) nothing is added: the blocks replay as they were
+    same, same_report = convert_history(history, source="anthropic", target="anthropic")
+    assert same == history and same_report.entries == []
 
 
 def test_an_openai_envelope_keeps_its_texts_and_media() -> None:
@@ -1003,3 +1026,30 @@ def test_domain_filter_without_salvage_drops_provider_parts_whole() -> None:
     )
     assert out == [messages[0], Message("assistant", (TextPart("a"),), "openai")]
     assert [(e["artefact"], e["detail"]) for e in report.entries] == [("provider_block", "text")]
+
+
+def test_openai_annotations_cross_as_text_and_the_report_says_so() -> None:
+    note = {
+        "type": "url_citation",
+        "start_index": 0,
+        "end_index": 11,
+        "url": "https://example.com/fed",
+        "title": "Fed minutes",
+    }
+    history = [
+        {"role": "user", "content": "q"},
+        {
+            "type": "message",
+            "id": "msg_1",
+            "status": "completed",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "Rates held.", "annotations": [note]}],
+        },
+    ]
+    converted, report = convert_history(history, source="openai", target="anthropic")
+    assert converted[1]["content"] == [
+        {"type": "text", "text": "Rates held."},
+        {"type": "text", "text": "\n\nSources:\n[1] Fed minutes (https://example.com/fed)"},
+    ]
+    [entry] = report.drops
+    assert (entry["detail"], entry["as_text"]) == ("1 citation on the text, kept as text", True)
