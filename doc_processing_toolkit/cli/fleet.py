@@ -10,7 +10,9 @@
 
 Each line of ``jobs.jsonl`` is ``{"id": ..., "message": ..., "files": [...]}`` (``files``
 optional; each a path or URL, or ``{"document": path, "pages": "41-60"}`` to send only
-those pages of a PDF). ``run`` submits every line (an id already submitted is not run again), then
+those pages of a PDF). A job may add ``"output_schema": "module:Model"`` (a pydantic
+model the workers can import) and ``"evidence": true`` for a structured extraction with
+evidence. ``run`` submits every line (an id already submitted is not run again), then
 works in this process with ``--workers`` jobs at once until the queue is empty, with a
 progress bar on stderr. The same command on another machine with the same Postgres
 ``--database-url`` (and its own ``--worker-id``) drains the same queue. Exit codes: 0
@@ -31,6 +33,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from doc_processing_toolkit.application.fleet.schemas import schema_reference
 from doc_processing_toolkit.cli.tool_files import load_tool_file
 from doc_processing_toolkit.documents import Document
 from doc_processing_toolkit.domain.errors import (
@@ -84,7 +87,13 @@ def read_jobs(path: str) -> list[dict[str, Any]]:
         if job_id in seen:
             raise InvalidInputError(f"{path}:{number}: job id {job_id!r} appears twice")
         seen.add(job_id)
-        jobs.append({"id": job_id, "message": message, "files": files})
+        structured = {k: job[k] for k in ("output_schema", "evidence") if k in job}
+        if "output_schema" in structured:
+            try:
+                structured["output_schema"] = schema_reference(structured["output_schema"])
+            except DocProcessingToolkitError as exc:
+                raise InvalidInputError(f"{path}:{number}: {exc}") from exc
+        jobs.append({"id": job_id, "message": message, "files": files, **structured})
     if not jobs:
         raise InvalidInputError(f"{path} holds no jobs")
     return jobs
@@ -155,7 +164,16 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     fleet = _fleet(args, agent, mode=args.mode, concurrency=args.workers)
     try:
-        new = sum(fleet.submit(j["id"], j["message"], j["files"]) for j in jobs)
+        new = sum(
+            fleet.submit(
+                j["id"],
+                j["message"],
+                j["files"],
+                output_schema=j.get("output_schema"),
+                evidence=bool(j.get("evidence")),
+            )
+            for j in jobs
+        )
         print(f"dpt fleet: {new} new jobs, {len(jobs) - new} already submitted", file=sys.stderr)
         bar = ProgressBar(sys.stderr)
         try:

@@ -1,11 +1,11 @@
-"""Evidence in a fleet job's result (SQLite fleet, the emulator): the factory's agent runs
-with ``output_schema`` and ``evidence=True``; the job result carries its evidence."""
+"""Evidence in a fleet job's result (SQLite fleet, the emulator): a job submitted with
+``output_schema`` and ``evidence=True`` runs as an evidence extraction on the worker (the
+schema travels as its import path); the job result carries its evidence."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from document_samples import text_pdf
@@ -17,19 +17,13 @@ from doc_processing_toolkit.testing import ProviderEmulator, Reply
 
 pytest.importorskip("dbos")
 
+from doc_processing_toolkit.domain.errors import ConfigurationError
 from doc_processing_toolkit.fleet import Fleet
 
 
 class Total(BaseModel):
     total: float
     currency: str
-
-
-class InvoiceExtractor(Agent):
-    """A fleet agent whose every run is an evidence extraction."""
-
-    async def run(self, message: str, **kwargs: Any) -> Any:  # type: ignore[override]
-        return await super().run(message, output_schema=Total, evidence=True, **kwargs)
 
 
 def test_a_fleet_job_result_carries_the_evidence(emu: ProviderEmulator, tmp_path: Path) -> None:
@@ -44,8 +38,8 @@ def test_a_fleet_job_result_carries_the_evidence(emu: ProviderEmulator, tmp_path
         )
     )
 
-    def make_agent() -> InvoiceExtractor:
-        return InvoiceExtractor(
+    def make_agent() -> Agent:
+        return Agent(
             "claude-haiku-4-5",
             api_key="offline-test-key",
             base_url=emu.anthropic_base_url,
@@ -54,7 +48,13 @@ def test_a_fleet_job_result_carries_the_evidence(emu: ProviderEmulator, tmp_path
 
     fleet = Fleet(make_agent, str(tmp_path / "fleet.sqlite"))
     try:
-        assert fleet.submit("inv", "Extract.", files=[Document(path, pages="2")])
+        assert fleet.submit(
+            "inv",
+            "Extract.",
+            files=[Document(path, pages="2")],
+            output_schema=Total,
+            evidence=True,
+        )
         results = fleet.run()
     finally:
         fleet.close()
@@ -64,3 +64,23 @@ def test_a_fleet_job_result_carries_the_evidence(emu: ProviderEmulator, tmp_path
     assert job.evidence["total"].verified and job.evidence["total"].page == 2
     assert job.unverified_fields == ("currency",)
     assert job.to_dict()["evidence"]["total"]["page"] == 2
+
+
+def test_a_schema_the_workers_could_not_import_is_refused_at_submit(tmp_path: Path) -> None:
+    class Local(BaseModel):
+        total: float
+
+    fleet = Fleet(lambda: Agent("claude-haiku-4-5", log_to_file=False), str(tmp_path / "f.db"))
+    try:
+        with pytest.raises(ConfigurationError, match="inside a function"):
+            fleet.submit("a", "Extract.", output_schema=Local)
+        with pytest.raises(ConfigurationError, match="cannot import module"):
+            fleet.submit("b", "Extract.", output_schema="no_such_module_xyz:Model")
+        with pytest.raises(ConfigurationError, match="is not a pydantic model"):
+            fleet.submit("c", "Extract.", output_schema=f"{__name__}:Path")
+        with pytest.raises(ConfigurationError, match="needs an output_schema"):
+            fleet.submit("d", "Extract.", evidence=True)
+        assert fleet.submit("e", "Extract.", output_schema=f"{__name__}:Total")
+        assert [job.job_id for job in fleet.jobs()] == ["e"]
+    finally:
+        fleet.close()

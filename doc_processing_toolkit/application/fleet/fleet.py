@@ -48,6 +48,7 @@ from doc_processing_toolkit.application.fleet.approvals import (
     merge_continuations,
 )
 from doc_processing_toolkit.application.fleet.jobs import FleetAgent, FleetJobRunner
+from doc_processing_toolkit.application.fleet.schemas import schema_reference
 from doc_processing_toolkit.application.run.stream.streaming import run_blocking
 from doc_processing_toolkit.application.telemetry.runtime import trace_carrier
 from doc_processing_toolkit.domain.approvals import PendingApproval
@@ -193,14 +194,26 @@ class Fleet:
         self._approvals = FleetApprovals(self._engine, approval_timeout)
 
     # ------------------------------------------------------------------ queue side
-    def submit(self, job_id: str, message: str, files: list[Any] | None = None) -> bool:
+    def submit(
+        self,
+        job_id: str,
+        message: str,
+        files: list[Any] | None = None,
+        *,
+        output_schema: Any = None,
+        evidence: bool = False,
+    ) -> bool:
         """Queue one job; returns False when ``job_id`` was already submitted (it runs once).
 
         ``files`` are paths or URLs the workers can read (``Agent.run(files=...)``), or
-        ``Document`` values of a path or URL (their ``pages=`` kept).
+        ``Document`` values of a path or URL (their ``pages=`` kept). ``output_schema``
+        (a module-level pydantic model, or its ``"module:Model"`` path: the worker imports
+        it) makes the job a structured run, ``evidence=True`` an evidence extraction
+        (``run(output_schema=..., evidence=True)``; the job result carries the evidence).
 
         Raises:
-            ConfigurationError: an empty job id, or a message that is not a string.
+            ConfigurationError: an empty job id, a message that is not a string, a schema
+                the workers could not import, or evidence without a schema.
         """
         if not isinstance(job_id, str) or not job_id:
             raise ConfigurationError(f"job_id must be a non-empty string, got {job_id!r}")
@@ -208,6 +221,11 @@ class Fleet:
             raise ConfigurationError(f"message must be a string, got {type(message).__name__}")
         stored = [f.to_payload() if isinstance(f, DocumentSource) else str(f) for f in files or []]
         payload: dict[str, Any] = {"message": message, "files": stored}
+        if output_schema is not None:
+            payload["output_schema"] = schema_reference(output_schema)
+            payload["evidence"] = bool(evidence)
+        elif evidence:
+            raise ConfigurationError("evidence=True needs an output_schema")
         if carrier := trace_carrier():  # instrumented: the worker's spans join this trace
             payload["trace_context"] = carrier
         return self._engine.submit(job_id, payload)

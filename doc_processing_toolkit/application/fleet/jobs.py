@@ -35,6 +35,7 @@ from doc_processing_toolkit.application.fleet.approvals import (
     with_parked,
 )
 from doc_processing_toolkit.application.fleet.batching import RoundBatcher
+from doc_processing_toolkit.application.fleet.schemas import structured_options
 from doc_processing_toolkit.application.fleet.sending import JobModelClient, ProviderGate
 from doc_processing_toolkit.application.step_scope import run_scope
 from doc_processing_toolkit.application.telemetry.runtime import joined
@@ -60,7 +61,8 @@ class FleetAgent(Protocol):
     @property
     def provider(self) -> str: ...
 
-    async def run(self, message: str, *, files: list[Any] | None = None) -> Any: ...
+    async def run(self, message: str, *, files: list[Any] | None = None) -> Any:
+        """Also called with ``output_schema`` and ``evidence`` for a structured job."""
 
     async def close(self) -> None: ...
 
@@ -299,7 +301,8 @@ class FleetJobRunner:
                 if "resume_of" in payload:  # a parked job's continuation
                     result = await resume_job(agent, payload)
                 else:
-                    result = await agent.run(payload["message"], files=_files(payload))
+                    options = structured_options(payload)  # output_schema, evidence
+                    result = await agent.run(payload["message"], files=_files(payload), **options)
                 scope.parked = parked_output(agent, result)
             return result, None
         except DocProcessingToolkitError as exc:

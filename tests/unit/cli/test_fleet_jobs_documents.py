@@ -42,3 +42,17 @@ def test_a_bad_document_entry_names_the_line(tmp_path: Path, entry: object, prob
     with pytest.raises(InvalidInputError, match=r"jobs\.jsonl:1: ") as caught:
         read_jobs(str(_jobs(tmp_path, entry)))
     assert problem in str(caught.value)
+
+
+def test_a_job_line_may_ask_for_a_schema_and_evidence(tmp_path: Path) -> None:
+    path = tmp_path / "jobs.jsonl"
+    lines = [
+        {"id": "s", "message": "Extract.", "output_schema": "pydantic:BaseModel", "evidence": True},
+        {"id": "t", "message": "Extract.", "output_schema": "no_such_module_xyz:Invoice"},
+    ]
+    path.write_text(json.dumps(lines[0]) + "\n")
+    (job,) = read_jobs(str(path))
+    assert job["output_schema"] == "pydantic:BaseModel" and job["evidence"] is True
+    path.write_text(json.dumps(lines[1]) + "\n")
+    with pytest.raises(InvalidInputError, match=r"jobs.jsonl:1: .*cannot import module"):
+        read_jobs(str(path))
