@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from doc_processing_toolkit.application.fleet.schemas import schema_reference
+from doc_processing_toolkit.application.config.schema_reference import schema_reference
 from doc_processing_toolkit.cli.tool_files import load_tool_file
 from doc_processing_toolkit.documents import Document
 from doc_processing_toolkit.domain.errors import (

@@ -247,7 +247,8 @@ class ApprovalError(StateError):
 
     Attributes:
         code: ``"nothing_pending"``, ``"unknown_call"``, ``"missing_call"``,
-            ``"tampered"``, ``"truncated"``, ``"tool_missing"`` or ``"model_changed"``.
+            ``"tampered"``, ``"truncated"``, ``"tool_missing"``, ``"model_changed"`` or
+            ``"schema_missing"`` (the turn's ``output_schema`` cannot be imported here).
         call_id: The call at fault, when one is.
     """
 

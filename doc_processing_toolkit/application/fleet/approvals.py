@@ -37,6 +37,7 @@ __all__ = [
     "merge_continuations",
     "parked_output",
     "resume_job",
+    "waiting_record",
     "with_parked",
 ]
 
@@ -95,17 +96,28 @@ async def resume_job(agent: Any, payload: dict[str, Any]) -> Any:
     return await session.resume(approvals)
 
 
-def parked_output(agent: Any, result: Any) -> dict[str, Any]:
+def waiting_record(payload: dict[str, Any]) -> dict[str, Any]:
+    """A continuation's waiting-turn record (its ``output_schema`` and ``evidence`` among
+    it); empty for a first run."""
+    envelope = payload.get("envelope") if "resume_of" in payload else None
+    metadata = envelope.get("metadata") if isinstance(envelope, dict) else None
+    record = metadata.get("awaiting_approval") if isinstance(metadata, dict) else None
+    return record if isinstance(record, dict) else {}
+
+
+def parked_output(agent: Any, result: Any, options: dict[str, Any]) -> dict[str, Any]:
     """What a parked job stores beside its result: the pending calls and the waiting turn
-    (a session envelope); empty when the run did not end awaiting approval."""
+    (a session envelope, which keeps the job's ``options``: its ``output_schema`` and
+    ``evidence``); empty when the run did not end awaiting approval."""
     if getattr(result, "status", None) != "awaiting_approval":
         return {}
+    from doc_processing_toolkit.application.run.run_input import RunInput
     from doc_processing_toolkit.application.session.session import waiting_envelope
 
     return {
         "status": "awaiting_approval",
         "pending_approvals": [p.to_dict() for p in result.pending_approvals],
-        "envelope": waiting_envelope(agent, result),
+        "envelope": waiting_envelope(agent, result, RunInput("", **options)),
     }
 
 

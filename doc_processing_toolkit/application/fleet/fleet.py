@@ -42,13 +42,13 @@ from typing import Any, Literal
 
 from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.application.config.deployment import row_lacks_batch
+from doc_processing_toolkit.application.config.schema_reference import schema_reference
 from doc_processing_toolkit.application.documents.source import DocumentSource
 from doc_processing_toolkit.application.fleet.approvals import (
     FleetApprovals,
     merge_continuations,
 )
 from doc_processing_toolkit.application.fleet.jobs import FleetAgent, FleetJobRunner
-from doc_processing_toolkit.application.fleet.schemas import schema_reference
 from doc_processing_toolkit.application.run.stream.streaming import run_blocking
 from doc_processing_toolkit.application.telemetry.runtime import trace_carrier
 from doc_processing_toolkit.domain.approvals import PendingApproval

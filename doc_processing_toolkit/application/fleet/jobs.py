@@ -28,14 +28,15 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from doc_processing_toolkit._logging import get_logger
+from doc_processing_toolkit.application.config.schema_reference import structured_options
 from doc_processing_toolkit.application.documents.source import DocumentSource
 from doc_processing_toolkit.application.fleet.approvals import (
     parked_output,
     resume_job,
+    waiting_record,
     with_parked,
 )
 from doc_processing_toolkit.application.fleet.batching import RoundBatcher
-from doc_processing_toolkit.application.fleet.schemas import structured_options
 from doc_processing_toolkit.application.fleet.sending import JobModelClient, ProviderGate
 from doc_processing_toolkit.application.step_scope import run_scope
 from doc_processing_toolkit.application.telemetry.runtime import joined
@@ -298,12 +299,12 @@ class FleetJobRunner:
         """The job's AgentResult (or a failed run's partial one) and the error that ended it."""
         try:
             with run_scope(scope), joined(payload.get("trace_context")):
+                options = structured_options(waiting_record(payload) or payload)
                 if "resume_of" in payload:  # a parked job's continuation
                     result = await resume_job(agent, payload)
                 else:
-                    options = structured_options(payload)  # output_schema, evidence
                     result = await agent.run(payload["message"], files=_files(payload), **options)
-                scope.parked = parked_output(agent, result)
+                scope.parked = parked_output(agent, result, options)
             return result, None
         except DocProcessingToolkitError as exc:
             return getattr(exc, "partial_result", None), exc

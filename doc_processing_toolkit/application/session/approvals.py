@@ -21,7 +21,11 @@ from typing import Any
 from doc_processing_toolkit.application.result import AgentResult
 from doc_processing_toolkit.application.run.loop.resumed import ResumeState
 from doc_processing_toolkit.application.run.run_input import RunInput
-from doc_processing_toolkit.application.session.awaiting import mark_awaiting, pending_of
+from doc_processing_toolkit.application.session.awaiting import (
+    mark_awaiting,
+    pending_of,
+    resumed_options,
+)
 from doc_processing_toolkit.application.session.metadata import fold_spend
 from doc_processing_toolkit.application.session.native import copy_tree
 from doc_processing_toolkit.application.session.saving import SessionSaver
@@ -65,8 +69,9 @@ class ApprovalResumer:
             model=(agent.provider, agent.model),
         )
         assert isinstance(awaiting, dict)
+        options = resumed_options(awaiting, state.awaiting_schema)  # the turn's schema
         resume = ResumeState(tuple(decisions), int(awaiting.get("iteration", 1)))
-        run_input = RunInput(RESUME_MESSAGE, purpose="tool_followup")
+        run_input = RunInput(RESUME_MESSAGE, purpose="tool_followup", **options)
         turn = dataclasses.replace(turn, resume=resume)
         snapshot = copy_tree(state.metadata)
         state.last_turn_results = []

@@ -567,11 +567,14 @@ class AgentSession:
 document_methods(AgentSession, SESSION_METHOD_SECTIONS)
 
 
-def waiting_envelope(agent: SessionAgent, result: AgentResult) -> dict[str, Any]:
+def waiting_envelope(
+    agent: SessionAgent, result: AgentResult, run_input: RunInput | None = None
+) -> dict[str, Any]:
     """The envelope of a one-turn session holding ``result``'s waiting turn (a run that
-    ended ``awaiting_approval`` outside a session, e.g. a fleet job): resumable anywhere."""
+    ended ``awaiting_approval`` outside a session, e.g. a fleet job): resumable anywhere
+    (``run_input``: the run's, so a structured turn resumes with its schema)."""
     session = AgentSession(agent)
-    session._turns.commit(copy_tree(list(result.messages)), result)
+    session._turns.commit(copy_tree(list(result.messages)), result, run_input)
     return session.to_dict()
 
 

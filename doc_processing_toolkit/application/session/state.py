@@ -109,6 +109,9 @@ class SessionState:
     prefix_change_report: dict[str, Any] | None = None
     converted_from: str | None = None
     dropped_parts: list[dict[str, Any]] = field(default_factory=list)
+    awaiting_schema: Any = None
+    """The waiting turn's ``output_schema`` in this process (its import path, when it has
+    one, is in the ``awaiting_approval`` record for any other process)."""
 
     # ------------------------------------------------------------------ agent facts
     def log(self) -> logging.Logger:

@@ -30,7 +30,11 @@ from doc_processing_toolkit.application.run.policy.turn_system import (
     restore_system_prompt,
 )
 from doc_processing_toolkit.application.run.run_input import CompactionScope, RunInput, TurnHistory
-from doc_processing_toolkit.application.session.awaiting import check_not_awaiting, mark_awaiting
+from doc_processing_toolkit.application.session.awaiting import (
+    check_not_awaiting,
+    mark_awaiting,
+    structured_record,
+)
 from doc_processing_toolkit.application.session.editing import HistoryEditor
 from doc_processing_toolkit.application.session.history_config import (
     apply_history_mode,
@@ -135,7 +139,7 @@ class TurnRunner:
             raise error
         try:
             added = self.turn_native(result, self.editor.adopt_compacted(scope, history))
-            self.commit(added, result)
+            self.commit(added, result, run_input)
         except Exception as exc:  # the turn was billed: bank it, raise it typed
             failure = self.save_failed(run_input, result, exc)
             raise failure from (None if failure is exc else exc)
@@ -330,8 +334,11 @@ class TurnRunner:
             )
         return added
 
-    def commit(self, added: NativeMessages, result: AgentResult) -> None:
-        """Store one completed turn: all of it, or (when the store refuses) none of it."""
+    def commit(
+        self, added: NativeMessages, result: AgentResult, run_input: RunInput | None = None
+    ) -> None:
+        """Store one completed turn: all of it, or (when the store refuses) none of it
+        (``run_input``: the turn's, for a turn that waits for approval)."""
         state, agent = self.state, self.state.agent
         metadata = copy_tree(state.metadata)
         fold_spend(metadata, result)
@@ -342,7 +349,11 @@ class TurnRunner:
             {"run": run, "start": start, "end": start + len(added)}
         )
         record_served_models(metadata, run, result, provider=agent.provider, model=agent.model)
-        mark_awaiting(metadata, result, start=start, end=start + len(added), run=run, agent=agent)
+        structured = structured_record(run_input)  # a waiting turn resumes with its schema
+        mark_awaiting(
+            metadata, result, start=start, end=start + len(added), run=run, agent=agent,
+            structured=structured,
+        )  # fmt: skip
         record_citations(metadata, run, result)
         table = dict(state.media_table)
         for upload in result.media_uploads:
@@ -355,6 +366,8 @@ class TurnRunner:
                 start, added, self.saver.store_header(messages, metadata, table)
             )
         state.messages, state.metadata, state.media_table = messages, metadata, table
+        waiting = result.status == "awaiting_approval" and run_input is not None
+        state.awaiting_schema = run_input.output_schema if waiting and run_input else None
         if result.container_id and self.policy.reuse_container:
             state.container_id = result.container_id
         state.last_turn_results.append(result)
@@ -391,7 +404,7 @@ class TurnRunner:
             light += [user_text(t) for t in result.injected_messages]
             light.append(assistant_text(str(result.output or ""), self.state.agent.provider))
             added = self.state.native().render(light)
-        self.commit(added, result)
+        self.commit(added, result, run_input)
         return self.follow_up_text(result, run_input.message, budget)
 
     def bank_abandoned(self) -> None:

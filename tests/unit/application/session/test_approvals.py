@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from doc_processing_toolkit import Agent, AgentSession, Approval, ApprovalError, StateError, tool
 from doc_processing_toolkit.agent.hooks import HookDirective, RequireApproval
@@ -296,3 +297,45 @@ def test_a_truncated_waiting_turn_no_longer_blocks_new_turns() -> None:
     fake.script[:] = [Reply(text="fresh start")]
     result = session.run_sync("hello again")
     assert result.output == "fresh start" and session.pending_approvals == []
+
+
+class Receipt(BaseModel):
+    paid: bool
+    amount: int
+
+
+RECEIPT = Reply(text='{"paid": true, "amount": 5}', input_tokens=33)
+
+
+def test_a_structured_turn_resumes_with_its_schema_in_another_process() -> None:
+    session = _agent(FakeModel(_script()[:2])).session()
+    waiting = session.run_sync("pay bob 5", output_schema=Receipt)
+    assert waiting.status == "awaiting_approval"
+    envelope = session.to_json()
+    assert json.loads(envelope)["metadata"]["awaiting_approval"]["output_schema"] == (
+        f"{__name__}:Receipt"
+    )
+    fake_b = FakeModel([RECEIPT])
+    restored = AgentSession.from_json(envelope, agent=_agent(fake_b))
+    result = restored.resume_sync({"c2": Approval(approved=True)})
+    assert result.output == {"paid": True, "amount": 5}  # validated, not the raw text
+    assert fake_b.requests[0].output_schema is not None
+
+
+def test_a_schema_defined_in_a_function_resumes_only_where_it_ran() -> None:
+    class Local(BaseModel):
+        paid: bool
+        amount: int
+
+    session = _agent(FakeModel([*_script()[:2], RECEIPT])).session()
+    session.run_sync("pay bob 5", output_schema=Local)
+    envelope = session.to_json()
+    elsewhere = AgentSession.from_json(envelope, agent=_agent(FakeModel([RECEIPT])))
+    with pytest.raises(ApprovalError, match="inside a function") as caught:
+        elsewhere.resume_sync({"c2": Approval(approved=True)})
+    assert caught.value.code == "schema_missing"
+    assert json.loads(elsewhere.to_json())["messages"] == json.loads(envelope)["messages"]
+    assert [p.call_id for p in elsewhere.pending_approvals] == ["c2"]
+    assert RAN == [("lookup", "bob")]  # nothing ran
+    result = session.resume_sync({"c2": Approval(approved=True)})
+    assert result.output == {"paid": True, "amount": 5}
