@@ -38,7 +38,7 @@ class Sdk:
             {
                 "value": getattr(p, "sum", getattr(p, "value", None)),
                 "count": getattr(p, "count", None),
-                **p.attributes,
+                **(p.attributes or {}),
             }
             for r in data.resource_metrics
             for s in r.scope_metrics
