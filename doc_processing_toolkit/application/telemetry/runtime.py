@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -120,6 +121,7 @@ def active() -> RunTelemetry:
     return _ACTIVE.get()
 
 
+@lru_cache(maxsize=64)  # once per base URL, not per run
 def _host(base_url: str | None) -> str | None:
     if not base_url:
         return None
