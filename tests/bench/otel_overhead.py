@@ -155,8 +155,9 @@ async def _instruction_child(url: str, contender: str, calls: int, warmup: int) 
                 exporter.clear()
 
 
-def instruction_table(calls: int, warmup: int) -> str:
-    """Instructions per call with telemetry off and on, each child under cachegrind."""
+def instruction_table(calls: int, warmup: int, tool_round: bool = True) -> str:
+    """Instructions per call with telemetry off and on, each child under cachegrind
+    (``tool_round=False``: the one-call pair only)."""
     import os
     import re
     import subprocess
@@ -190,16 +191,19 @@ def instruction_table(calls: int, warmup: int) -> str:
             raise SystemExit(f"{contender}: the child failed:\n{done.stderr[-2000:]}")
         return int(found.group(1).replace(",", ""))
 
+    contenders = INSTRUCTION_CONTENDERS if tool_round else INSTRUCTION_CONTENDERS[:3]
     with emulator_process() as url, tempfile.TemporaryDirectory() as out:
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            futures = {c: pool.submit(counted, url, c, out) for c in INSTRUCTION_CONTENDERS}
+            futures = {c: pool.submit(counted, url, c, out) for c in contenders}
             runs = {c: f.result() for c, f in futures.items()}
-    per_call = {c: (runs[c] - runs["baseline"]) / calls for c in INSTRUCTION_CONTENDERS[1:]}
+    per_call = {c: (runs[c] - runs["baseline"]) / calls for c in contenders[1:]}
     lines = [
         f"| anthropic, instructions per call ({calls} calls) | off | on | ratio |",
         "|---|---|---|---|",
     ]
     for label, off, on in (("one call", "off", "on"), ("tool round", "off_tool", "on_tool")):
+        if on not in per_call:
+            continue
         a, b = per_call[off], per_call[on]
         lines.append(f"| {label} | {a:,.0f} | {b:,.0f} | {b / a:.3f}x |")
     return "\n".join(lines)
@@ -213,13 +217,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description="telemetry overhead in instructions per call")
     parser.add_argument("--calls", type=int, default=100)
     parser.add_argument("--warmup", type=int, default=10)
+    parser.add_argument("--no-tool-round", action="store_true", help="the one-call pair only")
     parser.add_argument("--child", choices=INSTRUCTION_CONTENDERS, help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
         asyncio.run(_instruction_child(args.url, args.child, args.calls, args.warmup))
         return 0
-    print(instruction_table(args.calls, args.warmup))
+    print(instruction_table(args.calls, args.warmup, tool_round=not args.no_tool_round))
     return 0
 
 
