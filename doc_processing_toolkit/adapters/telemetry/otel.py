@@ -200,6 +200,7 @@ class _Request:
             self._error,
             time.perf_counter() - self._started,
             self._usage,
+            trace.set_span_in_context(span),
         )
 
 
@@ -405,21 +406,22 @@ class OtelTelemetry:
         error_type: str | None,
         seconds: float,
         usage: RequestUsage | None,
+        context: otel_context.Context | None = None,
     ) -> None:
         """One request's duration, tokens and cost, with the model's cached attribute
-        sets."""
+        sets (``context``: the request span's, which the SDK's exemplars then name)."""
         sets: _MetricSet = _cached(
             self._metric_sets,
             (model, response_model, error_type),
             lambda: _MetricSet(model, response_model, error_type),
         )
-        self._duration.record(seconds, sets.duration)
+        self._duration.record(seconds, sets.duration, context)
         if usage is None:
             return
-        self._tokens.record(usage.input_tokens, sets.input)
-        self._tokens.record(usage.output_tokens, sets.output)
+        self._tokens.record(usage.input_tokens, sets.input, context)
+        self._tokens.record(usage.output_tokens, sets.output, context)
         if usage.cost:
-            self._cost.add(usage.cost, sets.cost)
+            self._cost.add(usage.cost, sets.cost, context)
 
 
 def _run_attributes(

@@ -189,3 +189,24 @@ def test_a_run_left_by_an_exception_is_an_error_span(sdk: Sdk) -> None:
         assert (spans[name].attributes or {})["error.type"] == "KeyError"
     assert spans["execute_tool t"].parent is not None
     assert spans["execute_tool t"].parent.span_id == spans["invoke_agent"].context.span_id
+
+
+def test_a_requests_metric_exemplars_name_its_chat_span(sdk: Sdk) -> None:
+    with sdk.otel.run(agent_name=None, provider="openai", model="m"):
+        _request(sdk, response_model="gemini-x-001")
+    chat = sdk.spans()["chat gemini-x"]
+    data = sdk.reader.get_metrics_data()
+    assert data is not None
+    exemplars = {
+        m.name: [e.span_id for p in m.data.data_points for e in p.exemplars]
+        for r in data.resource_metrics
+        for s in r.scope_metrics
+        for m in s.metrics
+    }
+    assert set(exemplars) == {
+        "gen_ai.client.operation.duration",
+        "gen_ai.client.token.usage",
+        "doc_processing_toolkit.cost.usd",
+    }
+    for name, span_ids in exemplars.items():
+        assert span_ids and set(span_ids) == {chat.context.span_id}, name
