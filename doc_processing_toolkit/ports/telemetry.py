@@ -145,7 +145,9 @@ class Telemetry(Protocol):
         ...
 
     def attach(self, carrier: Mapping[str, str]) -> AbstractContextManager[None]:
-        """Runs the context's block under the trace context of ``carrier``."""
+        """Runs the context's block under the trace context of ``carrier``: a span
+        already current in that trace (a durable engine's workflow span) stays the
+        parent; a current span of another trace is linked from the run span instead."""
         ...
 
 

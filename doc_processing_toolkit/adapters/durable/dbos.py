@@ -31,6 +31,12 @@
   no workflow of its process runs (a workflow whose task died): it re-enqueues such a job
   once, and cancels it (the job fails) if it is orphaned again, so a drain always ends.
 
+* Tracing: a job submitted under a trace (its payload's ``trace_context``) hands that
+  context to DBOS too (``EnqueueOptions.otel_context``), so when DBOS's own tracing is
+  on (``DPT_DBOS_TRACING=1``: DBOS's ``enable_otlp``, its workflow and step spans sent
+  to the global tracer provider; off by default) the job's workflow span is in the
+  submitter's trace and the toolkit's run span nests under it.
+
 ``dbos`` (the ``fleet`` extra) is imported when an engine is built, never at package
 import. DBOS is one per process: one worker serves at a time in a process.
 """
@@ -116,6 +122,14 @@ def _import_dbos() -> Any:
             "fleets need DBOS: pip install 'doc-processing-toolkit[fleet]'"
         ) from exc
     return dbos
+
+
+def _otel_context(carrier: dict[str, str]) -> Any:
+    """The OpenTelemetry context of a job's trace carrier (present only when telemetry
+    is on, so opentelemetry-api is installed and imported already)."""
+    from opentelemetry import propagate
+
+    return propagate.extract(carrier)
 
 
 def _sqlite_engine(url: str) -> Any:
@@ -388,6 +402,8 @@ class DbosEngine:
             app_version=APP_VERSION,
             workflow_id_reuse_policy="reject",
         )
+        if carrier := payload.get("trace_context"):  # DBOS's workflow span joins it too
+            options["otel_context"] = _otel_context(carrier)
         try:
             self._client.enqueue(options, payload)
         except self._dbos.error.DBOSWorkflowIDInUseError:
@@ -448,6 +464,8 @@ class DbosEngine:
             }
             if self._sqlite:
                 config["system_database_engine"] = _sqlite_engine(self.url)
+            if _environment.switch("DPT_DBOS_TRACING", default=False):
+                config["enable_otlp"] = True  # DBOS's spans, to the global tracer provider
             self._register_queues(queues)  # before launch: see the module docstring
             DBOS(config=config)
             DBOS.listen_queues([queues.name, *queues.lanes])

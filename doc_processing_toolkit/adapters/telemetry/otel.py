@@ -19,20 +19,26 @@ Follows the GenAI conventions as ``opentelemetry-semantic-conventions`` 0.66b2 n
 Only opentelemetry-api is imported: the SDK and exporters are the application's choice.
 Content (``gen_ai.input.messages``, ``gen_ai.output.messages``, ``gen_ai.tool.call.*``)
 arrives here already redacted, and only when the telemetry captures it.
+
+Cost: the attributes that depend only on the provider, model and server (a chat span's
+start attributes, each metric's attribute set) are built once per model (`_Model`,
+`_MetricSet`) and reused; what a request learns later (response, usage, failure) goes
+onto its span in one ``set_attributes`` call when it ends; the run and tool spans are
+made current by a small context-manager class rather than generator context managers.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from typing import Any
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Any, Self, cast
 
 from opentelemetry import context as otel_context
 from opentelemetry import metrics, propagate, trace
-from opentelemetry.trace import Span, SpanKind, Status, StatusCode
+from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Status, StatusCode
 
-from doc_processing_toolkit.ports.telemetry import RequestSpan, RequestUsage, RunSpan, ToolSpan
+from doc_processing_toolkit.ports.telemetry import RequestSpan, RequestUsage
 
 __all__ = ["SEMCONV_VERSION", "OtelTelemetry"]
 
@@ -47,10 +53,15 @@ _RESPONSE_MODEL = "gen_ai.response.model"
 _ERROR_TYPE = "error.type"
 _SERVER = "server.address"
 _COST = "doc_processing_toolkit.cost.usd"
+_TOKEN_TYPE = "gen_ai.token.type"
 _PROVIDER_NAMES = {"google": "gcp.gemini"}
 """Our provider ids whose convention name differs (``gen_ai.provider.name`` values)."""
 _TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304]
 _DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48]
+_CACHE_LIMIT = 256
+"""Most cached models / metric sets (a process rarely has more; past it, the cache restarts)."""
+_LINK_KEY = otel_context.create_key("doc_processing_toolkit.link")
+"""Context key: the span a joined job's run span links to (see `OtelTelemetry.attach`)."""
 
 
 def _provider(name: str) -> str:
@@ -62,13 +73,79 @@ def _fail(span: Span, error_type: str) -> None:
     span.set_status(Status(StatusCode.ERROR, error_type))
 
 
-class _Request:
-    """One ``chat {model}`` span and its metrics (recorded when it ends)."""
+def _cached(cache: dict[Any, Any], key: Any, build: Any) -> Any:
+    found = cache.get(key)
+    if found is None:
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        found = cache[key] = build()
+    return found
 
-    def __init__(self, owner: OtelTelemetry, span: Span, attributes: dict[str, Any]) -> None:
+
+class _Model:
+    """One (provider, model, server) of chat spans: its span name and start attributes,
+    built once."""
+
+    __slots__ = ("attributes", "name", "provider", "request_model", "server")
+
+    def __init__(self, provider: str, model: str, server: str | None) -> None:
+        self.provider = _provider(provider)
+        self.request_model = model
+        self.server = server
+        self.name = f"chat {model}"
+        attributes: dict[str, Any] = {
+            _OP: "chat",
+            _PROVIDER: self.provider,
+            _REQUEST_MODEL: model,
+        }
+        if server:
+            attributes[_SERVER] = server
+        self.attributes: Mapping[str, Any] = attributes
+
+
+class _MetricSet:
+    """The attribute sets of one model's metric records (per response model and error
+    type), built once and handed to every record."""
+
+    __slots__ = ("cost", "duration", "input", "output")
+
+    def __init__(self, model: _Model, response_model: str | None, error_type: str | None):
+        base = dict(model.attributes)
+        if response_model:
+            base[_RESPONSE_MODEL] = response_model
+        self.duration: Mapping[str, Any] = (
+            {**base, _ERROR_TYPE: error_type} if error_type is not None else base
+        )
+        self.input: Mapping[str, Any] = {**base, _TOKEN_TYPE: "input"}
+        self.output: Mapping[str, Any] = {**base, _TOKEN_TYPE: "output"}
+        self.cost: Mapping[str, Any] = {
+            k: base[k] for k in (_PROVIDER, _REQUEST_MODEL, _RESPONSE_MODEL) if k in base
+        }
+
+
+class _Request:
+    """One ``chat {model}`` span: what it learns goes on it at once when it ends, with
+    its metrics."""
+
+    __slots__ = (
+        "_ended",
+        "_error",
+        "_late",
+        "_model",
+        "_owner",
+        "_response_model",
+        "_span",
+        "_started",
+        "_usage",
+    )
+
+    def __init__(self, owner: OtelTelemetry, span: Span, model: _Model) -> None:
         self._owner = owner
         self._span = span
-        self._metric_attributes = attributes
+        self._model = model
+        self._late: dict[str, Any] = {}
+        self._response_model: str | None = None
+        self._error: str | None = None
         self._usage: RequestUsage | None = None
         self._started = time.perf_counter()
         self._ended = False
@@ -81,50 +158,85 @@ class _Request:
         finish_reason: str | None,
         output: str | None = None,
     ) -> None:
-        attributes: dict[str, Any] = {}
+        late = self._late
         if model:
-            attributes[_RESPONSE_MODEL] = self._metric_attributes[_RESPONSE_MODEL] = model
+            late[_RESPONSE_MODEL] = self._response_model = model
         if response_id:
-            attributes["gen_ai.response.id"] = response_id
+            late["gen_ai.response.id"] = response_id
         if finish_reason:
-            attributes["gen_ai.response.finish_reasons"] = (finish_reason,)
+            late["gen_ai.response.finish_reasons"] = (finish_reason,)
         if output is not None:
-            attributes["gen_ai.output.messages"] = output
-        self._span.set_attributes(attributes)
+            late["gen_ai.output.messages"] = output
 
     def usage(self, usage: RequestUsage) -> None:
         self._usage = usage
-        attributes: dict[str, Any] = {
-            "gen_ai.usage.input_tokens": usage.input_tokens,
-            "gen_ai.usage.output_tokens": usage.output_tokens,
-            "gen_ai.usage.cache_read.input_tokens": usage.cache_read_tokens,
-            "gen_ai.usage.cache_creation.input_tokens": usage.cache_write_tokens,
-            _COST: usage.cost,
-        }
+        late = self._late
+        late["gen_ai.usage.input_tokens"] = usage.input_tokens
+        late["gen_ai.usage.output_tokens"] = usage.output_tokens
+        late["gen_ai.usage.cache_read.input_tokens"] = usage.cache_read_tokens
+        late["gen_ai.usage.cache_creation.input_tokens"] = usage.cache_write_tokens
+        late[_COST] = usage.cost
         if usage.reasoning_tokens:
-            attributes["gen_ai.usage.reasoning.output_tokens"] = usage.reasoning_tokens
-        self._span.set_attributes(attributes)
+            late["gen_ai.usage.reasoning.output_tokens"] = usage.reasoning_tokens
 
     def fail(self, error_type: str, *, retried: bool = False) -> None:
-        _fail(self._span, error_type)
-        self._span.set_attribute("doc_processing_toolkit.request.retried", retried)
-        self._metric_attributes[_ERROR_TYPE] = error_type
+        self._error = error_type
+        self._late[_ERROR_TYPE] = error_type
+        self._late["doc_processing_toolkit.request.retried"] = retried
 
     def end(self) -> None:
         if self._ended:
             return
         self._ended = True
-        self._span.end()
+        span = self._span
+        if self._late:
+            span.set_attributes(self._late)
+        if self._error is not None:
+            span.set_status(Status(StatusCode.ERROR, self._error))
+        span.end()
         self._owner.record_request(
-            self._metric_attributes, time.perf_counter() - self._started, self._usage
+            self._model,
+            self._response_model,
+            self._error,
+            time.perf_counter() - self._started,
+            self._usage,
+            trace.set_span_in_context(span),
         )
 
 
-class _Tool:
-    """One ``execute_tool {name}`` span."""
+class _Current:
+    """A span made current for a ``with`` block and ended when it closes; an exception
+    (a cancellation too) that leaves the block marks it failed unless `finished`."""
+
+    __slots__ = ("_span", "_token", "finished")
 
     def __init__(self, span: Span) -> None:
         self._span = span
+        self._token: object = None
+        self.finished = False
+
+    def __enter__(self) -> Self:
+        self._token = otel_context.attach(trace.set_span_in_context(self._span))
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        try:
+            if exc_type is not None and not self.finished:
+                _fail(self._span, exc_type.__name__)
+        finally:
+            otel_context.detach(self._token)  # type: ignore[arg-type]
+            self._span.end()
+
+
+class _Tool(_Current):
+    """One ``execute_tool {name}`` span."""
+
+    __slots__ = ()
 
     def result(self, text: str | None, *, is_error: bool) -> None:
         if text is not None:
@@ -133,12 +245,10 @@ class _Tool:
             _fail(self._span, "tool_error")
 
 
-class _Run:
+class _Run(_Current):
     """One ``invoke_agent`` span."""
 
-    def __init__(self, span: Span) -> None:
-        self._span = span
-        self.finished = False
+    __slots__ = ()
 
     def finish(
         self,
@@ -157,11 +267,13 @@ class _Run:
             "gen_ai.usage.input_tokens": input_tokens,
             "gen_ai.usage.output_tokens": output_tokens,
         }
+        if error_type is not None:
+            attributes[_ERROR_TYPE] = error_type
         if output is not None:
             attributes["gen_ai.output.messages"] = output
         self._span.set_attributes(attributes)
         if error_type is not None:
-            _fail(self._span, error_type)
+            self._span.set_status(Status(StatusCode.ERROR, error_type))
 
 
 class OtelTelemetry:
@@ -198,9 +310,11 @@ class OtelTelemetry:
         self._cost = meter.create_counter(
             _COST, unit="USD", description="The cost of provider requests, in US dollars."
         )
+        self._models: dict[tuple[str, str, str | None], _Model] = {}
+        self._metric_sets: dict[tuple[_Model, str | None, str | None], _MetricSet] = {}
+        self._runs: dict[tuple[str | None, str, str, str | None], Mapping[str, Any]] = {}
 
     # ------------------------------------------------------------------ spans
-    @contextmanager
     def run(
         self,
         *,
@@ -208,31 +322,24 @@ class OtelTelemetry:
         provider: str,
         model: str,
         server_address: str | None = None,
-    ) -> Iterator[RunSpan]:
-        attributes: dict[str, Any] = {
-            _OP: "invoke_agent",
-            _PROVIDER: _provider(provider),
-            _REQUEST_MODEL: model,
-        }
-        if agent_name:
-            attributes["gen_ai.agent.name"] = agent_name
-        if server_address:
-            attributes[_SERVER] = server_address
+    ) -> _Run:
+        key = (agent_name, provider, model, server_address)
+        attributes = _cached(self._runs, key, lambda: _run_attributes(*key))
         name = f"invoke_agent {agent_name}" if agent_name else "invoke_agent"
-        with self._tracer.start_as_current_span(
-            name,
-            kind=SpanKind.INTERNAL,
-            attributes=attributes,
-            record_exception=False,
-            set_status_on_exception=False,
-        ) as span:
-            run = _Run(span)
-            try:
-                yield run
-            except BaseException as exc:  # cancelled, or raised before the run had a result
-                if not run.finished:
-                    _fail(span, type(exc).__name__)
-                raise
+        link = otel_context.get_value(_LINK_KEY)
+        if link is None:
+            span = self._tracer.start_span(name, kind=SpanKind.INTERNAL, attributes=attributes)
+        else:  # a joined fleet job: link to the span the job ran under, once
+            parent = otel_context.set_value(_LINK_KEY, None)
+            span = self._tracer.start_span(
+                name,
+                context=parent,
+                kind=SpanKind.INTERNAL,
+                attributes=attributes,
+                links=[Link(cast(SpanContext, link))],
+            )
+            return _LinkedRun(span, parent)
+        return _Run(span)
 
     def request(
         self,
@@ -244,22 +351,20 @@ class OtelTelemetry:
         server_address: str | None = None,
         input_messages: str | None = None,
     ) -> RequestSpan:
-        metric_attributes: dict[str, Any] = {
-            _OP: "chat",
-            _PROVIDER: _provider(provider),
-            _REQUEST_MODEL: model,
-        }
-        if server_address:
-            metric_attributes[_SERVER] = server_address
-        attributes = {**metric_attributes, "doc_processing_toolkit.request.attempt": attempt}
+        profile: _Model = _cached(
+            self._models,
+            (provider, model, server_address),
+            lambda: _Model(provider, model, server_address),
+        )
+        attributes = dict(profile.attributes)
+        attributes["doc_processing_toolkit.request.attempt"] = attempt
         if purpose:
             attributes["doc_processing_toolkit.request.purpose"] = purpose
         if input_messages is not None:
             attributes["gen_ai.input.messages"] = input_messages
-        span = self._tracer.start_span(f"chat {model}", kind=SpanKind.CLIENT, attributes=attributes)
-        return _Request(self, span, metric_attributes)
+        span = self._tracer.start_span(profile.name, kind=SpanKind.CLIENT, attributes=attributes)
+        return _Request(self, span, profile)
 
-    @contextmanager
     def tool(
         self,
         *,
@@ -267,7 +372,7 @@ class OtelTelemetry:
         call_id: str | None,
         server: str | None,
         arguments: str | None = None,
-    ) -> Iterator[ToolSpan]:
+    ) -> _Tool:
         attributes: dict[str, Any] = {
             _OP: "execute_tool",
             "gen_ai.tool.name": name,
@@ -279,18 +384,10 @@ class OtelTelemetry:
             attributes["doc_processing_toolkit.tool.server"] = server
         if arguments is not None:
             attributes["gen_ai.tool.call.arguments"] = arguments
-        with self._tracer.start_as_current_span(
-            f"execute_tool {name}",
-            kind=SpanKind.INTERNAL,
-            attributes=attributes,
-            record_exception=False,
-            set_status_on_exception=False,
-        ) as span:
-            try:
-                yield _Tool(span)
-            except BaseException as exc:
-                _fail(span, type(exc).__name__)
-                raise
+        span = self._tracer.start_span(
+            f"execute_tool {name}", kind=SpanKind.INTERNAL, attributes=attributes
+        )
+        return _Tool(span)
 
     # ------------------------------------------------------------------ context
     def trace_context(self) -> dict[str, str]:
@@ -298,24 +395,91 @@ class OtelTelemetry:
         propagate.inject(carrier)
         return carrier
 
-    @contextmanager
-    def attach(self, carrier: Mapping[str, str]) -> Iterator[None]:
-        token = otel_context.attach(propagate.extract(dict(carrier)))
-        try:
-            yield
-        finally:
-            otel_context.detach(token)
+    def attach(self, carrier: Mapping[str, str]) -> _Attached:
+        return _Attached(carrier)
 
     # ------------------------------------------------------------------ metrics
     def record_request(
-        self, attributes: dict[str, Any], seconds: float, usage: RequestUsage | None
+        self,
+        model: _Model,
+        response_model: str | None,
+        error_type: str | None,
+        seconds: float,
+        usage: RequestUsage | None,
+        context: otel_context.Context | None = None,
     ) -> None:
-        """One request's duration, tokens and cost."""
-        self._duration.record(seconds, attributes)
+        """One request's duration, tokens and cost, with the model's cached attribute
+        sets (``context``: the request span's, which the SDK's exemplars then name)."""
+        sets: _MetricSet = _cached(
+            self._metric_sets,
+            (model, response_model, error_type),
+            lambda: _MetricSet(model, response_model, error_type),
+        )
+        self._duration.record(seconds, sets.duration, context)
         if usage is None:
             return
-        self._tokens.record(usage.input_tokens, {**attributes, "gen_ai.token.type": "input"})
-        self._tokens.record(usage.output_tokens, {**attributes, "gen_ai.token.type": "output"})
+        self._tokens.record(usage.input_tokens, sets.input, context)
+        self._tokens.record(usage.output_tokens, sets.output, context)
         if usage.cost:
-            keys = (_PROVIDER, _REQUEST_MODEL, _RESPONSE_MODEL)
-            self._cost.add(usage.cost, {k: attributes[k] for k in keys if k in attributes})
+            self._cost.add(usage.cost, sets.cost, context)
+
+
+def _run_attributes(
+    agent_name: str | None, provider: str, model: str, server_address: str | None
+) -> Mapping[str, Any]:
+    attributes: dict[str, Any] = {
+        _OP: "invoke_agent",
+        _PROVIDER: _provider(provider),
+        _REQUEST_MODEL: model,
+    }
+    if agent_name:
+        attributes["gen_ai.agent.name"] = agent_name
+    if server_address:
+        attributes[_SERVER] = server_address
+    return attributes
+
+
+class _LinkedRun(_Run):
+    """The run span of a joined fleet job: current in ``parent`` (the submitter's
+    context without the link), so the runs nested in it link to nothing."""
+
+    __slots__ = ("_parent",)
+
+    def __init__(self, span: Span, parent: Any) -> None:
+        super().__init__(span)
+        self._parent = parent
+
+    def __enter__(self) -> Self:
+        self._token = otel_context.attach(trace.set_span_in_context(self._span, self._parent))
+        return self
+
+
+class _Attached:
+    """The block of `OtelTelemetry.attach`: runs under the carrier's trace context.
+
+    When a span is current already in the carrier's trace (DBOS's workflow span, when
+    DBOS's own tracing is on and the job carried the context to it), nothing changes:
+    the run span nests under it. When the current span is in another trace (DBOS traced
+    the job, but not in the submitter's trace), the carrier's context is attached and
+    the run span links to that span. Otherwise the carrier's context is attached."""
+
+    __slots__ = ("_carrier", "_token")
+
+    def __init__(self, carrier: Mapping[str, str]) -> None:
+        self._carrier = carrier
+        self._token: object = None
+
+    def __enter__(self) -> None:
+        remote = propagate.extract(dict(self._carrier))
+        wanted = trace.get_current_span(remote).get_span_context()
+        current = trace.get_current_span().get_span_context()
+        if not wanted.is_valid or (current.is_valid and current.trace_id == wanted.trace_id):
+            return
+        if current.is_valid:
+            remote = otel_context.set_value(_LINK_KEY, current, remote)
+        self._token = otel_context.attach(remote)
+
+    def __exit__(self, *_: object) -> None:
+        if self._token is not None:
+            otel_context.detach(self._token)  # type: ignore[arg-type]
+            self._token = None

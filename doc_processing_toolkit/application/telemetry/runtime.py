@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -58,6 +59,10 @@ __all__ = [
 
 _process: Telemetry | None = None
 """The process-wide telemetry of ``instrument()`` (None: each Agent's own setting)."""
+_built: Telemetry | None = None
+"""The last telemetry an ``Agent(telemetry=True)`` of this process built (None: none):
+what carries a trace context to a fleet job when the process is not instrumented (the
+context is the OpenTelemetry API's, the same through any adapter)."""
 
 
 def install(telemetry: Telemetry | None) -> None:
@@ -71,20 +76,29 @@ def installed() -> Telemetry | None:
     return _process
 
 
+def _propagator() -> Telemetry | None:
+    return _process or _built
+
+
 def trace_carrier() -> dict[str, str]:
     """The caller's trace context as carrier headers, for work that runs elsewhere (a
-    fleet job); empty when the process is not instrumented."""
-    return _process.trace_context() if _process is not None else {}
+    fleet job); empty when neither ``instrument()`` nor an ``Agent(telemetry=True)`` of
+    this process turned telemetry on, or when no span is current."""
+    telemetry = _propagator()
+    return telemetry.trace_context() if telemetry is not None else {}
 
 
 @contextmanager
 def joined(carrier: dict[str, str] | None) -> Iterator[None]:
-    """Runs the block under the trace context of ``carrier`` (a submitter's), when the
-    process is instrumented: the spans opened inside join the submitter's trace."""
-    if _process is None or not carrier:
+    """Runs the block under the trace context of ``carrier`` (a submitter's), when
+    telemetry is on in this process (``instrument()``, or the job's
+    ``Agent(telemetry=True)``, built before): the spans opened inside join the
+    submitter's trace (see `Telemetry.attach` for a span already current)."""
+    telemetry = _propagator()
+    if telemetry is None or not carrier:
         yield
         return
-    with _process.attach(carrier):
+    with telemetry.attach(carrier):
         yield
 
 
@@ -107,6 +121,7 @@ def active() -> RunTelemetry:
     return _ACTIVE.get()
 
 
+@lru_cache(maxsize=64)  # once per base URL, not per run
 def _host(base_url: str | None) -> str | None:
     if not base_url:
         return None
@@ -129,7 +144,9 @@ def agent_telemetry(enabled: bool, build: Callable[[], Telemetry] | None) -> Tel
         raise ConfigurationError(
             "telemetry=True: the Agent's AgentDeps have no telemetry adapter (deps.telemetry)"
         )
-    return build()
+    global _built
+    _built = build()
+    return _built
 
 
 @contextmanager
