@@ -405,3 +405,38 @@ def test_claude_on_vertex_without_a_project_names_the_remedy(
     with pytest.raises(ConfigurationError, match="ANTHROPIC_VERTEX_PROJECT_ID"):
         agent.run_sync("hi")
     assert emu.request_count == 0
+
+
+@pytest.mark.parametrize(
+    ("model", "deployment", "system"),
+    [
+        ("claude-sonnet-4-5", "bedrock", "aws.bedrock"),
+        ("gemini-2.5-flash", "vertex", "gcp.vertex_ai"),
+        ("gpt-4o", "azure", "azure.ai.openai"),
+    ],
+)
+def test_telemetry_names_the_cloud_that_serves_the_model(
+    model: str, deployment: str, system: str, emu: ProviderEmulator
+) -> None:
+    pytest.importorskip("opentelemetry.sdk")
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from doc_processing_toolkit.telemetry import instrument, uninstrument
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    instrument(tracer_provider=provider)
+    try:
+        emu.reset([Reply(text="hello")])
+        _agent(model, deployment, emu).run_sync("Say hello.")
+    finally:
+        uninstrument()
+        provider.shutdown()
+    names = {
+        span.name: (span.attributes or {}).get("gen_ai.provider.name")
+        for span in exporter.get_finished_spans()
+    }
+    assert names == {"invoke_agent": system, f"chat {model}": system}

@@ -54,8 +54,15 @@ _ERROR_TYPE = "error.type"
 _SERVER = "server.address"
 _COST = "doc_processing_toolkit.cost.usd"
 _TOKEN_TYPE = "gen_ai.token.type"
-_PROVIDER_NAMES = {"google": "gcp.gemini"}
-"""Our provider ids whose convention name differs (``gen_ai.provider.name`` values)."""
+_PROVIDER_NAMES = {
+    "google": "gcp.gemini",
+    "bedrock": "aws.bedrock",
+    "vertex": "gcp.vertex_ai",
+    "azure": "azure.ai.openai",
+    "foundry": "azure.ai.inference",
+}
+"""Our provider ids whose convention name differs (``gen_ai.provider.name`` values); a
+cloud deployment (``Agent(deployment=...)``) names the cloud that serves the model."""
 _TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304]
 _DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48]
 _CACHE_LIMIT = 256

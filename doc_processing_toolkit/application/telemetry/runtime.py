@@ -110,6 +110,8 @@ class RunTelemetry:
     telemetry: Telemetry
     server_address: str | None = None
     pending: RequestSpan | None = field(default=None)
+    deployment: str | None = None
+    """The cloud serving the model (``Agent(deployment=...)``): the spans' provider name."""
 
 
 _NO_RUN = RunTelemetry(NO_TELEMETRY)
@@ -157,10 +159,11 @@ def run_span(own: Telemetry | None, settings: AgentSettings, provider: str) -> I
     if telemetry is None or not telemetry.enabled:
         yield NO_SPAN
         return
-    run = RunTelemetry(telemetry, server_address=_host(settings.base_url))
+    deployment = settings.deployment.deployment
+    run = RunTelemetry(telemetry, server_address=_host(settings.base_url), deployment=deployment)
     with telemetry.run(
         agent_name=None,
-        provider=provider,
+        provider=deployment or provider,
         model=settings.model,
         server_address=run.server_address,
     ) as span:
@@ -222,7 +225,7 @@ def attempt_started(provider: str, request: ModelRequest, attempt: int) -> Reque
     _end_pending(run)
     tel = run.telemetry
     return tel.request(
-        provider=provider,
+        provider=run.deployment or provider,
         model=request.model,
         purpose=request.purpose,
         attempt=attempt,
