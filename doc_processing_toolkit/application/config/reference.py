@@ -546,7 +546,21 @@ Returns:
 """Args / Returns of ``AgentSession.to_json``."""
 
 
+RESUME_DOC_SECTIONS = """Args:
+    session_or_envelope: The AgentSession (resumed in place), its envelope (a dict, JSON
+        text or bytes, or a file path), or the AgentResult of a plain run that ended
+        ``awaiting_approval``.
+    approvals (dict[str, Approval]): One `Approval` per pending call id.
+
+Returns:
+    AgentResult: The rest of the turn.
+
+Raises:
+    ApprovalError: The answers do not fit the waiting turn (see `AgentSession.resume`);
+        nothing ran."""
+
 AGENT_METHOD_SECTIONS = {
+    "resume": RESUME_DOC_SECTIONS,
     "run": RUN_DOC_SECTIONS,
     "run_sync": RUN_DOC_SECTIONS,
     "stream": STREAM_DOC_SECTIONS,

@@ -393,7 +393,15 @@ class AgentSession:
         return await self._approvals.resume(approvals)
 
     def resume_sync(self, approvals: Mapping[str, Approval]) -> AgentResult:
-        """Synchronous wrapper for resume() (its own asyncio.run loop per call)."""
+        """Synchronous wrapper for resume() (its own asyncio.run loop per call).
+
+        Args:
+            approvals (dict[str, Approval]): One `Approval` per pending call id, as for
+                `resume`.
+
+        Returns:
+            AgentResult: The rest of the turn, as `resume` returns it.
+        """
 
         async def resume_and_release() -> AgentResult:
             try:
