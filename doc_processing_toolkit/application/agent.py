@@ -70,7 +70,8 @@ from doc_processing_toolkit.application.run.stream.streaming import (
     run_blocking,
     stream_run,
 )
-from doc_processing_toolkit.application.session.session import AgentSession, resume_session
+from doc_processing_toolkit.application.session.resuming import resume_session
+from doc_processing_toolkit.application.session.session import AgentSession
 from doc_processing_toolkit.application.telemetry.runtime import run_span
 from doc_processing_toolkit.application.tools.loader import ToolLoader
 from doc_processing_toolkit.application.tools.planning import build_tool_planner
@@ -525,11 +526,9 @@ class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
                 on_result(result, error)
             return result, error
 
+        structured = run_input.output_schema is not None
         events = stream_run(
-            execute,
-            structured=run_input.output_schema is not None,
-            on_abandoned=abandoned,
-            check=run_input.check,
+            execute, structured=structured, on_abandoned=abandoned, check=run_input.check
         )
         # Closing this generator closes the run's at once (it cancels the run).
         async with contextlib.aclosing(events):

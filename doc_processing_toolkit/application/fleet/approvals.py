@@ -112,7 +112,7 @@ def parked_output(agent: Any, result: Any, options: dict[str, Any]) -> dict[str,
     if getattr(result, "status", None) != "awaiting_approval":
         return {}
     from doc_processing_toolkit.application.run.run_input import RunInput
-    from doc_processing_toolkit.application.session.session import waiting_envelope
+    from doc_processing_toolkit.application.session.resuming import waiting_envelope
 
     return {
         "status": "awaiting_approval",

@@ -10,5 +10,6 @@ truncation, a compacted prefix), ``envelope`` (the v3 envelope out, the atomic w
 ``restore`` (dialect detection and conversion through ``application.history``), ``native``
 (codec access and legal cut points), ``history_config`` (session_history_config),
 ``media_policy`` (MediaStore markers), ``fingerprint`` and ``metadata`` (the typed
-`SessionMetadata`). No adapter and not the Agent is imported here.
+`SessionMetadata`), ``awaiting`` / ``approvals`` / ``resuming`` (a turn waiting for
+approval: its record, `AgentSession.resume`, and `Agent.resume` from outside a session). No adapter and not the Agent is imported here.
 """
