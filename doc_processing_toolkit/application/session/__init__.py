@@ -11,5 +11,6 @@ truncation, a compacted prefix), ``envelope`` (the v3 envelope out, the atomic w
 (codec access and legal cut points), ``history_config`` (session_history_config),
 ``media_policy`` (MediaStore markers), ``fingerprint`` and ``metadata`` (the typed
 `SessionMetadata`), ``awaiting`` / ``approvals`` / ``resuming`` (a turn waiting for
-approval: its record, `AgentSession.resume`, and `Agent.resume` from outside a session). No adapter and not the Agent is imported here.
+approval: its record, `AgentSession.resume`, and `Agent.resume` from outside a session).
+No adapter and not the Agent is imported here.
 """
