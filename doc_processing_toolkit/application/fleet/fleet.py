@@ -326,13 +326,18 @@ class Fleet:
             if on_progress is not None:
                 on_progress(status_of(merge_continuations(list(records))))
 
-        self._approvals.expire(self._engine.jobs())  # and while no worker ran
+        # Every job's record is read per tick only when someone needs them: a progress
+        # callback, or approval deadlines to pass (reading 50,000 records twice a second
+        # would cost the worker more than its jobs).
+        watched = on_progress is not None or self._approvals.timeout is not None
+        if self._approvals.timeout is not None:
+            self._approvals.expire(self._engine.jobs())  # and while no worker ran
         self._engine.serve(
             runner,
             self.queues(),
             worker_id=self.worker_id,
             until_idle=until_idle,
-            on_tick=tick,
+            on_tick=tick if watched else None,
         )
         return self.results()
 
