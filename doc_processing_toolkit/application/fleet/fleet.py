@@ -122,7 +122,10 @@ class Fleet:
         deps: FleetDeps | None = None,
     ) -> None:
         """Args:
-        agent_factory: Builds one job's Agent (called for every job, in every worker).
+        agent_factory: Builds one job's Agent (called for every job, in every worker;
+            it is closed when its job ends). A factory that returns the same Agent each
+            time (``lambda: agent``) shares it between the jobs: a worker saves building
+            and connecting an Agent per job, and does not close it between jobs.
             None: a fleet that only submits and reads (``dpt fleet status``); it cannot
             `run`.
         database_url: The engine's database: None for a SQLite file ``<name>.sqlite`` in

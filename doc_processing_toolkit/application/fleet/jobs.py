@@ -1,8 +1,9 @@
 """One fleet job: an Agent run whose requests and tool calls are durable steps.
 
 `FleetJobRunner` is the `JobRunner`
-the engine calls for each job (and again, to replay it, after a crash). It builds a fresh
-Agent with the fleet's factory, installs a `JobScope` for the run (so the loop
+the engine calls for each job (and again, to replay it, after a crash). It gets the job's
+Agent from the fleet's factory (an Agent the factory returns again is shared: see
+`_AgentUse`), installs a `JobScope` for the run (so the loop
 talks to a `JobModelClient` and
 each tool call is a step) and turns the outcome into the job's result: JSON data with
 the output, the ledger and the cost. A run that fails still returns a result (with
