@@ -155,6 +155,7 @@ class StepStarts:
 
         self._sa = sa
         self._engine = engine
+        self._returning = engine.dialect.name != "sqlite" or _sqlite_returning()
         try:
             with engine.begin() as conn:
                 conn.execute(
@@ -168,17 +169,20 @@ class StepStarts:
             if not sa.inspect(engine).has_table(STARTS_TABLE):
                 raise
 
-    def start(self, job_id: str, step: int, name: str) -> None:
-        """Record one start of step ``step`` of job ``job_id``."""
+    def start(self, job_id: str, step: int, name: str) -> int:
+        """Record one start of step ``step`` of job ``job_id``; the step's starts so far,
+        this one included (0: not known, on a SQLite older than 3.35 without RETURNING)."""
+        returning = " RETURNING starts" if self._returning else ""
         with self._engine.begin() as conn:
-            conn.execute(
+            row = conn.execute(
                 self._sa.text(
                     f"INSERT INTO {STARTS_TABLE} (job_id, step, name, starts) "
                     "VALUES (:job, :step, :name, 1) ON CONFLICT (job_id, step) "
-                    f"DO UPDATE SET starts = {STARTS_TABLE}.starts + 1"
+                    f"DO UPDATE SET starts = {STARTS_TABLE}.starts + 1{returning}"
                 ),
                 {"job": job_id, "step": step, "name": name},
-            )
+            ).first()
+        return int(row[0]) if row is not None else 0
 
     def unrecorded(self, job_id: str) -> int:
         """Starts of job ``job_id``'s marked steps beyond one per step."""
@@ -204,6 +208,12 @@ class StepStarts:
     def close(self) -> None:
         """Release the engine's connections."""
         self._engine.dispose()
+
+
+def _sqlite_returning() -> bool:
+    import sqlite3
+
+    return sqlite3.sqlite_version_info >= (3, 35)
 
 
 class ApprovalAnswers:
@@ -257,6 +267,10 @@ class _DbosSteps:
 
     def __init__(self, starts: StepStarts) -> None:
         self._starts = starts
+        self._marked = 0
+        """Marked steps this execution of the job reached."""
+        self._first = 0
+        """... whose start here was the step's first start ever."""
 
     async def step(self, name: str, fn: Callable[[], Awaitable[T]]) -> T:
         dbos = _import_dbos()
@@ -271,15 +285,24 @@ class _DbosSteps:
         dbos = _import_dbos()
         starts = self._starts
 
+        self._marked += 1
+
         async def body() -> T:  # runs only when the step has no checkpoint
             job_id, step = str(dbos.DBOS.workflow_id), int(dbos.DBOS.step_id)
-            await asyncio.to_thread(starts.start, job_id, step, name)
+            if await asyncio.to_thread(starts.start, job_id, step, name) == 1:
+                self._first += 1
             return await fn()
 
         result: T = await dbos.DBOS.run_step_async({"name": name}, body)
         return result
 
     async def unrecorded_starts(self) -> int:
+        """The job's starts without a checkpoint. When every marked step this execution
+        reached was started here for the first time ever, no earlier execution started
+        one (it would have left a start, or a checkpoint this one replayed, on a step of
+        the same id: DBOS replays a job's steps in their order): 0 without a query."""
+        if self._marked and self._first == self._marked:
+            return 0
         dbos = _import_dbos()
         return await asyncio.to_thread(self._starts.unrecorded, str(dbos.DBOS.workflow_id))
 
