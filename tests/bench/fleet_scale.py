@@ -549,7 +549,7 @@ def bench_section(args: argparse.Namespace) -> list[list[str]]:
         pg = Postgres() if "postgres" in args.rows else None
         try:
             if pg is None:
-                print("fleet: Postgres rows not asked for (--rows)", flush=True)
+                print("fleet: Postgres rows skipped (--smoke, or not in --rows)", flush=True)
             elif pg.url is None:
                 print(f"fleet: no Postgres reachable, its rows skipped ({pg.note})", flush=True)
             else:
