@@ -56,9 +56,7 @@ def test_a_worker_without_progress_callback_reads_the_job_records_once(
     emulator: ProviderEmulator, tmp_path: Path
 ) -> None:
     CountingEngine.reads = 0
-    fleet = Fleet(
-        fs.make_agent, str(tmp_path / "f.sqlite"), concurrency=2, deps=_counting_deps()
-    )
+    fleet = Fleet(fs.make_agent, str(tmp_path / "f.sqlite"), concurrency=2, deps=_counting_deps())
     for i in range(6):
         fleet.submit(f"job-{i}", f"Process job job-{i}.")
     results = fleet.run()
