@@ -18,7 +18,7 @@ help:
 	@echo "make test   - ruff, mypy --strict, import-linter contracts, pytest"
 	@echo "make test-sdk-latest - the provider contract suite against the newest released"
 	@echo "             anthropic, openai and google-genai (a throwaway venv; needs the index)"
-	@echo "make bench  - the performance gate: Agent vs the raw SDKs, import, sessions (< 5 min)"
+	@echo "make bench  - the performance gate: Agent vs the raw SDKs, import, sessions, the fleet (< 8 min)"
 	@echo "make bench-smoke - one short round of the bench (CI: proves it runs, times nothing)"
 	@echo "make bench-backlog [JOBS=50000] - 50,000 fleet jobs, 4 workers on Postgres (~20 min)"
 	@echo "make bench-fleet - the fleet: wall time and CPU per job, the per-request start record"
