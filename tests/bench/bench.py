@@ -30,6 +30,8 @@ save, history conversion throughput), and the document figures (``documents.py``
 in pages per second; and the peak memory of a 500 MB PDF uploaded through the Gemini Files
 API against a baseline child, goal < 100 MB), and the evidence figure (``evidence.py``: what
 ``run(evidence=True)`` adds to a 50-field extraction over a 100-page PDF, goal < 50 ms).
+Last, the fleet section (``fleet_scale.py``, issue 41): the fleet against ``asyncio.gather``
+at 50 ms per request, on SQLite and (when reachable) Postgres, and in batch mode.
 These are measurements, never assertions: nothing
 here fails on a slow machine (the smoke run fails only when a workload itself breaks).
 """
@@ -567,6 +569,9 @@ def main() -> None:
         f"Python {sys.version.split()[0]}"
     )
     print_table(rows, header)
+    # The fleet at scale (issue 41): its own processes (emulator, workers, Postgres).
+    fleet = [sys.executable, str(HERE / "fleet_scale.py"), *(["--smoke"] if args.smoke else [])]
+    subprocess.run(fleet, check=True)
 
 
 if __name__ == "__main__":

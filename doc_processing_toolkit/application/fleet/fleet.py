@@ -122,7 +122,10 @@ class Fleet:
         deps: FleetDeps | None = None,
     ) -> None:
         """Args:
-        agent_factory: Builds one job's Agent (called for every job, in every worker).
+        agent_factory: Builds one job's Agent (called for every job, in every worker;
+            it is closed when its job ends). A factory that returns the same Agent each
+            time (``lambda: agent``) shares it between the jobs: a worker saves building
+            and connecting an Agent per job, and does not close it between jobs.
             None: a fleet that only submits and reads (``dpt fleet status``); it cannot
             `run`.
         database_url: The engine's database: None for a SQLite file ``<name>.sqlite`` in
@@ -326,13 +329,18 @@ class Fleet:
             if on_progress is not None:
                 on_progress(status_of(merge_continuations(list(records))))
 
-        self._approvals.expire(self._engine.jobs())  # and while no worker ran
+        # Every job's record is read per tick only when someone needs them: a progress
+        # callback, or approval deadlines to pass (reading 50,000 records twice a second
+        # would cost the worker more than its jobs).
+        watched = on_progress is not None or self._approvals.timeout is not None
+        if self._approvals.timeout is not None:
+            self._approvals.expire(self._engine.jobs())  # and while no worker ran
         self._engine.serve(
             runner,
             self.queues(),
             worker_id=self.worker_id,
             until_idle=until_idle,
-            on_tick=tick,
+            on_tick=tick if watched else None,
         )
         return self.results()
 

@@ -1,8 +1,9 @@
 """One fleet job: an Agent run whose requests and tool calls are durable steps.
 
 `FleetJobRunner` is the `JobRunner`
-the engine calls for each job (and again, to replay it, after a crash). It builds a fresh
-Agent with the fleet's factory, installs a `JobScope` for the run (so the loop
+the engine calls for each job (and again, to replay it, after a crash). It gets the job's
+Agent from the fleet's factory (an Agent the factory returns again is shared: see
+`_AgentUse`), installs a `JobScope` for the run (so the loop
 talks to a `JobModelClient` and
 each tool call is a step) and turns the outcome into the job's result: JSON data with
 the output, the ledger and the cost. A run that fails still returns a result (with
@@ -21,9 +22,11 @@ KeyboardInterrupt and cancellation go through (the job then resumes later).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import hashlib
 import json
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
@@ -229,6 +232,7 @@ class FleetJobRunner:
         self._window = batch_window_seconds
         self._gates: dict[str, ProviderGate] = {}
         self._batchers: dict[str, RoundBatcher | None] = {}
+        self._agents = _AgentUse()
 
     def _gate(self, provider: str) -> ProviderGate:
         if provider not in self._gates:
@@ -261,7 +265,7 @@ class FleetJobRunner:
         self, job_id: str, payload: dict[str, Any], steps: DurableSteps
     ) -> dict[str, Any]:
         """Run job ``job_id`` (``payload``: ``message`` and ``files``) and return its result."""
-        agent = self._factory()
+        agent = self._agents.take(self._factory())
         provider = agent.provider
         batcher = self._batcher(provider)
         lane = lane_name(self._fleet, provider) if provider in self._limits else None
@@ -280,7 +284,8 @@ class FleetJobRunner:
         finally:
             if batcher is not None:
                 batcher.leave()
-            await agent.close()
+            if self._agents.give_back(agent):
+                await agent.close()
         unrecorded = await steps.unrecorded_starts()
         if unrecorded:
             log.warning(
@@ -320,6 +325,46 @@ class FleetJobRunner:
         except BaseException as exc:  # SystemExit & co. fail this job, never the worker
             log.error("fleet job raised a BaseException", job_id=job_id, error=type(exc).__name__)
             return getattr(exc, "partial_result", None), _typed(exc)
+
+
+class _AgentUse:
+    """Which of the factory's Agents a finished job may close.
+
+    A factory that builds an Agent per job gets each closed when its job ends. A factory
+    that returns one Agent again and again (``lambda: agent``) shares it: it is closed only
+    when no job of this worker runs on it and it has not come back before (once it comes
+    back from the factory after a close, it is never closed between jobs again: it stays
+    connected for the next job, and its owner closes it). Closing it under a running job
+    would close that job's connections."""
+
+    def __init__(self) -> None:
+        self._running: dict[int, int] = {}
+        self._closed: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._shared: weakref.WeakSet[Any] = weakref.WeakSet()
+
+    def take(self, agent: FleetAgent) -> FleetAgent:
+        key = id(agent)
+        with contextlib.suppress(TypeError):  # an object without weak references
+            if self._running.get(key) or agent in self._closed:
+                self._shared.add(agent)
+        self._running[key] = self._running.get(key, 0) + 1
+        return agent
+
+    def give_back(self, agent: FleetAgent) -> bool:
+        """One job done with ``agent``: True when the caller closes it now."""
+        key = id(agent)
+        left = self._running.get(key, 1) - 1
+        if left > 0:
+            self._running[key] = left
+            return False
+        self._running.pop(key, None)
+        try:
+            if agent in self._shared:
+                return False
+            self._closed.add(agent)
+        except TypeError:
+            pass
+        return True
 
 
 def _typed(exc: BaseException) -> BaseException:

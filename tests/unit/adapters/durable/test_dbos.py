@@ -31,3 +31,14 @@ def test_a_start_without_its_checkpoint_is_counted_once_per_extra_start(tmp_path
     assert again.unrecorded("job-1") == 2
     assert again.unrecorded("never-ran") == 0
     again.close()
+
+
+def test_a_start_returns_the_steps_starts_so_far(tmp_path: Path) -> None:
+    """What lets a job whose every request started for the first time skip the count."""
+    url = system_database_url(str(tmp_path / "fleet.sqlite"), "fleet")
+    starts = StepStarts.open(url)
+    assert starts.start("job-1", 1, "model:generation") == 1
+    assert starts.start("job-1", 3, "model:tool_followup") == 1
+    assert starts.start("job-1", 3, "model:tool_followup") == 2  # a replay's second start
+    assert starts.start("job-2", 3, "model:tool_followup") == 1
+    starts.close()
