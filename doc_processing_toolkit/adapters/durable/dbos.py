@@ -156,6 +156,19 @@ job is a finished workflow (it holds no worker slot); an answer that completes a
 answers enqueues the job's continuation workflow (application/fleet/approvals.py)."""
 
 
+def _create_table(engine: Any, table: str, columns: str) -> None:
+    """``CREATE TABLE IF NOT EXISTS table (columns)``; another worker or process creating it
+    at the same moment is no error."""
+    import sqlalchemy as sa
+
+    try:
+        with engine.begin() as conn:
+            conn.execute(sa.text(f"CREATE TABLE IF NOT EXISTS {table} ({columns})"))
+    except sa.exc.DBAPIError:
+        if not sa.inspect(engine).has_table(table):
+            raise
+
+
 class StepStarts:
     """The table of marked-step starts: (job id, step id) -> how many executions started
     the step. One upsert per start; a completed job whose row reads n started it n - 1
@@ -170,18 +183,12 @@ class StepStarts:
         self._sa = sa
         self._engine = engine
         self._returning = engine.dialect.name != "sqlite" or _sqlite_returning()
-        try:
-            with engine.begin() as conn:
-                conn.execute(
-                    sa.text(
-                        f"CREATE TABLE IF NOT EXISTS {STARTS_TABLE} (job_id TEXT NOT NULL, "
-                        "step INTEGER NOT NULL, name TEXT NOT NULL, starts INTEGER NOT NULL, "
-                        "PRIMARY KEY (job_id, step))"
-                    )
-                )
-        except sa.exc.DBAPIError:  # another worker created it at the same moment
-            if not sa.inspect(engine).has_table(STARTS_TABLE):
-                raise
+        _create_table(
+            engine,
+            STARTS_TABLE,
+            "job_id TEXT NOT NULL, step INTEGER NOT NULL, name TEXT NOT NULL, "
+            "starts INTEGER NOT NULL, PRIMARY KEY (job_id, step)",
+        )
 
     def start(self, job_id: str, step: int, name: str) -> int:
         """Record one start of step ``step`` of job ``job_id``; the step's starts so far,
@@ -238,18 +245,12 @@ class ApprovalAnswers:
 
         self._sa = sa
         self._engine = engine
-        try:
-            with engine.begin() as conn:
-                conn.execute(
-                    sa.text(
-                        f"CREATE TABLE IF NOT EXISTS {ANSWERS_TABLE} (job_key TEXT NOT NULL, "
-                        "call_id TEXT NOT NULL, answer TEXT NOT NULL, "
-                        "PRIMARY KEY (job_key, call_id))"
-                    )
-                )
-        except sa.exc.DBAPIError:  # another process created it at the same moment
-            if not sa.inspect(engine).has_table(ANSWERS_TABLE):
-                raise
+        _create_table(
+            engine,
+            ANSWERS_TABLE,
+            "job_key TEXT NOT NULL, call_id TEXT NOT NULL, answer TEXT NOT NULL, "
+            "PRIMARY KEY (job_key, call_id)",
+        )
 
     def record(self, key: str, call_id: str, answer: dict[str, Any]) -> dict[str, dict[str, Any]]:
         """Store ``answer`` unless the call has one; every answer under ``key``."""
