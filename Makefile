@@ -11,7 +11,7 @@ UV := $(BOOTSTRAP)/bin/uv
 endif
 RUN := $(UV) run --frozen --no-sync
 
-.PHONY: help uv install demo test test-sdk-latest lint typecheck contracts unit bench bench-smoke bench-backlog bench-fleet bench-instructions docs clean soak postgres
+.PHONY: help uv install demo test test-sdk-latest lint typecheck contracts unit bench bench-smoke bench-backlog bench-evals bench-fleet bench-instructions docs clean soak postgres
 
 help:
 	@echo "make demo   - offline demo: a tool-using agent against the local provider emulator"
@@ -21,6 +21,7 @@ help:
 	@echo "make bench  - the performance gate: Agent vs the raw SDKs, import, sessions, the fleet (< 8 min)"
 	@echo "make bench-smoke - one short round of the bench (CI: proves it runs, times nothing)"
 	@echo "make bench-backlog [JOBS=50000] - 50,000 fleet jobs, 4 workers on Postgres (~20 min)"
+	@echo "make bench-evals - 200 eval cases at concurrency 8 on a 50 ms emulator vs the ideal"
 	@echo "make bench-fleet - the fleet: wall time and CPU per job, the per-request start record"
 	@echo "make bench-instructions [PROVIDER=openai] - instructions per call under cachegrind"
 	@echo "make soak   - 2,000 faulted streams, 3 rounds x 500 concurrent runs (10% faulted)"
@@ -79,6 +80,11 @@ bench: install
 # Postgres (or DPT_TEST_POSTGRES_URL) at 50 ms per request, against asyncio.gather.
 bench-backlog: install
 	$(RUN) python tests/bench/fleet_scale.py --backlog $(if $(JOBS),--jobs $(JOBS),)
+
+# Evals throughput (issue 37): 200 cases, concurrency 8, 50 ms per request; the ratio to the
+# latency-bound ideal (200 x 50 ms / 8).
+bench-evals: install
+	$(RUN) python tests/bench/evals.py
 
 # The fleet: a worker's wall time and CPU per job on the emulator, and the per-request
 # start record (issue 31); compare before/after a change on one machine (~2 min).
