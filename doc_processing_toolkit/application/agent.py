@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from doc_processing_toolkit.application.agent_config import AgentConfigMethods
 from doc_processing_toolkit.application.compaction.run_hook import run_compactor
-from doc_processing_toolkit.application.config import log_setup, reference
+from doc_processing_toolkit.application.config import log_setup, method_docs, reference
 from doc_processing_toolkit.application.config.settings import (
     DEFAULT_MEDIA_MAX_INLINE_BYTES,
     DEFAULT_STREAM_IDLE_TIMEOUT,
@@ -596,4 +596,4 @@ class Agent(AgentSettingViews, AgentConfigMethods, DocumentMethods):
 Agent.__init__.__doc__ = reference.with_setting_entries(
     reference.AGENT_INIT_DOC, list(inspect.signature(Agent.__init__).parameters)[1:-2]
 )
-reference.document_methods(Agent, reference.AGENT_METHOD_SECTIONS)
+method_docs.document_methods(Agent, method_docs.AGENT_METHOD_SECTIONS)

@@ -21,7 +21,7 @@ from typing import Any, Self
 
 from pydantic import BaseModel
 
-from doc_processing_toolkit.application.config.reference import (
+from doc_processing_toolkit.application.config.method_docs import (
     SESSION_METHOD_SECTIONS,
     document_methods,
 )
