@@ -12,8 +12,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rapidfuzz import fuzz
-
 from doc_processing_toolkit.domain.grounding.evidence import (
     DEFAULT_EVIDENCE_THRESHOLD,
     Claim,
@@ -213,6 +211,8 @@ class DocumentText:
 def _score(quote: str, text: str, threshold: float) -> tuple[float, bool]:
     if quote in text:
         return 100.0, True
+    from rapidfuzz import fuzz  # imported on first use: `import doc_processing_toolkit` stays lean
+
     return float(fuzz.partial_ratio(quote, text, score_cutoff=threshold * 0.5)), False
 
 

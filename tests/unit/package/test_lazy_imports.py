@@ -1,7 +1,8 @@
 """``import doc_processing_toolkit`` imports nothing heavy until it is used (issue 17).
 
 Each check runs in a fresh interpreter and reads ``sys.modules``: no provider SDK, no
-rich, no MCP, no yaml, no tenacity, no structlog at import; structlog arrives with the
+rich, no MCP, no yaml, no tenacity, no structlog, no rapidfuzz at import (rapidfuzz arrives
+with the first fuzzy evidence match); structlog arrives with the
 first event a logger is enabled for, and a call below the level imports nothing. No time
 is measured (``make bench`` does that).
 """
@@ -25,6 +26,7 @@ HEAVY = (
     "httpx2",
     "starlette",
     "uvicorn",
+    "rapidfuzz",
 )
 
 
