@@ -24,7 +24,9 @@ Read points (when the value is read; a change in between takes effect at the nex
 * **telemetry** (when an Agent's or ``instrument()``'s telemetry is built):
   `capture_message_content`;
 * **named** (a ``${NAME}`` reference of a YAML file, a provider's API-key variables):
-  `variable`.
+  `variable`;
+* **paths** (a file or tool path given as ``~/...``, where it is opened): `expand_user`
+  (``HOME``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 __all__ = [
     "AGENT_LOG_LEVEL_ENV",
@@ -58,6 +61,7 @@ __all__ = [
     "capture_message_content",
     "compaction_protect_current_turn",
     "deployment",
+    "expand_user",
     "fleet_worker",
     "logging_switches",
     "prefix_audit",
@@ -114,6 +118,11 @@ _TRUE = frozenset({"1", "true", "on", "yes"})
 
 def _text(name: str) -> str:
     return os.environ.get(name, "").strip().lower()
+
+
+def expand_user(path: str | os.PathLike[str]) -> Path:
+    """``path`` with a leading ``~`` replaced by the user's home (``HOME``)."""
+    return Path(path).expanduser()
 
 
 def variable(name: str) -> str | None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.application.media.detect import (
     OCTET_STREAM,
     YOUTUBE_MIME,
@@ -87,7 +88,7 @@ def read_path(path: str | os.PathLike[str], limit: ByteLimit | None = None) -> t
         FileTooLargeError: the file is larger than ``limit`` (naming it, its size and the
             limit).
     """
-    file = Path(path).expanduser()
+    file = environment.expand_user(path)
     if not file.is_file():
         raise MissingFileError(f"file not found: {os.fspath(path)!r}")
     check_size(os.fspath(path), file.stat().st_size, limit)
@@ -117,7 +118,7 @@ def _from_path(
     limit: ByteLimit | None = None,
     stream_over: int | None = None,
 ) -> MediaPart:
-    file = Path(path).expanduser()
+    file = environment.expand_user(path)
     if stream_over is not None and file.is_file():
         size = file.stat().st_size
         if size > stream_over:  # uploaded from disk: never read whole here

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from doc_processing_toolkit.application.config import environment
 from doc_processing_toolkit.domain.errors import (
     InvalidArgumentTypeError,
     MissingFileError,
@@ -260,7 +261,7 @@ def functions_from_path(path: str | os.PathLike[str]) -> list[Callable[..., Any]
         FileNotFoundError: the path does not exist.
         ToolDefinitionError: a file could not be imported.
     """
-    resolved = Path(path).expanduser().resolve()
+    resolved = environment.expand_user(path).resolve()
     if not resolved.exists():
         raise MissingFileError(f"tool path {str(path)!r} does not exist")
     if resolved.is_dir():
