@@ -82,6 +82,14 @@ class SettingsGroup(BaseModel):
     def __setattr__(self, name: str, value: Any) -> None:
         raise FrozenInstanceError(f"cannot assign to field {name!r}: settings are frozen")
 
+    def __repr__(self) -> str:
+        # A group may hold credentials (deployment_options, a remote MCP server's token):
+        # its repr and str pass through the log redaction, as AgentSettings' does.
+        return redact_text(super().__repr__())
+
+    def __str__(self) -> str:
+        return redact_text(super().__str__())
+
     def parameters(self) -> dict[str, Any]:
         """This group's values keyed by constructor parameter name."""
         values = self.__dict__

@@ -162,3 +162,33 @@ def test_a_group_left_at_its_defaults_is_shared_and_a_mutable_default_is_not() -
         one.settings.media.media_policy = "strip"
     keyed = Agent("claude-sonnet-5-5", client=FakeModel(), log_to_file=False, api_key="sk-x")
     assert "sk-x" not in repr(keyed.settings) and "api_key" not in repr(keyed.settings)
+
+
+def test_a_groups_repr_and_str_never_show_a_credential() -> None:
+    secret, token = "SECRETCANARY987654321xyz", "TOKCANARY123456789abc"
+    cloud = Agent(
+        "claude-sonnet-4-5",
+        deployment="bedrock",
+        deployment_options={
+            "region": "us-east-1",
+            "aws_access_key": "AKIACANARY123456",
+            "aws_secret_key": secret,
+        },
+        log_to_file=False,
+    )
+    remote = Agent(
+        "claude-sonnet-5-5",
+        tools=[
+            {
+                "type": "mcp",
+                "server_url": "https://mcp.example/mcp",
+                "authorization_token": token,
+                "name": "srv",
+            }
+        ],
+        log_to_file=False,
+    )
+    shown = [repr(cloud.settings.deployment), str(cloud.settings.deployment)]
+    shown += [repr(remote.settings.tools), str(remote.settings.tools)]
+    assert "us-east-1" in shown[0] and "srv" in shown[2]  # the rest is still shown
+    assert not [text for text in shown if secret in text or token in text]
