@@ -5,9 +5,10 @@ adapters what the composition root builds them with (the batch polling, for one)
 an adapter must still read itself — a vendor's API-key and base-URL variables (named by
 its client class), ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``, ``DPT_GOOGLE_API_VERSION``, the
 ``DPT_GOOGLE_FILE_*`` upload polling, ``DPT_REGISTRY_FILE``, ``DPT_DBOS_LOG_LEVEL``,
-``DPT_DBOS_TRACING`` and the ``DPT_FASTMCP_*`` switches — it reads through this module,
-at the moment it did before (a request, a client build, the registry's first load, a
-worker start).
+``DPT_DBOS_TRACING``, the ``DPT_FASTMCP_*`` switches, whether an
+``ANTHROPIC_OPEN_TELEMETRY*`` variable is set (the Anthropic SDK's own spans) — it reads
+through this module, at the moment it did before (a request, a client build, the
+registry's first load, a worker start).
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -24,6 +25,8 @@ __all__ = [
     "RunSpan",
     "Telemetry",
     "ToolSpan",
+    "requests_spanned",
+    "spanning_requests",
 ]
 
 
@@ -211,3 +214,24 @@ class NoTelemetry:
 
 NO_TELEMETRY: Telemetry = NoTelemetry()
 """The telemetry of a run when telemetry is off."""
+
+
+_SPANNED: ContextVar[bool] = ContextVar("dpt_requests_spanned", default=False)
+
+
+def requests_spanned() -> bool:
+    """Whether the model requests sent here get a ``chat`` span of the toolkit's telemetry
+    (inside a recorded run). A provider adapter whose SDK makes its own GenAI span of the
+    same request (the Anthropic SDK does) sends it without that span, so that one request
+    is one ``chat`` operation in the trace, not two."""
+    return _SPANNED.get()
+
+
+@contextmanager
+def spanning_requests() -> Iterator[None]:
+    """The block of a recorded run: `requests_spanned` is True inside it."""
+    token = _SPANNED.set(True)
+    try:
+        yield
+    finally:
+        _SPANNED.reset(token)

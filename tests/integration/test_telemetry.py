@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -511,3 +512,68 @@ def test_a_compaction_summary_is_a_chat_span_with_its_purpose(otel: Otel) -> Non
     run = next(s for s in otel.spans() if s.name == "invoke_agent")
     assert run.attributes is not None
     assert run.attributes["doc_processing_toolkit.cost.usd"] == second.cost
+
+
+_ONE_SDK_SPAN = """
+import asyncio, sys
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from doc_processing_toolkit import Agent
+from doc_processing_toolkit.telemetry import instrument
+from doc_processing_toolkit.testing import ProviderEmulator, Reply
+
+exporter = InMemorySpanExporter()
+provider = TracerProvider()
+provider.add_span_processor(SimpleSpanProcessor(exporter))
+trace.set_tracer_provider(provider)  # the SDK's own spans go to the global provider
+if sys.argv[1] == "instrumented":
+    instrument()
+
+
+async def main() -> None:
+    with ProviderEmulator() as emu:
+        emu.reset([Reply(text="hi"), Reply(text="again")])
+        agent = Agent("claude-sonnet-5-5", api_key="sk-ant-x", base_url=emu.anthropic_base_url,
+                      log_to_file=False)
+        await agent.run("hello")
+        await agent.run("hello again")
+        await agent.close()
+    for span in sorted(exporter.get_finished_spans(), key=lambda s: s.start_time or 0):
+        operation = span.attributes.get("gen_ai.operation.name")
+        print(span.instrumentation_scope.name, span.name, operation)
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize(
+    ("mode", "sdk_env", "sdk_spans"),
+    [("instrumented", None, 0), ("instrumented", "true", 2), ("plain", None, 2)],
+)
+def test_a_request_is_one_chat_operation_not_two(
+    tmp_path: Path, mode: str, sdk_env: str | None, sdk_spans: int
+) -> None:
+    """The Anthropic SDK makes a GenAI ``chat`` span of its own per call, under the
+    toolkit's ``chat`` span: a backend would count each request twice. With the toolkit's
+    telemetry on, a request goes without the SDK's span; with it off, or with the SDK's
+    spans asked for by its own variable, the SDK's span is the user's and stays."""
+    script = tmp_path / "one_sdk_span.py"
+    script.write_text(_ONE_SDK_SPAN)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_OPEN_TELEMETRY")}
+    if sdk_env is not None:
+        env["ANTHROPIC_OPEN_TELEMETRY"] = sdk_env
+    out = subprocess.run(
+        [sys.executable, str(script), mode],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env=env,
+    )
+    lines = out.stdout.splitlines()
+    sdk = [line for line in lines if line.startswith("com.anthropic.sdk.python ")]
+    assert len(sdk) == sdk_spans, out.stdout
+    ours = [line for line in lines if line.startswith("doc_processing_toolkit chat ")]
+    assert len(ours) == (2 if mode == "instrumented" else 0), out.stdout

@@ -36,6 +36,7 @@ from doc_processing_toolkit.ports.telemetry import (
     RunSpan,
     Telemetry,
     ToolSpan,
+    spanning_requests,
 )
 
 __all__ = [
@@ -169,7 +170,8 @@ def run_span(own: Telemetry | None, settings: AgentSettings, provider: str) -> I
     ) as span:
         token = _ACTIVE.set(run)
         try:
-            yield span
+            with spanning_requests():
+                yield span
         finally:
             _ACTIVE.reset(token)
             _end_pending(run)

@@ -9,14 +9,23 @@ SDK clients are shared per process, per event loop and per (environment key, end
 when no ``api_key`` is given; an explicit ``api_key`` gets its own SDK client, which
 `AnthropicModelClient.aclose` closes. A client is bound to an event loop because
 its connection pool is (``run_sync`` runs each call on a fresh loop).
+
+The SDK makes an OpenTelemetry span of its own per call (``anthropic.messages.create``,
+a GenAI ``chat`` operation). Inside a run the toolkit's telemetry records (its own
+``chat`` span per request), a request goes through a copy of the SDK client without it
+(``with_options(open_telemetry=False)``, one copy per SDK client), so one request is one
+``chat`` operation in the trace; unless an ``ANTHROPIC_OPEN_TELEMETRY*`` variable is set,
+which is the user's own choice for the SDK's spans and is left to the SDK.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
+from doc_processing_toolkit.adapters import _environment
 from doc_processing_toolkit.adapters.providers._common import (
     LoopClientCache,
     SdkModelClient,
@@ -54,6 +63,7 @@ from doc_processing_toolkit.domain.errors import (
 from doc_processing_toolkit.domain.messages import MediaPart
 from doc_processing_toolkit.domain.requests import ModelRequest, StreamItem, Usage
 from doc_processing_toolkit.ports.code_execution_files import OutputFile, UploadedToolFile
+from doc_processing_toolkit.ports.telemetry import requests_spanned
 
 __all__ = [
     "DPT_BASE_URL_ENV",
@@ -72,6 +82,14 @@ _API_KEY_ENV = "ANTHROPIC_API_KEY"
 
 _SHARED = LoopClientCache(close_sdk_client)
 """SDK clients shared per (event loop, key, endpoint) when no api_key is given."""
+_UNSPANNED: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+"""SDK client -> its copy without the SDK's own spans (itself when the user set them)."""
+_SDK_TELEMETRY_ENVS = (
+    "ANTHROPIC_OPEN_TELEMETRY",
+    "ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE",
+    "ANTHROPIC_OPEN_TELEMETRY_TRACES_MAX_CONTENT_BYTES",
+    "ANTHROPIC_OPEN_TELEMETRY_PROPAGATION",
+)
 _USAGE_EVENTS = frozenset({"message_start", "message_delta"})
 """Stream events that report usage before the response ends (told to ``on_usage``)."""
 
@@ -177,6 +195,8 @@ class AnthropicModelClient(SdkModelClient):
         import httpx2
 
         client = self._sdk_client(sdk)
+        if requests_spanned():
+            client = _without_sdk_spans(client)
         request = await self._with_skills(sdk, client, request)
         wire = self._wire(request)
         assembler = StreamAssembler(
@@ -283,3 +303,14 @@ class AnthropicModelClient(SdkModelClient):
             deltas_emitted=emitted,
             error_type=kind,
         )
+
+
+def _without_sdk_spans(client: Any) -> Any:
+    """``client``'s copy that makes no span of its own (see the module docstring)."""
+    copy = _UNSPANNED.get(client)
+    if copy is None:
+        user_set = any(_environment.variable(name) is not None for name in _SDK_TELEMETRY_ENVS)
+        with_options = getattr(client, "with_options", None)
+        copy = client if user_set or with_options is None else with_options(open_telemetry=False)
+        _UNSPANNED[client] = copy
+    return copy
