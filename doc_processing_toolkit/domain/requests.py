@@ -207,6 +207,10 @@ class ModelResponse:
     citations: tuple[Citation, ...] = ()
     """The answer's citations in answer order, as the adapter mapped them (pages as the
     model numbered what it was sent; the run maps them to original pages)."""
+    response_id: str | None = None
+    """The provider's id of this completion (Anthropic ``msg_...``, OpenAI ``resp_...``,
+    Gemini ``responseId``, a chat completion's ``id``); None when it sent none. Not the
+    HTTP request id (`request_id`)."""
     kind: Literal["response"] = "response"
 
 

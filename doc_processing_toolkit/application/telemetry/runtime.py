@@ -267,7 +267,7 @@ def request_answered(span: RequestSpan, response: ModelResponse) -> None:
         output = content({"text": message.text, "tool_calls": calls})
     span.response(
         model=response.model,
-        response_id=response.request_id,
+        response_id=response.response_id,
         finish_reason=response.stop_reason,
         output=output,
     )

@@ -315,6 +315,7 @@ class StreamAssembler:
             metadata=metadata,
             raw=self.raw(blocks),
             citations=map_citations(blocks),
+            response_id=_text_or_none(self._message.get("id")),
         )
 
 
@@ -371,3 +372,7 @@ def built_in_evidence(
     if isinstance(container, Mapping) and isinstance(container.get("id"), str):
         metadata["container_id"] = container["id"]
     return tuple(invoked), metadata
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None

@@ -244,4 +244,5 @@ class StreamAssembler:
             citations=map_grounding(
                 message.text, self._grounding, self._candidate_extra.get("citation_metadata")
             ),
+            response_id=self._response_id,
         )

@@ -246,6 +246,7 @@ class StreamAssembler:
             metadata=metadata,
             raw=raw,
             citations=map_annotations(raw["output"]),
+            response_id=raw["id"] if isinstance(raw.get("id"), str) and raw["id"] else None,
         )
 
 

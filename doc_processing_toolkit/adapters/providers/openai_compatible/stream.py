@@ -295,4 +295,5 @@ class ChunkAssembler:
             served_tier_source="body" if isinstance(tier, str) else None,
             metadata=dict(metadata or {}),
             raw=self.raw(),
+            response_id=head_id if isinstance(head_id := self._head.get("id"), str) else None,
         )
