@@ -21,7 +21,8 @@ from __future__ import annotations
 import dataclasses
 import statistics
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 from contenders import KEY, MODELS, PROMPT, TOOL_PROMPT, base_url, lookup_tool
 
@@ -72,7 +73,10 @@ async def telemetry_rows(
     }
     rows = []
     for figure, contenders in workloads.items():
-        cpu: dict[str, list[float]] = {"off": [], "on": []}
+        await contenders["on"]()  # one run's spans, for the SDK's floor
+        floor = sdk_floor(exporter.get_finished_spans(), tracer_provider, meter_provider)
+        exporter.clear()
+        cpu: dict[str, list[float]] = {"off": [], "on": [], "floor": []}
         for r in range(rounds):
             order = ["off", "on"] if r % 2 == 0 else ["on", "off"]
             for name in order:
@@ -81,6 +85,11 @@ async def telemetry_rows(
                     await contenders[name]()
                 cpu[name].append((time.process_time() - c0) * 1000 / n)
                 exporter.clear()
+            c0 = time.process_time()
+            for _ in range(n):
+                floor()
+            cpu["floor"].append((time.process_time() - c0) * 1000 / n)
+            exporter.clear()
         ratio = statistics.median(a / b for a, b in zip(cpu["on"], cpu["off"], strict=True))
         rows.append(
             (
@@ -91,6 +100,19 @@ async def telemetry_rows(
                 ratio,
             )
         )
+        own = statistics.median(
+            (a - f) / b for a, f, b in zip(cpu["on"], cpu["floor"], cpu["off"], strict=True)
+        )
+        rows.append(
+            (
+                f"{provider}: {figure} (on, less the OpenTelemetry SDK's own floor "
+                f"{statistics.median(cpu['floor']):.3f} ms: the toolkit's share, vs off)",
+                statistics.median(cpu["off"]),
+                statistics.median(cpu["on"]) - statistics.median(cpu["floor"]),
+                "ms",
+                own,
+            )
+        )
     for a in (off, on, off_tool, on_tool):
         await a.close()
     tracer_provider.shutdown()
@@ -99,8 +121,106 @@ async def telemetry_rows(
 
 
 # ---------------------------------------------------------------- instructions (cachegrind)
-INSTRUCTION_CONTENDERS = ("baseline", "off", "on", "off_tool", "on_tool")
-"""The cachegrind children: the common warm-up only, then one workload each."""
+INSTRUCTION_CONTENDERS = (
+    "baseline",
+    "off",
+    "on",
+    "off_tool",
+    "on_tool",
+    "floor",
+    "floor_tool",
+)
+"""The cachegrind children: the common warm-up only, then one workload each. ``floor``
+and ``floor_tool`` make, through the OpenTelemetry SDK alone (no toolkit code, no
+request), the spans and metric records one telemetry-on run of that workload made: what
+the conventions' spans and measurements cost in the SDK, whoever makes them."""
+
+_MODEL_KEYS = (
+    "gen_ai.operation.name",
+    "gen_ai.provider.name",
+    "gen_ai.request.model",
+    "server.address",
+)
+"""A model's attributes, the base of its metric records (as the adapter's ``_Model``)."""
+_LATE_PREFIXES = ("gen_ai.response.", "gen_ai.usage.", "gen_ai.output.", "error.type")
+_LATE_KEYS = ("doc_processing_toolkit.cost.usd", "doc_processing_toolkit.retry.cost.usd")
+
+
+def _late(key: str) -> bool:
+    """An attribute the toolkit sets when a span ends (the rest when it starts)."""
+    return key.startswith(_LATE_PREFIXES) or key in _LATE_KEYS
+
+
+def sdk_floor(
+    spans: Sequence[Any], tracer_provider: Any, meter_provider: Any
+) -> Callable[[], None]:
+    """One run's telemetry (``spans``: the finished spans of one run) made again through
+    the OpenTelemetry SDK alone: each span with its start attributes, its late ones in one
+    ``set_attributes``, and each ``chat`` span's four metric records (input and output
+    tokens, duration, cost) with the attribute sets the toolkit gives them."""
+    from opentelemetry import trace
+
+    from doc_processing_toolkit.adapters.telemetry import otel as adapter
+
+    tracer = tracer_provider.get_tracer("floor")
+    meter = meter_provider.get_meter("floor")
+    tokens = meter.create_histogram(
+        "floor.token.usage", explicit_bucket_boundaries_advisory=adapter._TOKEN_BUCKETS
+    )
+    duration = meter.create_histogram(
+        "floor.duration", explicit_bucket_boundaries_advisory=adapter._DURATION_BUCKETS
+    )
+    cost = meter.create_counter("floor.cost")
+    root = next(s for s in spans if s.parent is None or s.name.startswith("invoke_agent"))
+    children = sorted((s for s in spans if s is not root), key=lambda s: s.start_time or 0)
+
+    def split(span: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        attributes = dict(span.attributes or {})
+        late = {k: v for k, v in attributes.items() if _late(k)}
+        return {k: v for k, v in attributes.items() if not _late(k)}, late
+
+    run_start, run_late = split(root)
+    plans = []
+    for span in children:
+        start, late = split(span)
+        records = None
+        if span.name.startswith("chat "):
+            base = {k: start[k] for k in _MODEL_KEYS if k in start}
+            base["gen_ai.response.model"] = late.get("gen_ai.response.model", "")
+            records = (
+                int(late.get("gen_ai.usage.input_tokens", 0)),
+                {**base, "gen_ai.token.type": "input"},
+                int(late.get("gen_ai.usage.output_tokens", 0)),
+                {**base, "gen_ai.token.type": "output"},
+                base,
+                float(late.get("doc_processing_toolkit.cost.usd", 0.0)),
+                {
+                    k: base[k]
+                    for k in (
+                        "gen_ai.provider.name",
+                        "gen_ai.request.model",
+                        "gen_ai.response.model",
+                    )
+                },
+            )
+        plans.append((span.name, span.kind, start, late, records))
+
+    def once() -> None:
+        with tracer.start_as_current_span(root.name, kind=root.kind, attributes=run_start) as run:
+            for name, kind, start, late, records in plans:
+                span = tracer.start_span(name, kind=kind, attributes=start)
+                span.set_attributes(late)
+                span.end()
+                if records is not None:
+                    n_in, a_in, n_out, a_out, a_duration, usd, a_cost = records
+                    context = trace.set_span_in_context(span)
+                    tokens.record(n_in, a_in, context=context)
+                    tokens.record(n_out, a_out, context=context)
+                    duration.record(0.05, a_duration, context=context)
+                    cost.add(usd, a_cost, context=context)
+            run.set_attributes(run_late)
+
+    return once
 
 
 async def _instruction_child(url: str, contender: str, calls: int, warmup: int) -> None:
@@ -147,6 +267,21 @@ async def _instruction_child(url: str, contender: str, calls: int, warmup: int) 
         for a, prompt in agents.values():
             await a.run(prompt)
         exporter.clear()
+    floors = {}  # built by every child, so the baseline counts their making too
+    for name in ("floor", "floor_tool"):
+        a, prompt = agents[name.replace("floor", "on")]
+        await a.run(prompt)  # one run's spans, to make again
+        floors[name] = sdk_floor(exporter.get_finished_spans(), tracer_provider, meter_provider)
+        exporter.clear()
+        for _ in range(warmup):
+            floors[name]()
+        exporter.clear()
+    if contender in floors:
+        for i in range(calls):
+            floors[contender]()
+            if i % 50 == 49:
+                exporter.clear()
+        return
     if contender in agents:
         a, prompt = agents[contender]
         for i in range(calls):
@@ -191,21 +326,30 @@ def instruction_table(calls: int, warmup: int, tool_round: bool = True) -> str:
             raise SystemExit(f"{contender}: the child failed:\n{done.stderr[-2000:]}")
         return int(found.group(1).replace(",", ""))
 
-    contenders = INSTRUCTION_CONTENDERS if tool_round else INSTRUCTION_CONTENDERS[:3]
+    contenders = (
+        INSTRUCTION_CONTENDERS
+        if tool_round
+        else tuple(c for c in INSTRUCTION_CONTENDERS if not c.endswith("tool"))
+    )
     with emulator_process() as url, tempfile.TemporaryDirectory() as out:
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
             futures = {c: pool.submit(counted, url, c, out) for c in contenders}
             runs = {c: f.result() for c, f in futures.items()}
     per_call = {c: (runs[c] - runs["baseline"]) / calls for c in contenders[1:]}
     lines = [
-        f"| anthropic, instructions per call ({calls} calls) | off | on | ratio |",
-        "|---|---|---|---|",
+        f"| anthropic, instructions per run ({calls} runs) | off | on | on / off "
+        "| the SDK alone (floor) | floor / off | the toolkit's own (on - off - floor) / off |",
+        "|---|---|---|---|---|---|---|",
     ]
-    for label, off, on in (("one call", "off", "on"), ("tool round", "off_tool", "on_tool")):
+    rows = (("one call", "off", "on", "floor"), ("tool round", "off_tool", "on_tool", "floor_tool"))
+    for label, off, on, floor in rows:
         if on not in per_call:
             continue
-        a, b = per_call[off], per_call[on]
-        lines.append(f"| {label} | {a:,.0f} | {b:,.0f} | {b / a:.3f}x |")
+        a, b, f = per_call[off], per_call[on], per_call[floor]
+        lines.append(
+            f"| {label} | {a:,.0f} | {b:,.0f} | {b / a:.3f}x | {f:,.0f} | {f / a:.1%} "
+            f"| {(b - a - f) / a:+.1%} |"
+        )
     return "\n".join(lines)
 
 
