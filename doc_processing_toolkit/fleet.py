@@ -23,6 +23,7 @@ nothing, and ``dbos`` itself is imported when the first Fleet is built.
 
 from doc_processing_toolkit.application.fleet import fleet as _fleet
 from doc_processing_toolkit.application.fleet.fleet import FleetDeps
+from doc_processing_toolkit.application.fleet.results import FleetResults
 from doc_processing_toolkit.domain.fleet import (
     FleetStatus,
     JobRecord,
@@ -34,6 +35,7 @@ from doc_processing_toolkit.domain.fleet import (
 __all__ = [
     "Fleet",
     "FleetDeps",
+    "FleetResults",
     "FleetStatus",
     "JobRecord",
     "JobResult",

@@ -250,24 +250,26 @@ def _cmd_results(args: argparse.Namespace) -> int:
     _existing_database(args)
     fleet = _fleet(args)
     try:
-        results = fleet.results()
-    finally:
-        fleet.close()
-    lines = [json.dumps(r.to_dict(), default=str) + "\n" for r in results.values()]
-    if args.out is None:
-        sys.stdout.writelines(lines)
-    else:
+        lines = (json.dumps(r.to_dict(), default=str) + "\n" for r in fleet.results().values())
+        if args.out is None:
+            sys.stdout.writelines(lines)
+            return 0
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
+        written = 0
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.writelines(lines)
+                for line in lines:  # a page of results at a time, never all of them
+                    handle.write(line)
+                    written += 1
             os.replace(temp, out)
         except BaseException:
             Path(temp).unlink(missing_ok=True)
             raise
-        print(f"dpt fleet: {len(lines)} results written to {out}", file=sys.stderr)
+    finally:
+        fleet.close()
+    print(f"dpt fleet: {written} results written to {out}", file=sys.stderr)
     return 0
 
 

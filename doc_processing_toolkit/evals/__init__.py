@@ -158,21 +158,21 @@ def _fleet_cases(
                     for rep in range(repeat):
                         fleet.submit(f"{index}:{rep}", cases[index].prompt, cases[index].files)
                 results = fleet.run()
+                for job_id, job in results.items():
+                    index, rep = (int(part) for part in job_id.split(":"))
+                    runs[index][rep] = CaseRun(
+                        output=job.output if job.success else None,
+                        cost=job.cost,
+                        latency_seconds=0.0,  # a fleet does not time its jobs one by one
+                        retries=0,
+                        requests=job.requests,
+                        evidence={},
+                        error=job.error,
+                        error_type=job.error_type,
+                        model=str(fleet.model or ""),
+                    )
             finally:
                 fleet.close()
-            for job_id, job in results.items():
-                index, rep = (int(part) for part in job_id.split(":"))
-                runs[index][rep] = CaseRun(
-                    output=job.output if job.success else None,
-                    cost=job.cost,
-                    latency_seconds=0.0,  # a fleet does not time its jobs one by one
-                    retries=0,
-                    requests=job.requests,
-                    evidence={},
-                    error=job.error,
-                    error_type=job.error_type,
-                    model=str(fleet.model or ""),
-                )
     return [[run or _lost() for run in per_case] for per_case in runs]
 
 

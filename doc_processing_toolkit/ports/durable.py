@@ -66,8 +66,15 @@ class DurableEngine(Protocol):
         already holds is not queued again. Returns True when the job is new."""
         ...
 
-    def jobs(self) -> Sequence[JobRecord]:
-        """Every job of this fleet, in submission order."""
+    def jobs(
+        self,
+        job_ids: Sequence[str] | None = None,
+        *,
+        offset: int = 0,
+        limit: int | None = None,
+    ) -> Sequence[JobRecord]:
+        """Every job of this fleet, in submission order (``job_ids``: only those;
+        ``offset`` / ``limit``: one page of them)."""
         ...
 
     def serve(

@@ -53,12 +53,13 @@ from typing import Any, TypeVar
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters import _environment
+from doc_processing_toolkit.adapters.durable.records import job_record
 from doc_processing_toolkit.domain.errors import (
     ConfigurationError,
     MissingDependencyError,
     StateError,
 )
-from doc_processing_toolkit.domain.fleet import FleetQueues, JobRecord, JobState
+from doc_processing_toolkit.domain.fleet import FleetQueues, JobRecord
 from doc_processing_toolkit.ports.durable import JobRunner
 
 __all__ = [
@@ -354,14 +355,6 @@ def _register(dbos: Any) -> None:
     _registered["permit"] = permit_workflow
 
 
-_STATES: dict[str, JobState] = {
-    "ENQUEUED": "queued",
-    "DELAYED": "queued",
-    "PENDING": "running",
-    "SUCCESS": "done",
-}
-
-
 class DbosEngine:
     """A fleet's jobs in a DBOS system database (see the module docstring)."""
 
@@ -434,29 +427,22 @@ class DbosEngine:
             return False
         return True
 
-    def jobs(self) -> list[JobRecord]:
-        """Every job of this fleet's queue, oldest first."""
+    def jobs(
+        self, job_ids: Sequence[str] | None = None, *, offset: int = 0, limit: int | None = None
+    ) -> list[JobRecord]:
+        """Every job of this fleet's queue, oldest first (see `DurableEngine.jobs`)."""
+        if job_ids is not None and not job_ids:
+            return []
         rows = self._client.list_workflows(
-            name=JOB_WORKFLOW, queue_name=self.name, load_input=False, sort_desc=False
+            workflow_ids=list(job_ids) if job_ids is not None else None,
+            name=JOB_WORKFLOW,
+            queue_name=self.name,
+            load_input=False,
+            sort_desc=False,
+            offset=offset or None,
+            limit=limit,
         )
-        return [self._record(w) for w in rows]
-
-    @staticmethod
-    def _record(status: Any) -> JobRecord:
-        state = _STATES.get(str(status.status), "failed")
-        result = status.output if isinstance(status.output, dict) else None
-        if state == "done" and result is not None and result.get("error"):
-            state = "failed"
-        if state == "failed" and result is None:
-            result = {"error": str(status.error or status.status), "cost": 0.0}
-        created = status.created_at / 1000 if status.created_at else None
-        return JobRecord(
-            job_id=status.workflow_id,
-            state=state,
-            result=result,
-            worker=status.executor_id,
-            created_at=created,
-        )
+        return [job_record(w) for w in rows]
 
     # ------------------------------------------------------------------ worker side
     def serve(

@@ -49,6 +49,7 @@ from doc_processing_toolkit.application.fleet.approvals import (
     merge_continuations,
 )
 from doc_processing_toolkit.application.fleet.jobs import FleetAgent, FleetJobRunner
+from doc_processing_toolkit.application.fleet.results import FleetResults
 from doc_processing_toolkit.application.run.stream.streaming import run_blocking
 from doc_processing_toolkit.application.telemetry.runtime import trace_carrier
 from doc_processing_toolkit.domain.approvals import PendingApproval
@@ -57,7 +58,6 @@ from doc_processing_toolkit.domain.fleet import (
     FleetQueues,
     FleetStatus,
     JobRecord,
-    JobResult,
     RateLimit,
     lane_name,
     status_of,
@@ -264,9 +264,11 @@ class Fleet:
         """Counts of queued / running / done / failed jobs and the spend so far."""
         return status_of(self.jobs())
 
-    def results(self) -> dict[str, JobResult]:
-        """The finished jobs' results by job id (done and failed)."""
-        return {r.job_id: JobResult.of(r) for r in self.jobs() if r.state in ("done", "failed")}
+    def results(self) -> FleetResults:
+        """The finished jobs' results by job id (done and failed), in submission order: a
+        read-only mapping that reads each result from the database when it is asked for
+        (a page at a time when iterated), so 50,000 results do not sit in memory."""
+        return FleetResults(self._engine.jobs)
 
     # ------------------------------------------------------------------ worker side
     @property
@@ -318,7 +320,7 @@ class Fleet:
         *,
         until_idle: bool = True,
         on_progress: Callable[[FleetStatus], None] | None = None,
-    ) -> dict[str, JobResult]:
+    ) -> FleetResults:
         """Work in this process: resume this worker's unfinished jobs, then take queued
         ones until none is queued or running here (``until_idle``); returns the results.
         """
