@@ -126,8 +126,8 @@ def _checkpointed_requests(database: Path) -> set[tuple[str, int]]:
     """(job, iteration) of every model request checkpointed in the system database."""
     with contextlib.closing(sqlite3.connect(database, timeout=30)) as db:
         rows = db.execute(
-            "SELECT workflow_uuid, function_name FROM operation_outputs"
-            " WHERE function_name LIKE 'model:%' ORDER BY workflow_uuid, function_id"
+            "SELECT job_id, name FROM dpt_fleet_steps"
+            " WHERE name LIKE 'model:%' AND outcome IS NOT NULL ORDER BY job_id, step"
         ).fetchall()
     seen: collections.Counter[str] = collections.Counter()
     done = set()
