@@ -1,8 +1,11 @@
 """DbosEngine: the DurableEngine port on DBOS (durable workflows and queues in a library).
 
 * A job is the DBOS workflow ``dpt_fleet_job`` whose workflow id is the job id, queued on
-  the fleet's DBOS queue (``worker_concurrency`` = the fleet's concurrency). Enqueueing an
-  id DBOS already holds attaches to that workflow, so a job runs once.
+  the fleet's DBOS queue. Enqueueing an id DBOS already holds attaches to that workflow,
+  so a job runs once. The queue's ``worker_concurrency`` is `PREFETCH` (2) times the
+  fleet's concurrency, and a semaphore of the fleet's concurrency in the worker holds
+  the jobs beyond it before they send anything: the next job starts the moment a
+  running one ends, not on DBOS's next queue poll.
 * A job's steps (`DurableSteps.step`, `DurableSteps.marked_step`) are no DBOS steps:
   they are checkpointed in the toolkit's own table ``dpt_fleet_steps`` of the same system
   database, every checkpoint of a job read in one query when its execution starts, a
@@ -42,6 +45,7 @@ import. DBOS is one per process: one worker serves at a time in a process.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -101,6 +105,13 @@ _poll_seconds = 0.05
 _registered: dict[str, Any] = {}
 _serve_lock = threading.Lock()
 _TICK_SECONDS = 0.5
+_BUSY_CHECK_SECONDS = 1.0
+"""How often a worker that runs jobs looks for orphans (its drain cannot end meanwhile)."""
+PREFETCH = 2
+"""A worker claims up to PREFETCH x its concurrency of jobs; the jobs beyond its
+concurrency wait in the worker (no request sent) and start the moment a slot frees,
+instead of on DBOS's next queue poll."""
+_slots: list[asyncio.Semaphore] = []
 _live: set[str] = set()
 """Job ids whose workflow runs in this process right now."""
 _live_lock = threading.Lock()
@@ -173,7 +184,8 @@ def _register(dbos: Any) -> None:
                 dbos=dbos,
                 permit=_rate_permit,
             )
-            return await _runner(job_id, payload, steps)
+            async with _slots[0]:  # a claimed job beyond the concurrency waits here
+                return await _runner(job_id, payload, steps)
         finally:
             with _live_lock:
                 _live.discard(job_id)
@@ -305,6 +317,7 @@ class DbosEngine:
             _starts = StepStarts.open(self.url)
             _store = CheckpointStore(self.url)
             _list_steps[0] = self._client.list_workflow_steps
+            _slots[:] = [asyncio.Semaphore(queues.worker_concurrency)]
             _runner, _poll_seconds = runner, queues.poll_seconds
             config: dict[str, Any] = {
                 "name": APP_NAME,
@@ -336,7 +349,7 @@ class DbosEngine:
     def _register_queues(self, queues: FleetQueues) -> None:
         self._client.register_queue(
             queues.name,
-            worker_concurrency=queues.worker_concurrency,
+            worker_concurrency=queues.worker_concurrency * PREFETCH,
             polling_interval_sec=queues.poll_seconds,
             on_conflict="always_update",
         )
@@ -378,12 +391,18 @@ class DbosEngine:
         until_idle: bool,
         on_tick: Callable[[Sequence[JobRecord]], None] | None,
     ) -> None:
-        last_tick = 0.0
+        last_tick = last_check = 0.0
         orphans = _Orphans(self._dbos.DBOS, self.name)
         while True:
             if on_tick is not None and time.monotonic() - last_tick >= _TICK_SECONDS:
                 on_tick(self.jobs())
                 last_tick = time.monotonic()
+            with _live_lock:
+                busy = bool(_live)
+            if busy and time.monotonic() - last_check < _BUSY_CHECK_SECONDS:
+                time.sleep(max(poll, 0.2))  # a job runs here: the drain cannot end yet
+                continue
+            last_check = time.monotonic()
             queued, held = self._waiting(worker_id)
             orphans.check(held)
             mine = bool(held)
