@@ -7,7 +7,8 @@ several)::
 
 The environment carries the emulator's URL (``DPT_TEST_EMULATOR_URL``) and the tool's
 log file (``DPT_TEST_TOOL_LOG``): every call appends ``<job> <pid>`` to it with one
-``O_APPEND`` write, so a tool that ran twice for a job shows as two lines. With
+``O_APPEND`` write, so a tool that ran twice for a job shows as two lines
+(``DPT_TEST_RATE_LIMIT``, ``requests/period_seconds``, gives the worker a rate-limited lane). With
 ``DPT_TEST_TOOL_STARTS`` every execution first appends ``start <job> <key> <pid>`` there
 (and ``end ...`` when it returns); with ``DPT_TEST_TOOL_EFFECTS`` (a directory) the tool
 makes its effect once per ``ToolContext.idempotency_key``: the file named after the key,
@@ -136,10 +137,17 @@ def main(argv: list[str]) -> int:
     file paths it touches READY once built and waits for GO before serving (so several
     workers start draining together)."""
 
-    from doc_processing_toolkit.fleet import Fleet
+    from doc_processing_toolkit.fleet import Fleet, RateLimit
 
     database_url, worker_id, concurrency = argv[0], argv[1], int(argv[2])
-    fleet = Fleet(make_agent, database_url, worker_id=worker_id, concurrency=concurrency)
+    limit = os.environ.get("DPT_TEST_RATE_LIMIT")  # "requests/period_seconds": a lane
+    rate = None
+    if limit:
+        requests, period = limit.split("/")
+        rate = RateLimit(int(requests), float(period))
+    fleet = Fleet(
+        make_agent, database_url, worker_id=worker_id, concurrency=concurrency, rate_limit=rate
+    )
     if len(argv) >= 5:
         Path(argv[3]).touch()
         while not Path(argv[4]).exists():

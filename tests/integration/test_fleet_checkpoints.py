@@ -135,3 +135,70 @@ def test_a_job_begun_with_dbos_steps_resumes_without_sending_its_completed_reque
         "old-1",
         "old-1",
     ]
+
+
+def test_a_job_with_rate_permits_resumes_after_a_kill_with_the_same_dbos_calls(
+    emulator: ProviderEmulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rate permit is a DBOS child workflow, numbered by DBOS's function-id counter,
+    which the job's steps no longer share. A worker killed while its jobs' tools run
+    (each job: a permit, its first request, the tool in flight) is started again: each
+    job takes its first permit again as the same DBOS call (replayed, not a second
+    permit), replays its first answer from the checkpoint and goes on."""
+    import os
+    import signal
+    import subprocess
+
+    support = Path(__file__).parent / "fleet_support.py"
+    starts = tmp_path / "starts.log"
+    monkeypatch.setenv("DPT_TEST_TOOL_STARTS", str(starts))
+    monkeypatch.setenv("DPT_TEST_TOOL_DELAY_S", "1.0")
+    monkeypatch.setenv("DPT_TEST_RATE_LIMIT", "1000/60")
+    database = tmp_path / "permits.sqlite"
+    ids = [f"inv-{i}" for i in range(4)]
+    fleet = Fleet(fs.make_agent, str(database))
+    for job in ids:
+        fleet.submit(job, f"Process job {job}.")
+
+    def worker() -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [sys.executable, str(support), str(database), "w1", "4"],
+            stdout=subprocess.DEVNULL,
+            stderr=(tmp_path / "worker.log").open("ab"),
+            env={**os.environ, "DPT_AGENT_LOG_TO_FILE": "0"},
+        )
+
+    first = worker()
+    try:
+        deadline = time.monotonic() + 120
+        while not (starts.exists() and len(starts.read_text().splitlines()) >= 4):
+            assert first.poll() is None and time.monotonic() < deadline, "no tool started"
+            time.sleep(0.02)
+        first.send_signal(signal.SIGKILL)  # every job's tool is running
+        first.wait(timeout=30)
+        second = worker()
+        assert second.wait(timeout=180) == 0, (tmp_path / "worker.log").read_text()[-3000:]
+    finally:
+        if first.poll() is None:
+            first.kill()
+    results = fleet.results()
+    fleet.close()
+    assert all(results[job].success and results[job].requests == 2 for job in ids), results
+    for job in ids:
+        assert _sent(emulator, job) == [1, 2]  # the first request was not sent again
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        calls = db.execute(
+            "SELECT workflow_uuid, function_id, function_name FROM operation_outputs"
+            " ORDER BY workflow_uuid, function_id"
+        ).fetchall()
+        permits = db.execute(
+            "SELECT COUNT(*) FROM workflow_status WHERE name = 'dpt_fleet_permit'"
+        ).fetchone()[0]
+    for job in ids:
+        assert [(i, name) for wf, i, name in calls if wf == job] == [
+            (1, "dpt_fleet_permit"),
+            (2, "DBOS.getResult"),
+            (3, "dpt_fleet_permit"),
+            (4, "DBOS.getResult"),
+        ]
+    assert permits == 2 * len(ids)  # one per request: the resumed jobs took none again
