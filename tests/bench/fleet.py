@@ -57,17 +57,19 @@ def marker_write_us(writes: int) -> float | None:
     """The median time of one start upsert on a SQLite system database (None: the engine
     has no such write)."""
     try:
-        from doc_processing_toolkit.adapters.durable.dbos import StepStarts, system_database_url
+        from doc_processing_toolkit.adapters.durable.checkpoints import CheckpointStore
+        from doc_processing_toolkit.adapters.durable.dbos import system_database_url
     except ImportError:
         return None
     with tempfile.TemporaryDirectory() as tmp:
-        starts = StepStarts.open(system_database_url(str(Path(tmp) / "m.sqlite"), "m"))
+        # The checkpoint table's start upsert, through its writer thread (as a step does).
+        store = CheckpointStore(system_database_url(str(Path(tmp) / "m.sqlite"), "m"))
         times = []
         for i in range(writes):
             began = time.perf_counter()
-            starts.start(f"job-{i % 500}", i // 500, "model:generation")
+            store.call_sync(store.start, f"job-{i % 500}", i // 500, "model:generation", began)
             times.append(time.perf_counter() - began)
-        starts.close()
+        store.close()
     return 1e6 * statistics.median(times)
 
 

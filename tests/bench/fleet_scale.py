@@ -331,10 +331,13 @@ def database_figures(url: str) -> tuple[int, int, int, float, float]:
     queries = [
         f"SELECT COALESCE(SUM(LENGTH(COALESCE(inputs, '')) + LENGTH(COALESCE(output, ''))), 0), "
         f"COUNT(*) FROM {prefix}workflow_status WHERE name = '{JOB_WORKFLOW}'",
-        # The drain: the first step's start to the last step's end (milliseconds DBOS
-        # takes from Python's clock; its workflow timestamps are whole seconds on SQLite).
+        # The drain: the first step's start to the last step's end (Python's clock, in
+        # the toolkit's checkpoint table, and in DBOS's for a permit or an old-scheme
+        # step; DBOS's workflow timestamps are whole seconds on SQLite).
         f"SELECT COALESCE(SUM(LENGTH(COALESCE(output, ''))), 0), MIN(started_at_epoch_ms), "
         f"MAX(completed_at_epoch_ms) FROM {prefix}operation_outputs",
+        "SELECT COALESCE(SUM(LENGTH(outcome)), 0), MIN(started_at) * 1000, MAX(done_at) * 1000"
+        " FROM dpt_fleet_steps",
     ]
     if sqlite:
         engine = sa.create_engine(system)
@@ -343,6 +346,10 @@ def database_figures(url: str) -> tuple[int, int, int, float, float]:
     with engine.connect() as conn:
         status_bytes, count = conn.execute(sa.text(queries[0])).one()
         step_bytes, first, last = conn.execute(sa.text(queries[1])).one()
+        own_bytes, own_first, own_last = conn.execute(sa.text(queries[2])).one()
+        step_bytes += own_bytes or 0
+        first = min((t for t in (first, own_first) if t is not None), default=None)
+        last = max((t for t in (last, own_last) if t is not None), default=None)
         for extra in ("workflow_input", "workflow_output"):  # newer DBOS: their own tables
             with contextlib.suppress(Exception), conn.begin_nested():
                 step_bytes += (

@@ -7,18 +7,22 @@ several)::
 
 The environment carries the emulator's URL (``DPT_TEST_EMULATOR_URL``) and the tool's
 log file (``DPT_TEST_TOOL_LOG``): every call appends ``<job> <pid>`` to it with one
-``O_APPEND`` write, so a tool that ran twice for a job shows as two lines. With
+``O_APPEND`` write, so a tool that ran twice for a job shows as two lines
+(``DPT_TEST_RATE_LIMIT``, ``requests/period_seconds``, gives the worker a rate-limited lane). With
 ``DPT_TEST_TOOL_STARTS`` every execution first appends ``start <job> <key> <pid>`` there
 (and ``end ...`` when it returns); with ``DPT_TEST_TOOL_EFFECTS`` (a directory) the tool
 makes its effect once per ``ToolContext.idempotency_key``: the file named after the key,
-created with ``O_EXCL`` (a re-execution finds it and makes no second effect).
+written whole and then linked into place (a re-execution finds it and makes no second
+effect; a kill never leaves half an effect).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -52,14 +56,12 @@ def lookup(job: str) -> str:
     if delay:  # a slow tool keeps one worker from draining the queue before another polls
         time.sleep(delay)
     effects = os.environ.get("DPT_TEST_TOOL_EFFECTS")
-    if effects:  # the effect, made once per idempotency key
-        try:
-            fd = os.open(Path(effects) / quote(key, safe=""), os.O_WRONLY | os.O_CREAT | os.O_EXCL)
-        except FileExistsError:
-            pass
-        else:
-            os.write(fd, job.encode())
-            os.close(fd)
+    if effects:  # the effect, made once per idempotency key, whole or not at all
+        draft = Path(effects) / f".draft-{os.getpid()}-{threading.get_ident()}"
+        draft.write_text(job)
+        with contextlib.suppress(FileExistsError):  # a re-execution: made already
+            os.link(draft, Path(effects) / quote(key, safe=""))
+        draft.unlink()
     log = os.environ.get("DPT_TEST_TOOL_LOG")
     if log:
         _append(log, f"{job} {os.getpid()}")
@@ -136,10 +138,17 @@ def main(argv: list[str]) -> int:
     file paths it touches READY once built and waits for GO before serving (so several
     workers start draining together)."""
 
-    from doc_processing_toolkit.fleet import Fleet
+    from doc_processing_toolkit.fleet import Fleet, RateLimit
 
     database_url, worker_id, concurrency = argv[0], argv[1], int(argv[2])
-    fleet = Fleet(make_agent, database_url, worker_id=worker_id, concurrency=concurrency)
+    limit = os.environ.get("DPT_TEST_RATE_LIMIT")  # "requests/period_seconds": a lane
+    rate = None
+    if limit:
+        requests, period = limit.split("/")
+        rate = RateLimit(int(requests), float(period))
+    fleet = Fleet(
+        make_agent, database_url, worker_id=worker_id, concurrency=concurrency, rate_limit=rate
+    )
     if len(argv) >= 5:
         Path(argv[3]).touch()
         while not Path(argv[4]).exists():

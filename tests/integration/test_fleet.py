@@ -300,7 +300,7 @@ def test_mcp_tool_calls_are_checkpointed_steps(
     assert sorted(calls) == ids
     with sqlite3.connect(database) as db:
         steps = db.execute(
-            "SELECT workflow_uuid, function_name FROM operation_outputs ORDER BY function_id"
+            "SELECT job_id, name FROM dpt_fleet_steps WHERE outcome IS NOT NULL ORDER BY step"
         ).fetchall()
     for job_id in ids:
         names = [name for wf, name in steps if wf == job_id]

@@ -133,3 +133,44 @@ def test_an_agent_per_job_is_still_closed_after_its_job(
     assert all(r.success for r in fleet.run().values())
     assert CountedAgent.closes == 5
     fleet.close()
+
+
+def test_a_worker_claims_its_next_jobs_early_but_runs_no_more_than_its_concurrency(
+    emulator: ProviderEmulator, tmp_path: Path
+) -> None:
+    """The queue lets a worker claim twice its concurrency, so its next job is already
+    there when a running one ends; the jobs beyond the concurrency wait in the worker
+    before their first request, so no more than ``concurrency`` jobs run at once."""
+    import threading
+    import time
+
+    from doc_processing_toolkit import tool
+
+    lock = threading.Lock()
+    running, most = [0], [0]
+
+    @tool
+    def lookup(job: str) -> str:
+        """Look up an invoice's total."""
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.2)
+        with lock:
+            running[0] -= 1
+        return f"total for {job}"
+
+    def agent() -> Agent:
+        return Agent(
+            fs.MODEL, tools=[lookup], base_url=emulator.anthropic_base_url, log_to_file=False
+        )
+
+    fleet = Fleet(agent, str(tmp_path / "claims.sqlite"), concurrency=2)
+    for i in range(8):
+        fleet.submit(f"job-{i}", f"Process job job-{i}.")
+    states: list[int] = []
+    results = fleet.run(on_progress=lambda status: states.append(status.running))
+    fleet.close()
+    assert len(results) == 8 and all(r.success for r in results.values())
+    assert most[0] == 2  # the tool calls of two jobs at once, never three
+    assert max(states) <= 4  # claimed: at most twice the concurrency

@@ -1,16 +1,18 @@
 """DbosEngine: the DurableEngine port on DBOS (durable workflows and queues in a library).
 
 * A job is the DBOS workflow ``dpt_fleet_job`` whose workflow id is the job id, queued on
-  the fleet's DBOS queue (``worker_concurrency`` = the fleet's concurrency). Enqueueing an
-  id DBOS already holds attaches to that workflow, so a job runs once.
-* `DurableSteps.step` is ``DBOS.run_step_async``: the output (pickled) is stored
-  in the system database when the step completes, and a recovered workflow gets it back
-  instead of running the step again.
-* `DurableSteps.marked_step` (a model request) first adds one to its row of the table
-  ``dpt_fleet_step_starts`` (job id, DBOS step id -> starts) in the system database, one
-  upsert before the request goes out; the step then runs as any other. A start that
-  never reached a checkpoint leaves the row one ahead of the completed run:
-  `DurableSteps.unrecorded_starts` is the job's sum of ``starts - 1``.
+  the fleet's DBOS queue. Enqueueing an id DBOS already holds attaches to that workflow,
+  so a job runs once. The queue's ``worker_concurrency`` is `PREFETCH` (2) times the
+  fleet's concurrency, and a semaphore of the fleet's concurrency in the worker holds
+  the jobs beyond it before they send anything: the next job starts the moment a
+  running one ends, not on DBOS's next queue poll.
+* A job's steps (`DurableSteps.step`, `DurableSteps.marked_step`) are no DBOS steps:
+  they are checkpointed in the toolkit's own table ``dpt_fleet_steps`` of the same system
+  database, every checkpoint of a job read in one query when its execution starts, a
+  step's outcome (pickled) written when it completes, a model request's start recorded
+  before it goes out (adapters/durable/checkpoints.py). DBOS keeps the job's workflow,
+  the queues, the lanes and the recovery of a dead worker's jobs. A job begun by an
+  older version, whose steps are DBOS steps, keeps them (adapters/durable/dbos_steps.py).
 * `DurableSteps.rate_permit` enqueues the tiny workflow ``dpt_fleet_permit`` on
   the provider's lane, a DBOS queue with ``limiter={"limit": n, "period": s}``, and waits
   for it: DBOS starts at most n of them in any s-second window across every worker.
@@ -44,16 +46,28 @@ import. DBOS is one per process: one worker serves at a time in a process.
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from doc_processing_toolkit._logging import get_logger
 from doc_processing_toolkit.adapters import _environment
+from doc_processing_toolkit.adapters.durable.checkpoints import (
+    OWN_CHECKPOINTS,
+    CheckpointStore,
+    open_steps,
+)
 from doc_processing_toolkit.adapters.durable.records import job_record
+from doc_processing_toolkit.adapters.durable.sql import (
+    ANSWERS_TABLE,
+    STARTS_TABLE,
+    ApprovalAnswers,
+    StepStarts,
+    sqlite_engine,
+    system_engine,
+)
 from doc_processing_toolkit.domain.errors import (
     ConfigurationError,
     MissingDependencyError,
@@ -75,8 +89,6 @@ __all__ = [
 
 log = get_logger(__name__)
 
-T = TypeVar("T")
-
 JOB_WORKFLOW = "dpt_fleet_job"
 PERMIT_WORKFLOW = "dpt_fleet_permit"
 APP_VERSION = "dpt-fleet-1"
@@ -87,10 +99,20 @@ APP_NAME = "doc-processing-toolkit"
 
 _runner: JobRunner | None = None
 _starts: StepStarts | None = None
+_store: CheckpointStore | None = None
+_list_steps: list[Callable[..., Any]] = [lambda *_a, **_k: []]
+"""DBOSClient.list_workflow_steps of the serving engine (see `open_steps`)."""
 _poll_seconds = 0.05
 _registered: dict[str, Any] = {}
 _serve_lock = threading.Lock()
 _TICK_SECONDS = 0.5
+_BUSY_CHECK_SECONDS = 1.0
+"""How often a worker that runs jobs looks for orphans (its drain cannot end meanwhile)."""
+PREFETCH = 2
+"""A worker claims up to PREFETCH x its concurrency of jobs; the jobs beyond its
+concurrency wait in the worker (no request sent) and start the moment a slot frees,
+instead of on DBOS's next queue poll."""
+_slots: list[asyncio.Semaphore] = []
 _live: set[str] = set()
 """Job ids whose workflow runs in this process right now."""
 _live_lock = threading.Lock()
@@ -133,199 +155,11 @@ def _otel_context(carrier: dict[str, str]) -> Any:
     return propagate.extract(carrier)
 
 
-def _sqlite_engine(url: str) -> Any:
-    import sqlalchemy as sa
-    from sqlalchemy import event
-
-    engine = sa.create_engine(url, pool_size=10, max_overflow=0, pool_timeout=60)
-
-    @event.listens_for(engine, "connect")
-    def _connect(dbapi_conn: Any, _record: Any) -> None:
-        dbapi_conn.isolation_level = "IMMEDIATE"  # as DBOS's own SQLite engine
-        dbapi_conn.execute("PRAGMA busy_timeout=30000")
-        dbapi_conn.execute("PRAGMA journal_mode=WAL")
-        dbapi_conn.execute("PRAGMA synchronous=NORMAL")
-        dbapi_conn.execute("PRAGMA foreign_keys=ON")
-
-    return engine
-
-
-STARTS_TABLE = "dpt_fleet_step_starts"
-ANSWERS_TABLE = "dpt_fleet_approval_answers"
-"""Answers to parked jobs' deferred calls: (parking key, call id) -> JSON answer. A parked
-job is a finished workflow (it holds no worker slot); an answer that completes a job's
-answers enqueues the job's continuation workflow (application/fleet/approvals.py)."""
-
-
-def _create_table(engine: Any, table: str, columns: str) -> None:
-    """``CREATE TABLE IF NOT EXISTS table (columns)``; another worker or process creating it
-    at the same moment is no error."""
-    import sqlalchemy as sa
-
-    try:
-        with engine.begin() as conn:
-            conn.execute(sa.text(f"CREATE TABLE IF NOT EXISTS {table} ({columns})"))
-    except sa.exc.DBAPIError:
-        if not sa.inspect(engine).has_table(table):
-            raise
-
-
-class StepStarts:
-    """The table of marked-step starts: (job id, step id) -> how many executions started
-    the step. One upsert per start; a completed job whose row reads n started it n - 1
-    times without checkpointing it."""
-
-    def __init__(self, engine: Any) -> None:
-        """Args:
-        engine: A SQLAlchemy engine on the system database (created tables: this one).
-        """
-        import sqlalchemy as sa
-
-        self._sa = sa
-        self._engine = engine
-        self._returning = engine.dialect.name != "sqlite" or _sqlite_returning()
-        _create_table(
-            engine,
-            STARTS_TABLE,
-            "job_id TEXT NOT NULL, step INTEGER NOT NULL, name TEXT NOT NULL, "
-            "starts INTEGER NOT NULL, PRIMARY KEY (job_id, step)",
-        )
-
-    def start(self, job_id: str, step: int, name: str) -> int:
-        """Record one start of step ``step`` of job ``job_id``; the step's starts so far,
-        this one included (0: not known, on a SQLite older than 3.35 without RETURNING)."""
-        returning = " RETURNING starts" if self._returning else ""
-        with self._engine.begin() as conn:
-            row = conn.execute(
-                self._sa.text(
-                    f"INSERT INTO {STARTS_TABLE} (job_id, step, name, starts) "
-                    "VALUES (:job, :step, :name, 1) ON CONFLICT (job_id, step) "
-                    f"DO UPDATE SET starts = {STARTS_TABLE}.starts + 1{returning}"
-                ),
-                {"job": job_id, "step": step, "name": name},
-            ).first()
-        return int(row[0]) if row is not None else 0
-
-    def unrecorded(self, job_id: str) -> int:
-        """Starts of job ``job_id``'s marked steps beyond one per step."""
-        with self._engine.connect() as conn:
-            value = conn.execute(
-                self._sa.text(
-                    f"SELECT COALESCE(SUM(starts - 1), 0) FROM {STARTS_TABLE} WHERE job_id = :job"
-                ),
-                {"job": job_id},
-            ).scalar()
-        return int(value or 0)
-
-    @classmethod
-    def open(cls, url: str) -> StepStarts:
-        """The table in the system database at ``url`` (see `system_database_url`)."""
-        if url.startswith("sqlite"):
-            return cls(_sqlite_engine(url))
-        import sqlalchemy as sa
-
-        postgres = sa.make_url(url).set(drivername="postgresql+psycopg")
-        return cls(sa.create_engine(postgres, pool_size=4))
-
-    def close(self) -> None:
-        """Release the engine's connections."""
-        self._engine.dispose()
-
-
-def _sqlite_returning() -> bool:
-    import sqlite3
-
-    return sqlite3.sqlite_version_info >= (3, 35)
-
-
-class ApprovalAnswers:
-    """The table of answers to parked jobs' deferred calls (first answer wins)."""
-
-    def __init__(self, engine: Any) -> None:
-        import sqlalchemy as sa
-
-        self._sa = sa
-        self._engine = engine
-        _create_table(
-            engine,
-            ANSWERS_TABLE,
-            "job_key TEXT NOT NULL, call_id TEXT NOT NULL, answer TEXT NOT NULL, "
-            "PRIMARY KEY (job_key, call_id)",
-        )
-
-    def record(self, key: str, call_id: str, answer: dict[str, Any]) -> dict[str, dict[str, Any]]:
-        """Store ``answer`` unless the call has one; every answer under ``key``."""
-        with self._engine.begin() as conn:
-            conn.execute(
-                self._sa.text(
-                    f"INSERT INTO {ANSWERS_TABLE} (job_key, call_id, answer) "
-                    "VALUES (:key, :call, :answer) ON CONFLICT (job_key, call_id) DO NOTHING"
-                ),
-                {"key": key, "call": call_id, "answer": json.dumps(answer)},
-            )
-        return self.read(key)
-
-    def read(self, key: str) -> dict[str, dict[str, Any]]:
-        """call id -> answer, under ``key``."""
-        with self._engine.connect() as conn:
-            rows = conn.execute(
-                self._sa.text(f"SELECT call_id, answer FROM {ANSWERS_TABLE} WHERE job_key = :key"),
-                {"key": key},
-            ).all()
-        return {str(call): json.loads(answer) for call, answer in rows}
-
-    def close(self) -> None:
-        self._engine.dispose()
-
-
-class _DbosSteps:
-    """DurableSteps over the running DBOS workflow."""
-
-    def __init__(self, starts: StepStarts) -> None:
-        self._starts = starts
-        self._marked = 0
-        """Marked steps this execution of the job reached."""
-        self._first = 0
-        """... whose start here was the step's first start ever."""
-
-    async def step(self, name: str, fn: Callable[[], Awaitable[T]]) -> T:
-        dbos = _import_dbos()
-
-        async def body() -> T:
-            return await fn()
-
-        result: T = await dbos.DBOS.run_step_async({"name": name}, body)
-        return result
-
-    async def marked_step(self, name: str, fn: Callable[[], Awaitable[T]]) -> T:
-        dbos = _import_dbos()
-        starts = self._starts
-
-        self._marked += 1
-
-        async def body() -> T:  # runs only when the step has no checkpoint
-            job_id, step = str(dbos.DBOS.workflow_id), int(dbos.DBOS.step_id)
-            if await asyncio.to_thread(starts.start, job_id, step, name) == 1:
-                self._first += 1
-            return await fn()
-
-        result: T = await dbos.DBOS.run_step_async({"name": name}, body)
-        return result
-
-    async def unrecorded_starts(self) -> int:
-        """The job's starts without a checkpoint. When every marked step this execution
-        reached was started here for the first time ever, no earlier execution started
-        one (it would have left a start, or a checkpoint this one replayed, on a step of
-        the same id: DBOS replays a job's steps in their order): 0 without a query."""
-        if self._marked and self._first == self._marked:
-            return 0
-        dbos = _import_dbos()
-        return await asyncio.to_thread(self._starts.unrecorded, str(dbos.DBOS.workflow_id))
-
-    async def rate_permit(self, lane: str) -> None:
-        dbos = _import_dbos()
-        handle = await dbos.DBOS.enqueue_workflow_async(lane, _registered["permit"])
-        await handle.get_result(polling_interval_sec=_poll_seconds)
+async def _rate_permit(lane: str) -> None:
+    """Wait for a start slot on ``lane``: the permit workflow, enqueued there and awaited."""
+    dbos = _import_dbos()
+    handle = await dbos.DBOS.enqueue_workflow_async(lane, _registered["permit"])
+    await handle.get_result(polling_interval_sec=_poll_seconds)
 
 
 def _register(dbos: Any) -> None:
@@ -336,13 +170,23 @@ def _register(dbos: Any) -> None:
 
     @DBOS.workflow(name=JOB_WORKFLOW, max_recovery_attempts=50)  # type: ignore[untyped-decorator]
     async def job_workflow(payload: dict[str, Any]) -> dict[str, Any]:
-        if _runner is None or _starts is None:  # pragma: no cover - outside serve()
+        if _runner is None or _starts is None or _store is None:  # pragma: no cover
             raise StateError("a fleet job ran outside DbosEngine.serve()")
         job_id = str(DBOS.workflow_id)
         with _live_lock:
             _live.add(job_id)
         try:
-            return await _runner(job_id, payload, _DbosSteps(_starts))
+            steps = await open_steps(
+                job_id,
+                payload,
+                store=_store,
+                starts=_starts,
+                list_steps=_list_steps[0],
+                dbos=dbos,
+                permit=_rate_permit,
+            )
+            async with _slots[0]:  # a claimed job beyond the concurrency waits here
+                return await _runner(job_id, payload, steps)
         finally:
             with _live_lock:
                 _live.discard(job_id)
@@ -371,7 +215,7 @@ class DbosEngine:
         self._dbos.DBOS.migrate(self.url)
         self._client = self._dbos.DBOSClient(
             system_database_url=None if self._sqlite else self.url,
-            system_database_engine=_sqlite_engine(self.url) if self._sqlite else None,
+            system_database_engine=sqlite_engine(self.url) if self._sqlite else None,
             application_name=APP_NAME,
         )
         self._queue_ready = False
@@ -379,13 +223,7 @@ class DbosEngine:
 
     def _answer_table(self) -> ApprovalAnswers:
         if self._answers is None:
-            if self._sqlite:
-                self._answers = ApprovalAnswers(_sqlite_engine(self.url))
-            else:
-                import sqlalchemy as sa
-
-                url = sa.make_url(self.url).set(drivername="postgresql+psycopg")
-                self._answers = ApprovalAnswers(sa.create_engine(url, pool_size=2))
+            self._answers = ApprovalAnswers(system_engine(self.url, 10 if self._sqlite else 2))
         return self._answers
 
     def record_answer(
@@ -421,8 +259,8 @@ class DbosEngine:
         )
         if carrier := payload.get("trace_context"):  # DBOS's workflow span joins it too
             options["otel_context"] = _otel_context(carrier)
-        try:
-            self._client.enqueue(options, payload)
+        try:  # the job's steps: checkpoints of our own (see checkpoints.py)
+            self._client.enqueue(options, {**payload, OWN_CHECKPOINTS: True})
         except self._dbos.error.DBOSWorkflowIDInUseError:
             return False
         return True
@@ -455,7 +293,7 @@ class DbosEngine:
         on_tick: Callable[[Sequence[JobRecord]], None] | None = None,
     ) -> None:
         """Launch DBOS as worker ``worker_id``, drain the queue, shut DBOS down."""
-        global _runner, _poll_seconds, _starts
+        global _runner, _poll_seconds, _starts, _store
         if not _serve_lock.acquire(blocking=False):
             raise StateError("a DbosEngine is already serving in this process")
         DBOS = self._dbos.DBOS
@@ -463,6 +301,9 @@ class DbosEngine:
             self._ensure_queue()
             _register(self._dbos)
             _starts = StepStarts.open(self.url)
+            _store = CheckpointStore(self.url)
+            _list_steps[0] = self._client.list_workflow_steps
+            _slots[:] = [asyncio.Semaphore(queues.worker_concurrency)]
             _runner, _poll_seconds = runner, queues.poll_seconds
             config: dict[str, Any] = {
                 "name": APP_NAME,
@@ -473,7 +314,7 @@ class DbosEngine:
                 "notification_listener_polling_interval_sec": queues.poll_seconds,
             }
             if self._sqlite:
-                config["system_database_engine"] = _sqlite_engine(self.url)
+                config["system_database_engine"] = sqlite_engine(self.url)
             if _environment.switch("DPT_DBOS_TRACING", default=False):
                 config["enable_otlp"] = True  # DBOS's spans, to the global tracer provider
             self._register_queues(queues)  # before launch: see the module docstring
@@ -485,15 +326,16 @@ class DbosEngine:
             try:
                 DBOS.destroy()
             finally:
-                if _starts is not None:
-                    _starts.close()
-                _runner, _starts = None, None
+                for table in (_starts, _store):
+                    if table is not None:
+                        table.close()
+                _runner, _starts, _store = None, None, None
                 _serve_lock.release()
 
     def _register_queues(self, queues: FleetQueues) -> None:
         self._client.register_queue(
             queues.name,
-            worker_concurrency=queues.worker_concurrency,
+            worker_concurrency=queues.worker_concurrency * PREFETCH,
             polling_interval_sec=queues.poll_seconds,
             on_conflict="always_update",
         )
@@ -535,12 +377,18 @@ class DbosEngine:
         until_idle: bool,
         on_tick: Callable[[Sequence[JobRecord]], None] | None,
     ) -> None:
-        last_tick = 0.0
+        last_tick = last_check = 0.0
         orphans = _Orphans(self._dbos.DBOS, self.name)
         while True:
             if on_tick is not None and time.monotonic() - last_tick >= _TICK_SECONDS:
                 on_tick(self.jobs())
                 last_tick = time.monotonic()
+            with _live_lock:
+                busy = bool(_live)
+            if busy and time.monotonic() - last_check < _BUSY_CHECK_SECONDS:
+                time.sleep(max(poll, 0.2))  # a job runs here: the drain cannot end yet
+                continue
+            last_check = time.monotonic()
             queued, held = self._waiting(worker_id)
             orphans.check(held)
             mine = bool(held)
