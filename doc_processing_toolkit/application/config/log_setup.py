@@ -149,8 +149,16 @@ def build_agent_logger(
     switches = environment.logging_switches()
     level = _resolve_level(log_level, switches)
     safe_model = re.sub(r"[^A-Za-z0-9._-]", "_", model)
-    logger = logging.getLogger(f"doc_processing_toolkit.Agent.{safe_model}.{agent_id}")
-    logger.setLevel(level)
+    name = f"doc_processing_toolkit.Agent.{safe_model}.{agent_id}"
+    fresh = name not in logging.Logger.manager.loggerDict
+    logger = logging.getLogger(name)
+    if fresh:
+        # A new leaf logger: nothing has cached a level through it yet, so set the level
+        # without `setLevel`, which clears every logger's cache (once per Agent: per job
+        # in a fleet whose factory builds an Agent per job).
+        logger.level = level
+    else:
+        logger.setLevel(level)
     logger.propagate = False
     for handler in list(logger.handlers):
         logger.removeHandler(handler)
