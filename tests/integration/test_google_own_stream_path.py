@@ -74,7 +74,10 @@ async def _both_ways(
         (sent,) = emu.requests
         # the emulator draws a new response id for every response
         response = dataclasses.replace(
-            response, request_id=None, raw=without_key(response.raw, "response_id")
+            response,
+            request_id=None,
+            response_id=None,
+            raw=without_key(response.raw, "response_id"),
         )
         results.append(((sent.path, sent.body, _headers(sent.headers)), deltas, response))
         await client.aclose()

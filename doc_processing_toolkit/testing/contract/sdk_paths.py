@@ -133,7 +133,8 @@ def _comparable(outcome: StreamOutcome) -> dict[str, Any]:
             "provider": error.provider if isinstance(error, ProviderError) else None,
             "deltas": outcome.deltas,
         }
-    response = dataclasses.replace(outcome.response, request_id=None, raw=None)
+    # ids are drawn per response: two paths of one reply differ in them, nothing else
+    response = dataclasses.replace(outcome.response, request_id=None, response_id=None, raw=None)
     return {
         "deltas": outcome.deltas,
         "message": response.message,

@@ -65,6 +65,9 @@ ALLOWED_RAISES: dict[tuple[str, str, str], str] = {
         "the attribute protocol: hasattr()/getattr(default) rely on AttributeError"
     ),
     ("__init__.py", "__getattr__", "AttributeError"): "the package root's lazy __getattr__",
+    ("application/fleet/results.py", "FleetResults.__getitem__", "KeyError"): (
+        "the Mapping protocol: __getitem__ signals an absent key with KeyError"
+    ),
     ("application/media/source.py", "KeptMedia.__missing__", "KeyError"): (
         "the mapping protocol: a dict's __missing__ signals an absent key with KeyError"
     ),
