@@ -10,7 +10,6 @@ import sqlite3
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,15 +27,6 @@ from doc_processing_toolkit.testing.script import Fault, ScriptStep
 
 sys.path.insert(0, str(Path(__file__).parent))
 import fleet_support as fs
-
-
-@pytest.fixture
-def emulator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ProviderEmulator]:
-    with ProviderEmulator() as emu:
-        emu.responder = fs.invoice_responder
-        monkeypatch.setenv("DPT_TEST_EMULATOR_URL", emu.anthropic_base_url)
-        monkeypatch.setenv("DPT_TEST_TOOL_LOG", str(tmp_path / "tools.log"))
-        yield emu
 
 
 def _submit(fleet: Fleet, n: int, prefix: str = "inv") -> list[str]:

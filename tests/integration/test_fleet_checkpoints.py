@@ -9,7 +9,6 @@ import pickle
 import sqlite3
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,15 +29,6 @@ from doc_processing_toolkit.testing import ProviderEmulator
 
 sys.path.insert(0, str(Path(__file__).parent))
 import fleet_support as fs
-
-
-@pytest.fixture
-def emulator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ProviderEmulator]:
-    with ProviderEmulator() as emu:
-        emu.responder = fs.invoice_responder
-        monkeypatch.setenv("DPT_TEST_EMULATOR_URL", emu.anthropic_base_url)
-        monkeypatch.setenv("DPT_TEST_TOOL_LOG", str(tmp_path / "tools.log"))
-        yield emu
 
 
 def _sent(emulator: ProviderEmulator, job: str) -> list[int]:

@@ -5,7 +5,7 @@ jobs run on it (SQLite, the ProviderEmulator)."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,15 +22,6 @@ from doc_processing_toolkit.testing import ProviderEmulator
 
 sys.path.insert(0, str(Path(__file__).parent))
 import fleet_support as fs
-
-
-@pytest.fixture
-def emulator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ProviderEmulator]:
-    with ProviderEmulator() as emu:
-        emu.responder = fs.invoice_responder
-        monkeypatch.setenv("DPT_TEST_EMULATOR_URL", emu.anthropic_base_url)
-        monkeypatch.setenv("DPT_TEST_TOOL_LOG", str(tmp_path / "tools.log"))
-        yield emu
 
 
 class CountingEngine(DbosEngine):
