@@ -165,3 +165,19 @@ def test_a_worker_claims_its_next_jobs_early_but_runs_no_more_than_its_concurren
     assert len(results) == 8 and all(r.success for r in results.values())
     assert most[0] == 2  # the tool calls of two jobs at once, never three
     assert max(states) <= 4  # claimed: at most twice the concurrency
+
+
+def test_results_are_read_on_demand_also_after_the_fleet_closes(
+    emulator: ProviderEmulator, tmp_path: Path
+) -> None:
+    """``run()``'s FleetResults reads each result when asked: before and after
+    ``Fleet.close()`` (as the dict it replaced could be read), equal to the finished jobs."""
+    fleet = Fleet(fs.make_agent, str(tmp_path / "r.sqlite"), concurrency=2)
+    for i in range(3):
+        fleet.submit(f"job-{i}", f"Process job job-{i}.")
+    results = fleet.run()
+    assert type(results).__name__ == "FleetResults" and len(results) == 3
+    before = dict(results.items())
+    fleet.close()
+    assert dict(results.items()) == before
+    assert results["job-1"].success and "job-1" in results["job-1"].output
