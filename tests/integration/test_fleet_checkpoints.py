@@ -192,3 +192,16 @@ def test_a_job_with_rate_permits_resumes_after_a_kill_with_the_same_dbos_calls(
             (4, "DBOS.getResult"),
         ]
     assert permits == 2 * len(ids)  # one per request: the resumed jobs took none again
+
+
+def test_opening_a_fleet_creates_the_checkpoint_table_before_any_worker(
+    emulator: ProviderEmulator, tmp_path: Path
+) -> None:
+    """The schema is whole once a Fleet has opened its database: a worker killed while it
+    starts (before its checkpoint store exists) leaves no database without the table."""
+    database = tmp_path / "fresh.sqlite"
+    fleet = Fleet(fs.make_agent, str(database))
+    fleet.close()
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+    assert "dpt_fleet_steps" in tables

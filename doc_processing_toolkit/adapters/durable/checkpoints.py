@@ -65,6 +65,7 @@ __all__ = [
     "Checkpoint",
     "CheckpointStore",
     "OwnSteps",
+    "ensure_steps_table",
     "open_steps",
 ]
 
@@ -96,6 +97,28 @@ def _row(values: Any) -> Checkpoint:
     )
 
 
+def _create_steps_table(engine: Any, sqlite: bool) -> None:
+    create_table(
+        engine,
+        STEPS_TABLE,
+        "job_id TEXT NOT NULL, step INTEGER NOT NULL, name TEXT NOT NULL, "
+        f"starts INTEGER NOT NULL, outcome {'BLOB' if sqlite else 'BYTEA'}, "
+        "failed INTEGER NOT NULL, started_at DOUBLE PRECISION NOT NULL, "
+        "done_at DOUBLE PRECISION, PRIMARY KEY (job_id, step)",
+    )
+
+
+def ensure_steps_table(url: str) -> None:
+    """Create ``dpt_fleet_steps`` in the system database at ``url`` if it is missing: a
+    Fleet opening its database creates it beside DBOS's own tables, so the schema is
+    whole before any worker starts (a worker killed while it starts leaves it so)."""
+    engine = system_engine(url, 1)
+    try:
+        _create_steps_table(engine, url.startswith("sqlite"))
+    finally:
+        engine.dispose()
+
+
 class CheckpointStore:
     """The ``dpt_fleet_steps`` table of one system database, written by one thread."""
 
@@ -106,14 +129,7 @@ class CheckpointStore:
         sqlite = url.startswith("sqlite")
         self.location = url if sqlite else url.split("@")[-1]
         self._engine = system_engine(url, 1)
-        create_table(
-            self._engine,
-            STEPS_TABLE,
-            "job_id TEXT NOT NULL, step INTEGER NOT NULL, name TEXT NOT NULL, "
-            f"starts INTEGER NOT NULL, outcome {'BLOB' if sqlite else 'BYTEA'}, "
-            "failed INTEGER NOT NULL, started_at DOUBLE PRECISION NOT NULL, "
-            "done_at DOUBLE PRECISION, PRIMARY KEY (job_id, step)",
-        )
+        _create_steps_table(self._engine, sqlite)
         t, p = STEPS_TABLE, "?" if sqlite else "%s"
         self._returning = not sqlite or sqlite_returning()
         back = " RETURNING name, starts, outcome, failed" if self._returning else ""

@@ -57,6 +57,7 @@ from doc_processing_toolkit.adapters import _environment
 from doc_processing_toolkit.adapters.durable.checkpoints import (
     OWN_CHECKPOINTS,
     CheckpointStore,
+    ensure_steps_table,
     open_steps,
 )
 from doc_processing_toolkit.adapters.durable.records import job_record
@@ -213,6 +214,7 @@ class DbosEngine:
         self.url = system_database_url(database_url, name)
         self._sqlite = self.url.startswith("sqlite")
         self._dbos.DBOS.migrate(self.url)
+        ensure_steps_table(self.url)  # the toolkit's table too, before any worker runs
         self._client = self._dbos.DBOSClient(
             system_database_url=None if self._sqlite else self.url,
             system_database_engine=sqlite_engine(self.url) if self._sqlite else None,
